@@ -1,0 +1,359 @@
+"""The MuJoCo Gymnasium env: scene + task + low-level control loop + primitives + cameras."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import gymnasium as gym
+import mujoco
+import numpy as np
+
+from agentic_env.cameras import CameraConfig, CameraRenderer, camera_pose_in_world
+from agentic_env.contract import (
+    CONTROL_MODES,
+    EEDeltaScale,
+    ee_delta_action_space,
+    joint_position_action_space,
+    observation_space,
+    primitive_action_space,
+)
+from agentic_env.control import SimRobot, StepStatus
+from agentic_env.errors import InvalidActionError, InvalidConfigError, SimulationDivergedError
+from agentic_env.kinematics import ArmKinematics
+from agentic_env.motion import exp_rotation, log_rotation
+from agentic_env.primitives import PrimitiveConfig, PrimitiveExecutor
+from agentic_env.robot import GRIPPER_WIDTH_RANGE
+from agentic_env.scene import ROBOT_PREFIX, SceneBuilder, SceneConfig
+from agentic_env.tasks import make_task
+from agentic_env.tasks.base import SceneState, Task, TaskEvaluation
+
+_RESET_ATTEMPTS = 3
+_SETTLE_TIME = 0.3
+
+
+@dataclass
+class PrimitiveRollout:
+    """Low-level record of one primitive at the control rate (for demonstrations).
+
+    Attributes:
+        joint_targets: (T, 6) joint targets sent, radians.
+        gripper_targets: (T,) gripper width targets sent, metres.
+        ee_delta_actions: (T, 7) the same motion as normalised ``ee_delta`` actions.
+        observations: the observation after each control period (only when the env was
+            created with ``record_observations=True``), else empty.
+    """
+
+    joint_targets: list[np.ndarray] = field(default_factory=list)
+    gripper_targets: list[float] = field(default_factory=list)
+    ee_delta_actions: list[np.ndarray] = field(default_factory=list)
+    observations: list[dict[str, np.ndarray]] = field(default_factory=list)
+
+
+class SimEnv(gym.Env):
+    """Simulated AgenticLab workcell behind the shared observation/action contract.
+
+    Args:
+        task: a task name (``"tabletop"``) or a :class:`~agentic_env.tasks.base.Task`.
+        control_mode: one of ``primitive``, ``ee_delta``, ``joint_position``.
+        render_mode: ``None`` or ``"rgb_array"`` (composite of an overview and both cameras).
+        scene: workcell layout and camera optics.
+        control_hz: rate of the low-level control loop, Hz (physics runs at 1/timestep).
+        primitives: primitive tunables.
+        ee_delta_scale: scaling of the ``ee_delta`` action.
+        max_episode_steps: truncation bound (primitives or control periods).
+        record_rollouts: put each primitive's low-level :class:`PrimitiveRollout` in
+            ``info["rollout"]``.
+        record_observations: also record an observation at every control period of a
+            primitive (slow: renders the cameras every period).
+    """
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 20}
+
+    def __init__(
+        self,
+        task: str | Task = "tabletop",
+        control_mode: str = "primitive",
+        render_mode: str | None = None,
+        scene: SceneConfig | None = None,
+        control_hz: float = 20.0,
+        primitives: PrimitiveConfig | None = None,
+        ee_delta_scale: EEDeltaScale | None = None,
+        max_episode_steps: int | None = None,
+        record_rollouts: bool = False,
+        record_observations: bool = False,
+    ) -> None:
+        if control_mode not in CONTROL_MODES:
+            raise InvalidConfigError(
+                f"unknown control_mode {control_mode!r}; valid: {', '.join(CONTROL_MODES)}"
+            )
+        if render_mode not in (None, "rgb_array"):
+            raise InvalidConfigError(f"render_mode {render_mode!r}; valid: None, 'rgb_array'")
+        if not 1.0 <= control_hz <= 500.0:
+            raise InvalidConfigError(f"control_hz={control_hz} is outside 1..500 Hz")
+        self.task = make_task(task) if isinstance(task, str) else task
+        self.control_mode = control_mode
+        self.render_mode = render_mode
+        self.scene_config = scene or SceneConfig()
+        self.primitive_config = primitives or PrimitiveConfig()
+        self.ee_delta_scale = ee_delta_scale or EEDeltaScale()
+        self.max_episode_steps = max_episode_steps or (40 if control_mode == "primitive" else 500)
+        self.record_rollouts = record_rollouts or record_observations
+        self.record_observations = record_observations
+        self.metadata = {**self.metadata, "render_fps": int(round(control_hz))}
+
+        builder = SceneBuilder(self.scene_config)
+        self.task.build(builder)
+        self.model = builder.compile()
+        self.data = mujoco.MjData(self.model)
+        self._base_pos = builder.base_pos
+        self._home_key = self.model.key(ROBOT_PREFIX + "home").id
+        self._control_hz = control_hz
+        self._cameras: tuple[CameraConfig, ...] = (
+            self.scene_config.shoulder_camera,
+            self.scene_config.wrist_camera,
+        )
+        self.observation_space = observation_space(self._cameras)
+        self.action_space = {
+            "primitive": lambda: primitive_action_space(self.primitive_config.workspace),
+            "ee_delta": ee_delta_action_space,
+            "joint_position": joint_position_action_space,
+        }[control_mode]()
+        self._setup_runtime()
+        self._np_random_noise = np.random.default_rng(0)
+        self._steps = 0
+        self._diverged = False
+        self._rollout: PrimitiveRollout | None = None
+        self._tcp_target = np.eye(4)
+        self._last_rgb: dict[str, np.ndarray] = {}
+
+    # -- runtime objects (rebuilt after unpickling) ------------------------------------------
+
+    def _setup_runtime(self) -> None:
+        self._kinematics = ArmKinematics()
+        self.robot = SimRobot(self.model, self.data, self._kinematics, 1.0 / self._control_hz,
+                              ROBOT_PREFIX)
+        self._executor = PrimitiveExecutor(self.robot, self.primitive_config, self._on_step)
+        self._renderers: dict[str, CameraRenderer] = {}
+        self._overview: mujoco.Renderer | None = None
+        self._camera_ids = {cam.name: self.model.camera(self._mj_camera(cam)).id
+                            for cam in self._cameras}
+
+    def _mj_camera(self, cam: CameraConfig) -> str:
+        return ROBOT_PREFIX + "gripper/" + cam.name if cam.name == "wrist" else cam.name
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        for key in ("_kinematics", "robot", "_executor", "_renderers", "_overview"):
+            state.pop(key, None)
+        state["_robot_refs"] = (self.robot.joint_reference(), self.robot.gripper_reference())
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        q_ref, width_ref = state.pop("_robot_refs")
+        self.__dict__.update(state)
+        self._setup_runtime()
+        self.robot.restore_reference(q_ref, width_ref)
+
+    # -- gymnasium API ----------------------------------------------------------------------
+
+    @property
+    def scene_state(self) -> SceneState:
+        """Privileged simulator access (harness, scoring and the scripted expert only)."""
+        return SceneState(self.model, self.data, self._base_pos)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Sample a new layout, let it settle, return the first observation.
+
+        Raises:
+            SimulationDivergedError: if the layout diverges in all retries.
+        """
+        super().reset(seed=seed)
+        self._np_random_noise = np.random.default_rng(self.np_random.integers(2**63))
+        for _attempt in range(_RESET_ATTEMPTS):
+            mujoco.mj_resetDataKeyframe(self.model, self.data, self._home_key)
+            self.task.reset(self.scene_state, self.np_random)
+            mujoco.mj_forward(self.model, self.data)
+            self.robot.sync_reference()
+            if self._settle():
+                break
+        else:
+            raise SimulationDivergedError(
+                f"the initial layout diverged in {_RESET_ATTEMPTS} attempts; check the task's "
+                "object sizes and masses"
+            )
+        self._steps = 0
+        self._diverged = False
+        self._tcp_target = self._tcp_pose_matrix()
+        self._last_rgb = {}
+        observation = self._observation()
+        return observation, self._info(self.task.evaluate(self.scene_state))
+
+    def _settle(self) -> bool:
+        hold_q, hold_width = self.robot.joint_reference(), self.robot.gripper_reference()
+        for _ in range(int(np.ceil(_SETTLE_TIME / self.robot.control_dt))):
+            if self.robot.send(hold_q, hold_width).diverged:
+                return False
+        return True
+
+    def step(
+        self, action: Any
+    ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        """Apply one action (a primitive, or one control period of a low-level mode).
+
+        Raises:
+            InvalidActionError: malformed actions (wrong keys, shapes, ids, non-finite values
+                in low-level modes), before any physics step.
+        """
+        extra: dict[str, Any] = {}
+        if self.control_mode == "primitive":
+            self._rollout = PrimitiveRollout() if self.record_rollouts else None
+            outcome = self._executor.execute(action)
+            extra["primitive"] = outcome.as_info()
+            if self._rollout is not None:
+                extra["rollout"] = self._rollout
+            self._diverged |= outcome.reason == "sim_diverged"
+            self._tcp_target = self._tcp_pose_matrix()
+        else:
+            joint_target, width_target = self._low_level_targets(action)
+            self._diverged |= self.robot.send(joint_target, width_target).diverged
+        if self._diverged:
+            mujoco.mj_resetDataKeyframe(self.model, self.data, self._home_key)
+            mujoco.mj_forward(self.model, self.data)
+            self.robot.sync_reference()
+        self._steps += 1
+        evaluation = self.task.evaluate(self.scene_state)
+        observation = self._observation()
+        terminated = evaluation.success or self._diverged
+        truncated = self._steps >= self.max_episode_steps and not terminated
+        info = self._info(evaluation) | extra
+        return observation, float(evaluation.success), terminated, truncated, info
+
+    def _low_level_targets(self, action: Any) -> tuple[np.ndarray, float]:
+        array = np.asarray(action, dtype=float)
+        if array.shape != (7,):
+            raise InvalidActionError(
+                f"{self.control_mode} actions have shape (7,); got {array.shape}"
+            )
+        if not np.all(np.isfinite(array)):
+            raise InvalidActionError(f"{self.control_mode} action has non-finite values: {array}")
+        if self.control_mode == "joint_position":
+            return array[:6], float(array[6])
+        delta = np.clip(array, -1.0, 1.0)
+        dt, scale = self.robot.control_dt, self.ee_delta_scale
+        target = self._tcp_target.copy()
+        target[:3, 3] += delta[:3] * scale.linear_speed * dt
+        target[:3, :3] = exp_rotation(delta[3:6] * scale.angular_speed * dt) @ target[:3, :3]
+        solution = self._kinematics.solve(target, self.robot.joint_reference(), max_iterations=8)
+        self._tcp_target = target if solution.converged else self._kinematics.forward(solution.q)
+        width = (delta[6] + 1.0) / 2.0 * GRIPPER_WIDTH_RANGE[1]
+        return solution.q, width
+
+    def _on_step(self, joint_target: np.ndarray, width_target: float, _status: StepStatus) -> None:
+        rollout = self._rollout
+        if rollout is None:
+            return
+        previous = (self._kinematics.forward(rollout.joint_targets[-1]) if rollout.joint_targets
+                    else self._tcp_target)
+        current = self._kinematics.forward(joint_target)
+        rollout.joint_targets.append(np.asarray(joint_target, dtype=np.float32))
+        rollout.gripper_targets.append(float(width_target))
+        rollout.ee_delta_actions.append(
+            ee_delta_between(previous, current, width_target, self.robot.control_dt,
+                             self.ee_delta_scale)
+        )
+        if self.record_observations:
+            rollout.observations.append(self._observation())
+
+    # -- observations -----------------------------------------------------------------------
+
+    def _tcp_pose_matrix(self) -> np.ndarray:
+        site = self.robot.idx.tcp_site
+        pose = np.eye(4)
+        pose[:3, :3] = self.data.site_xmat[site].reshape(3, 3)
+        pose[:3, 3] = self.data.site_xpos[site] - self._base_pos
+        return pose
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        obs: dict[str, np.ndarray] = {}
+        world_to_base = np.eye(4)
+        world_to_base[:3, 3] = -self._base_pos
+        for cam in self._cameras:
+            renderer = self._renderers.get(cam.name)
+            if renderer is None:
+                renderer = CameraRenderer(self.model, cam, self._mj_camera(cam))
+                self._renderers[cam.name] = renderer
+            rgb, depth = renderer.render(self.data, self._np_random_noise)
+            self._last_rgb[cam.name] = rgb
+            extrinsics = world_to_base @ camera_pose_in_world(self.data, renderer.camera_id)
+            obs[f"{cam.name}_rgb"] = rgb
+            obs[f"{cam.name}_depth"] = depth
+            obs[f"{cam.name}_intrinsics"] = cam.intrinsics.astype(np.float32)
+            obs[f"{cam.name}_extrinsics"] = extrinsics.astype(np.float32)
+        tcp = self._tcp_pose_matrix()
+        quat = np.zeros(4)
+        mujoco.mju_mat2Quat(quat, tcp[:3, :3].flatten())
+        obs["joint_positions"] = self.robot.joint_positions().astype(np.float32)
+        obs["tcp_pose"] = np.concatenate([tcp[:3, 3], quat]).astype(np.float32)
+        width = np.clip(self.robot.gripper_width(), *GRIPPER_WIDTH_RANGE)
+        obs["gripper_width"] = np.array([width], dtype=np.float32)
+        return obs
+
+    def _info(self, evaluation: TaskEvaluation) -> dict[str, Any]:
+        return {
+            "instruction": self.task.instruction(),
+            "success": evaluation.success,
+            "progress": evaluation.progress,
+            "score_terms": evaluation.terms,
+            "sim_diverged": self._diverged,
+            "sim_time": float(self.data.time),
+        }
+
+    # -- rendering --------------------------------------------------------------------------
+
+    def render(self) -> np.ndarray | None:
+        """Composite frame: an overview (640x360) beside the shoulder and wrist images.
+
+        The camera images are the ones of the last observation (no extra rendering).
+        """
+        if self.render_mode != "rgb_array":
+            return None
+        if self._overview is None:
+            self._overview = mujoco.Renderer(self.model, height=360, width=640)
+        self._overview.update_scene(self.data, camera="overview")
+        overview = self._overview.render()
+        side = [_fit(self._last_rgb.get(cam.name), 320, 180) for cam in self._cameras]
+        return np.concatenate([overview, np.concatenate(side, axis=0)], axis=1)
+
+    def close(self) -> None:
+        """Release rendering contexts."""
+        for renderer in getattr(self, "_renderers", {}).values():
+            renderer.close()
+        self._renderers = {}
+        if getattr(self, "_overview", None) is not None:
+            self._overview.close()
+            self._overview = None
+
+
+def _fit(image: np.ndarray | None, width: int, height: int) -> np.ndarray:
+    """Nearest-neighbour resize of ``image`` to (height, width, 3); black when missing."""
+    if image is None:
+        return np.zeros((height, width, 3), np.uint8)
+    rows = (np.arange(height) * image.shape[0] / height).astype(int)
+    cols = (np.arange(width) * image.shape[1] / width).astype(int)
+    return image[rows][:, cols]
+
+
+def ee_delta_between(
+    previous: np.ndarray, current: np.ndarray, width: float, dt: float, scale: EEDeltaScale
+) -> np.ndarray:
+    """The normalised ``ee_delta`` action moving the TCP target from ``previous`` to ``current``.
+
+    Values may exceed [-1, 1] when a primitive moves faster than the ``ee_delta`` scale.
+    """
+    translation = (current[:3, 3] - previous[:3, 3]) / (scale.linear_speed * dt)
+    rotation = log_rotation(current[:3, :3] @ previous[:3, :3].T) / (scale.angular_speed * dt)
+    gripper = width / GRIPPER_WIDTH_RANGE[1] * 2.0 - 1.0
+    return np.concatenate([translation, rotation, [gripper]]).astype(np.float32)

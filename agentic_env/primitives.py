@@ -1,0 +1,405 @@
+"""Primitive skills executed through the low-level control loop.
+
+Each primitive plans in Cartesian space (see :mod:`agentic_env.motion`) *before* moving, so an
+unreachable or colliding request fails with the robot untouched, then streams joint targets
+through :meth:`LowLevelRobot.send` one control period at a time. The same code drives the
+simulated and the real robot.
+
+Outcomes are reported as :class:`PrimitiveOutcome`; failure reasons are the values of
+:class:`FailureReason`. A failed primitive stops the arm where it is (references set to the
+measured state); a pick that closed on nothing reopens and backs off along its approach.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+
+import numpy as np
+
+from agentic_env.actions import vector_to_pose
+from agentic_env.contract import PRIMITIVES, Workspace
+from agentic_env.control import LowLevelRobot, StepStatus
+from agentic_env.errors import InvalidActionError
+from agentic_env.kinematics import pose_error
+from agentic_env.motion import (
+    JointPath,
+    MotionLimits,
+    PlanningError,
+    plan_cartesian_path,
+    plan_joint_path,
+    time_parameterize,
+)
+from agentic_env.robot import GRIPPER_WIDTH_RANGE, HOME_JOINT_POSITIONS
+
+
+class FailureReason(StrEnum):
+    """Why a primitive failed."""
+
+    UNREACHABLE = "unreachable"
+    COLLISION = "collision"
+    TIMEOUT = "timeout"
+    NOTHING_GRASPED = "nothing_grasped"
+    INVALID_PARAMETERS = "invalid_parameters"
+    SIM_DIVERGED = "sim_diverged"
+
+
+@dataclass(frozen=True)
+class PrimitiveOutcome:
+    """Result of one primitive, reported in ``info["primitive"]``.
+
+    Attributes:
+        name: primitive id.
+        ok: whether it completed.
+        reason: ``""`` on success, else a :class:`FailureReason` value.
+        message: human-readable detail (what failed, where, which limit).
+        sim_duration: robot-clock time the primitive took, seconds.
+    """
+
+    name: str
+    ok: bool
+    reason: str = ""
+    message: str = ""
+    sim_duration: float = 0.0
+
+    def as_info(self) -> dict[str, object]:
+        """Plain-dict form for ``info``."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class PrimitiveConfig:
+    """Tunables of the primitives.
+
+    Attributes:
+        motion: speed caps and planning resolution.
+        workspace: box that target poses must lie in.
+        approach_distance: default pre-grasp / pre-place offset along the TCP z axis, m.
+        lift_height: vertical lift after a grasp, metres.
+        open_margin: extra opening beyond the requested pick width, metres.
+        min_grasp_width: a closed gripper reading below this means nothing is held, metres.
+        position_tolerance: TCP settling tolerance, metres.
+        rotation_tolerance: TCP settling tolerance, radians.
+        settle_time: longest wait for the TCP or the gripper to settle, seconds.
+        timeout: longest total duration of one primitive (robot clock), seconds.
+    """
+
+    motion: MotionLimits = field(default_factory=MotionLimits)
+    workspace: Workspace = field(default_factory=Workspace)
+    approach_distance: float = 0.1
+    lift_height: float = 0.12
+    open_margin: float = 0.02
+    min_grasp_width: float = 0.004
+    position_tolerance: float = 0.003
+    rotation_tolerance: float = 0.03
+    settle_time: float = 1.0
+    timeout: float = 30.0
+
+
+class PrimitiveFailure(Exception):
+    """Raised inside a primitive to abort it with a :class:`FailureReason`."""
+
+    def __init__(self, reason: FailureReason, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+StepCallback = Callable[[np.ndarray, float, StepStatus], None]
+
+
+class PrimitiveExecutor:
+    """Runs primitive actions on a :class:`LowLevelRobot`.
+
+    Args:
+        robot: the low-level robot (sim or real).
+        config: primitive tunables.
+        on_step: called after every control period with (joint target, width target,
+            status); the env uses it to record rollouts.
+    """
+
+    def __init__(
+        self,
+        robot: LowLevelRobot,
+        config: PrimitiveConfig,
+        on_step: StepCallback | None = None,
+    ) -> None:
+        self.robot = robot
+        self.config = config
+        self.on_step = on_step
+        self._deadline = np.inf
+        self._handlers: dict[str, Callable[[np.ndarray | None, float, float], None]] = {
+            "home": self._home,
+            "move_to": self._move_to,
+            "pick": self._pick,
+            "place": self._place,
+            "open_gripper": self._open_gripper,
+            "close_gripper": self._close_gripper,
+        }
+
+    def execute(self, action: dict) -> PrimitiveOutcome:
+        """Validate and run one primitive action dict (see :mod:`agentic_env.contract`).
+
+        Raises:
+            InvalidActionError: if the action does not match the primitive action space.
+        """
+        name, pose_vector, width, distance = parse_primitive_action(action)
+        start = self.robot.time
+        self._deadline = start + self.config.timeout
+        try:
+            pose = self._validate(name, pose_vector, width, distance)
+            self._handlers[name](pose, width, distance or self.config.approach_distance)
+        except PrimitiveFailure as failure:
+            if failure.reason != FailureReason.SIM_DIVERGED:
+                self._hold()
+            return PrimitiveOutcome(
+                name, False, failure.reason.value, str(failure), self.robot.time - start
+            )
+        return PrimitiveOutcome(name, True, "", "", self.robot.time - start)
+
+    # -- validation -------------------------------------------------------------------------
+
+    def _validate(
+        self, name: str, pose_vector: np.ndarray, width: float, distance: float
+    ) -> np.ndarray | None:
+        invalid = FailureReason.INVALID_PARAMETERS
+        if not np.all(np.isfinite(pose_vector)) or not np.isfinite(width) or not np.isfinite(
+            distance
+        ):
+            raise PrimitiveFailure(invalid, "pose, width and distance must be finite numbers")
+        if not GRIPPER_WIDTH_RANGE[0] <= width <= GRIPPER_WIDTH_RANGE[1]:
+            raise PrimitiveFailure(
+                invalid, f"width {width:.4f} m is outside [0, {GRIPPER_WIDTH_RANGE[1]}] m"
+            )
+        if not 0.0 <= distance <= 0.3:
+            raise PrimitiveFailure(invalid, f"distance {distance:.3f} m is outside [0, 0.3] m")
+        if name not in ("move_to", "pick", "place"):
+            return None
+        workspace = self.config.workspace
+        if not workspace.contains(pose_vector[:3]):
+            raise PrimitiveFailure(
+                invalid,
+                f"pose position {np.round(pose_vector[:3], 3).tolist()} is outside the "
+                f"workspace: {workspace.describe()}",
+            )
+        try:
+            return vector_to_pose(pose_vector)
+        except InvalidActionError as error:
+            raise PrimitiveFailure(invalid, str(error)) from None
+
+    # -- primitives -------------------------------------------------------------------------
+
+    def _home(self, _pose: np.ndarray | None, _width: float, _distance: float) -> None:
+        q = self.robot.joint_positions()
+        lift = self._lift_if_low(q)
+        start = lift.waypoints[-1] if lift else q
+        path = self._plan(lambda: plan_joint_path(
+            self.robot.kinematics, start, HOME_JOINT_POSITIONS, self.config.motion))
+        for segment in (lift, path):
+            if segment is not None:
+                self._follow(segment, self.robot.gripper_reference())
+        self._settle_joints(HOME_JOINT_POSITIONS)
+
+    def _move_to(self, pose: np.ndarray, _width: float, _distance: float) -> None:
+        path = self._plan_cartesian(self.robot.joint_positions(), pose)
+        self._follow(path, self.robot.gripper_reference())
+        self._settle_pose(pose, path.waypoints[-1])
+
+    def _pick(self, grasp: np.ndarray, width: float, distance: float) -> None:
+        pre_grasp = offset_along_approach(grasp, -distance)
+        lifted = grasp.copy()
+        lifted[2, 3] += self.config.lift_height
+        to_pre = self._plan_cartesian(self.robot.joint_positions(), pre_grasp)
+        descend = self._plan_cartesian(to_pre.waypoints[-1], grasp, start=pre_grasp)
+        lift = self._plan_cartesian(descend.waypoints[-1], lifted, start=grasp)
+        opening = min(width + self.config.open_margin, GRIPPER_WIDTH_RANGE[1])
+        self._follow(to_pre, opening)
+        self._set_gripper(opening)
+        self._follow(descend, opening)
+        self._settle_pose(grasp, descend.waypoints[-1])
+        held = self._set_gripper(GRIPPER_WIDTH_RANGE[0])
+        if held < self.config.min_grasp_width:
+            self._set_gripper(opening)
+            self._follow(self._reverse(descend), opening)
+            raise PrimitiveFailure(
+                FailureReason.NOTHING_GRASPED,
+                f"the gripper closed to {held * 1000:.1f} mm: nothing between the fingers",
+            )
+        self._follow(lift, GRIPPER_WIDTH_RANGE[0])
+        if self.robot.gripper_width() < self.config.min_grasp_width:
+            raise PrimitiveFailure(
+                FailureReason.NOTHING_GRASPED, "the object slipped out of the gripper while lifting"
+            )
+
+    def _place(self, pose: np.ndarray, _width: float, distance: float) -> None:
+        held = self.robot.gripper_width()
+        if held < self.config.min_grasp_width:
+            raise PrimitiveFailure(
+                FailureReason.NOTHING_GRASPED,
+                f"nothing to place: the gripper reads {held * 1000:.1f} mm",
+            )
+        pre_place = offset_along_approach(pose, -distance)
+        to_pre = self._plan_cartesian(self.robot.joint_positions(), pre_place)
+        descend = self._plan_cartesian(to_pre.waypoints[-1], pose, start=pre_place)
+        grip = self.robot.gripper_reference()
+        self._follow(to_pre, grip)
+        self._follow(descend, grip)
+        self._settle_pose(pose, descend.waypoints[-1])
+        release = min(held + 0.03, GRIPPER_WIDTH_RANGE[1])
+        self._set_gripper(release)
+        self._follow(self._reverse(descend), release)
+
+    def _open_gripper(self, _pose: np.ndarray | None, _width: float, _distance: float) -> None:
+        self._set_gripper(GRIPPER_WIDTH_RANGE[1])
+
+    def _close_gripper(self, _pose: np.ndarray | None, _width: float, _distance: float) -> None:
+        self._set_gripper(GRIPPER_WIDTH_RANGE[0])
+
+    # -- building blocks --------------------------------------------------------------------
+
+    def _plan(self, planner: Callable[[], JointPath]) -> JointPath:
+        try:
+            return planner()
+        except PlanningError as error:
+            raise PrimitiveFailure(FailureReason(error.reason), str(error)) from None
+
+    def _plan_cartesian(
+        self, q_start: np.ndarray, goal: np.ndarray, start: np.ndarray | None = None
+    ) -> JointPath:
+        kinematics, motion = self.robot.kinematics, self.config.motion
+        return self._plan(lambda: plan_cartesian_path(kinematics, q_start, goal, motion,
+                                                      start=start))
+
+    def _lift_if_low(self, q: np.ndarray) -> JointPath | None:
+        """A vertical retreat to a safe height before joint-space moves, if the TCP is low."""
+        tcp = self.robot.kinematics.forward(q)
+        safe_height = 0.2
+        if tcp[2, 3] >= safe_height:
+            return None
+        above = tcp.copy()
+        above[2, 3] = safe_height
+        return self._plan_cartesian(q, above, start=tcp)
+
+    @staticmethod
+    def _reverse(path: JointPath) -> JointPath:
+        return JointPath(path.waypoints[::-1], path.poses[::-1], path.linear_length,
+                         path.angular_length)
+
+    def _send(self, joint_target: np.ndarray, width_target: float) -> StepStatus:
+        status = self.robot.send(joint_target, width_target)
+        if self.on_step is not None:
+            self.on_step(joint_target, width_target, status)
+        if status.diverged:
+            raise PrimitiveFailure(FailureReason.SIM_DIVERGED, "the simulation diverged")
+        if status.collision is not None:
+            raise PrimitiveFailure(FailureReason.COLLISION, status.collision)
+        if self.robot.time > self._deadline:
+            raise PrimitiveFailure(
+                FailureReason.TIMEOUT,
+                f"the primitive ran longer than its {self.config.timeout:.1f} s limit",
+            )
+        return status
+
+    def _follow(self, path: JointPath, width_target: float) -> None:
+        for joint_target in time_parameterize(path, self.robot.control_dt, self.config.motion):
+            self._send(joint_target, width_target)
+
+    def _settle_pose(self, pose: np.ndarray, q_goal: np.ndarray) -> None:
+        cfg = self.config
+        steps = int(np.ceil(cfg.settle_time / self.robot.control_dt))
+        for _ in range(steps):
+            tcp = self.robot.kinematics.forward(self.robot.joint_positions())
+            position_error, rotation_error = pose_error(tcp, pose)
+            if position_error < cfg.position_tolerance and rotation_error < cfg.rotation_tolerance:
+                return
+            self._send(q_goal, self.robot.gripper_reference())
+        raise PrimitiveFailure(
+            FailureReason.TIMEOUT,
+            f"the TCP did not settle within {cfg.position_tolerance * 1000:.0f} mm of "
+            f"{np.round(pose[:3, 3], 3).tolist()} m in {cfg.settle_time:.1f} s "
+            f"(off by {position_error * 1000:.1f} mm) - blocked?",
+        )
+
+    def _settle_joints(self, q_goal: np.ndarray) -> None:
+        steps = int(np.ceil(self.config.settle_time / self.robot.control_dt))
+        for _ in range(steps):
+            if np.max(np.abs(self.robot.joint_positions() - q_goal)) < 0.01:
+                return
+            self._send(q_goal, self.robot.gripper_reference())
+        raise PrimitiveFailure(FailureReason.TIMEOUT, "the arm did not settle at home")
+
+    def _set_gripper(self, width: float) -> float:
+        """Drive the gripper to ``width`` until it stops moving; return the width reading."""
+        q_hold = self.robot.joint_reference()
+        dt = self.robot.control_dt
+        stroke_time = abs(width - self.robot.gripper_width()) / 0.1
+        steps = int(np.ceil((stroke_time + self.config.settle_time) / dt))
+        previous = self.robot.gripper_width()
+        still = 0
+        for _ in range(steps):
+            self._send(q_hold, width)
+            reading = self.robot.gripper_width()
+            reached = abs(self.robot.gripper_reference() - width) < 1e-6
+            still = still + 1 if reached and abs(reading - previous) < 2e-4 else 0
+            previous = reading
+            if still >= 3:
+                break
+        return self.robot.gripper_width()
+
+    def _hold(self) -> None:
+        """Stop where the arm is: command the measured joints, keep the gripper reference."""
+        self.robot.send(self.robot.joint_positions(), self.robot.gripper_reference())
+
+
+def offset_along_approach(pose: np.ndarray, distance: float) -> np.ndarray:
+    """``pose`` moved by ``distance`` metres along its own z (approach) axis."""
+    moved = pose.copy()
+    moved[:3, 3] += distance * pose[:3, 2]
+    return moved
+
+
+def parse_primitive_action(action: object) -> tuple[str, np.ndarray, float, float]:
+    """Check a primitive action's structure; return (name, pose 7-vector, width, distance).
+
+    Raises:
+        InvalidActionError: naming the valid keys, ids and shapes.
+    """
+    if not isinstance(action, dict):
+        raise InvalidActionError(
+            "a primitive action is a dict with keys 'primitive', 'pose', 'width', 'distance' "
+            f"(see agentic_env.actions); got {type(action).__name__}"
+        )
+    missing = {"primitive", "pose", "width", "distance"} - set(action)
+    if missing:
+        raise InvalidActionError(f"primitive action is missing keys {sorted(missing)}")
+    primitive_id = action["primitive"]
+    if isinstance(primitive_id, str):
+        name = primitive_id
+    else:
+        try:
+            index = int(np.asarray(primitive_id).item())
+        except (TypeError, ValueError):
+            raise InvalidActionError(
+                f"primitive id must be an int in 0..{len(PRIMITIVES) - 1} or a name; valid: "
+                f"{', '.join(PRIMITIVES)}"
+            ) from None
+        if not 0 <= index < len(PRIMITIVES):
+            raise InvalidActionError(
+                f"unknown primitive id {index}; valid ids: "
+                + ", ".join(f"{i}={n}" for i, n in enumerate(PRIMITIVES))
+            )
+        name = PRIMITIVES[index]
+    if name not in PRIMITIVES:
+        raise InvalidActionError(f"unknown primitive {name!r}; valid: {', '.join(PRIMITIVES)}")
+    pose = np.asarray(action["pose"], dtype=float)
+    if pose.shape != (7,):
+        raise InvalidActionError(
+            f"'pose' must have shape (7,) = x, y, z, qw, qx, qy, qz; got {pose.shape}"
+        )
+    scalars = []
+    for key in ("width", "distance"):
+        value = np.asarray(action[key], dtype=float)
+        if value.size != 1:
+            raise InvalidActionError(f"{key!r} must be one number (shape (1,)); got {value.shape}")
+        scalars.append(float(value.reshape(-1)[0]))
+    return name, pose, scalars[0], scalars[1]

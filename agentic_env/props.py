@@ -1,0 +1,128 @@
+"""Props built from simple geometry: free objects (cubes, cylinders, spheres) and static bins.
+
+Each builder adds one body to an ``MjSpec`` worldbody. Sizes are metres, masses kilograms,
+colours RGBA in 0..1. Object contacts are stiffer than MuJoCo's default (solref 5 ms) so a
+finger landing on an object cannot ram it into the table and launch it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import mujoco
+import numpy as np
+
+from agentic_env.errors import InvalidConfigError
+
+Shape = Literal["box", "cylinder", "sphere"]
+_GEOM_TYPES = {
+    "box": mujoco.mjtGeom.mjGEOM_BOX,
+    "cylinder": mujoco.mjtGeom.mjGEOM_CYLINDER,
+    "sphere": mujoco.mjtGeom.mjGEOM_SPHERE,
+}
+#: Contact parameters of props: stiff (5 ms time constant), critically damped.
+PROP_SOLREF = (0.005, 1.0)
+PROP_FRICTION = (1.0, 0.01, 0.001)
+
+
+@dataclass(frozen=True)
+class ObjectSpec:
+    """A free rigid object.
+
+    Attributes:
+        name: unique body name (also the geom name).
+        shape: ``box`` (size = half extents x, y, z), ``cylinder`` (radius, half height) or
+            ``sphere`` (radius).
+        size: half sizes as above, metres.
+        rgba: colour, 0..1.
+        mass: kilograms.
+    """
+
+    name: str
+    shape: Shape
+    size: tuple[float, ...]
+    rgba: tuple[float, float, float, float]
+    mass: float = 0.05
+    attributes: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        expected = {"box": 3, "cylinder": 2, "sphere": 1}
+        if self.shape not in expected:
+            raise InvalidConfigError(
+                f"object {self.name!r}: shape {self.shape!r} is not one of {sorted(expected)}"
+            )
+        if len(self.size) != expected[self.shape] or min(self.size) <= 0:
+            raise InvalidConfigError(
+                f"object {self.name!r}: a {self.shape} needs {expected[self.shape]} positive "
+                f"half sizes, got {self.size}"
+            )
+
+    @property
+    def half_height(self) -> float:
+        """Half of the object's height when resting upright on the table, metres."""
+        return self.size[-1] if self.shape != "sphere" else self.size[0]
+
+    @property
+    def grasp_width(self) -> float:
+        """Width across the object between the pads for a top grasp along y, metres."""
+        return 2.0 * (self.size[1] if self.shape == "box" else self.size[0])
+
+
+def add_object(spec: mujoco.MjSpec, obj: ObjectSpec) -> mujoco.MjsBody:
+    """Add ``obj`` as a free body at the origin (tasks place it at reset)."""
+    body = spec.worldbody.add_body(name=obj.name)
+    body.add_freejoint(name=f"{obj.name}_free")
+    size = np.zeros(3)
+    size[: len(obj.size)] = obj.size
+    body.add_geom(
+        name=obj.name,
+        type=_GEOM_TYPES[obj.shape],
+        size=size,
+        rgba=obj.rgba,
+        mass=obj.mass,
+        condim=4,
+        friction=PROP_FRICTION,
+        solref=PROP_SOLREF,
+    )
+    return body
+
+
+@dataclass(frozen=True)
+class BinSpec:
+    """An open box fixed to the table.
+
+    Attributes:
+        name: body name.
+        inner_size: inner half extents (x, y) of the floor, metres.
+        wall_height: metres above the table.
+        wall_thickness: metres.
+        rgba: colour.
+    """
+
+    name: str
+    inner_size: tuple[float, float] = (0.09, 0.12)
+    wall_height: float = 0.06
+    wall_thickness: float = 0.008
+    rgba: tuple[float, float, float, float] = (0.55, 0.42, 0.30, 1.0)
+
+
+def add_bin(
+    spec: mujoco.MjSpec, bin_spec: BinSpec, pos: np.ndarray, yaw: float = 0.0
+) -> mujoco.MjsBody:
+    """Add a static bin whose floor centre is at ``pos`` (world, metres), turned by ``yaw``."""
+    half_x, half_y = bin_spec.inner_size
+    t, h = bin_spec.wall_thickness, bin_spec.wall_height
+    body = spec.worldbody.add_body(
+        name=bin_spec.name, pos=pos, quat=[np.cos(yaw / 2), 0, 0, np.sin(yaw / 2)]
+    )
+    box = mujoco.mjtGeom.mjGEOM_BOX
+    common = {"type": box, "rgba": bin_spec.rgba, "solref": PROP_SOLREF}
+    body.add_geom(name=f"{bin_spec.name}_floor", size=[half_x + t, half_y + t, t / 2],
+                  pos=[0, 0, t / 2], **common)
+    for sign in (-1.0, 1.0):
+        body.add_geom(size=[t / 2, half_y + t, h / 2], pos=[sign * (half_x + t / 2), 0, h / 2],
+                      **common)
+        body.add_geom(size=[half_x, t / 2, h / 2], pos=[0, sign * (half_y + t / 2), h / 2],
+                      **common)
+    return body

@@ -1,0 +1,188 @@
+"""Scene composition: floor, table, robot on its mount, shoulder camera, props.
+
+:class:`SceneBuilder` assembles an ``MjSpec`` programmatically and deterministically. The
+world frame has z up with the floor at z = 0; the robot base frame sits on the table top at
+:attr:`SceneConfig.robot_base_pos` with the same orientation as the world, so base-frame
+heights are heights above the table. Keyframes come from the robot only; props are placed
+by the task at reset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import mujoco
+import numpy as np
+
+from agentic_env.cameras import CameraConfig, azure_kinect_color, realsense_d405
+from agentic_env.props import BinSpec, ObjectSpec, add_bin, add_object
+from agentic_env.robot import robot_spec
+
+TABLE_HEIGHT = 0.75
+#: Prefix of every robot name in the scene (``robot/gripper/tcp``, ...).
+ROBOT_PREFIX = "robot/"
+
+
+@dataclass(frozen=True)
+class SceneConfig:
+    """Static layout of the workcell.
+
+    Attributes:
+        shoulder_camera: optics of the Azure Kinect-like shoulder camera.
+        wrist_camera: optics of the D405-like wrist camera.
+        timestep: physics step, seconds.
+        robot_base_pos: robot base origin in the world frame, metres (on the table top).
+        shoulder_camera_pos: shoulder camera position in the robot base frame, metres.
+        shoulder_camera_target: point the shoulder camera looks at, base frame, metres.
+        table_extent: table top (x_min, x_max, y_min, y_max) in the base frame, metres.
+        shadows: whether lights cast shadows (3x slower software rendering).
+    """
+
+    shoulder_camera: CameraConfig = field(default_factory=azure_kinect_color)
+    wrist_camera: CameraConfig = field(default_factory=realsense_d405)
+    timestep: float = 0.002
+    robot_base_pos: tuple[float, float, float] = (0.0, 0.0, TABLE_HEIGHT)
+    shoulder_camera_pos: tuple[float, float, float] = (0.12, 0.62, 0.78)
+    shoulder_camera_target: tuple[float, float, float] = (0.5, -0.08, 0.0)
+    table_extent: tuple[float, float, float, float] = (-0.3, 0.95, -0.75, 0.75)
+    shadows: bool = False
+
+
+def look_at_xyaxes(eye: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """MuJoCo camera ``xyaxes`` (6,) looking from ``eye`` at ``target`` with world z up."""
+    forward = target - eye
+    forward = forward / np.linalg.norm(forward)
+    right = np.cross(forward, [0.0, 0.0, 1.0])
+    right = right / np.linalg.norm(right)
+    up = np.cross(right, forward)
+    return np.concatenate([right, up])
+
+
+class SceneBuilder:
+    """Build the workcell spec; add props; compile.
+
+    Example::
+
+        builder = SceneBuilder(SceneConfig())
+        builder.add_object(ObjectSpec("red_cube", "box", (0.02,) * 3, (1, 0, 0, 1)))
+        model = builder.compile()
+    """
+
+    def __init__(self, config: SceneConfig) -> None:
+        self.config = config
+        self.spec = mujoco.MjSpec()
+        self.spec.modelname = "agentic_workcell"
+        self._set_options()
+        self._add_arena()
+        self._add_robot()
+        self._add_shoulder_camera()
+        self._add_overview_camera()
+
+    @property
+    def base_pos(self) -> np.ndarray:
+        """Robot base origin in the world frame (3,), metres."""
+        return np.asarray(self.config.robot_base_pos, dtype=float)
+
+    def _set_options(self) -> None:
+        spec, cfg = self.spec, self.config
+        spec.option.timestep = cfg.timestep
+        spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
+        spec.option.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
+        spec.option.impratio = 10.0
+        spec.compiler.autolimits = True
+        largest = max(cfg.shoulder_camera.width, cfg.wrist_camera.width, 640)
+        spec.visual.global_.offwidth = largest
+        spec.visual.global_.offheight = max(cfg.shoulder_camera.height,
+                                            cfg.wrist_camera.height, 480)
+        spec.stat.extent = 2.0
+        spec.stat.center = [0.4, 0.0, TABLE_HEIGHT]
+        spec.visual.map.znear = 0.01  # x extent = 2 cm, nearer than the D405's 7 cm
+        spec.visual.map.zfar = 5.0  # x extent = 10 m
+        spec.visual.quality.shadowsize = 2048
+        spec.visual.headlight.ambient = [0.35, 0.35, 0.35]
+        spec.visual.headlight.diffuse = [0.3, 0.3, 0.3]
+        spec.visual.headlight.specular = [0.0, 0.0, 0.0]
+
+    def _add_arena(self) -> None:
+        spec, cfg = self.spec, self.config
+        spec.add_texture(name="floor_tex", type=mujoco.mjtTexture.mjTEXTURE_2D,
+                         builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER, width=256, height=256,
+                         rgb1=[0.32, 0.33, 0.35], rgb2=[0.28, 0.29, 0.31])
+        spec.add_texture(name="sky", type=mujoco.mjtTexture.mjTEXTURE_SKYBOX,
+                         builtin=mujoco.mjtBuiltin.mjBUILTIN_GRADIENT, width=64, height=64,
+                         rgb1=[0.62, 0.66, 0.72], rgb2=[0.18, 0.20, 0.24])
+        floor_mat = spec.add_material(name="floor_mat", texrepeat=[8, 8], reflectance=0.0)
+        floor_mat.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "floor_tex"
+        spec.add_material(name="table_mat", rgba=[0.82, 0.80, 0.76, 1.0], specular=0.1)
+        spec.add_material(name="mount_mat", rgba=[0.25, 0.26, 0.28, 1.0])
+        world = spec.worldbody
+        world.add_geom(name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[4, 4, 0.05],
+                       material="floor_mat", contype=1, conaffinity=3)
+        x0, x1, y0, y1 = cfg.table_extent
+        base = self.base_pos
+        thickness = 0.04
+        world.add_geom(
+            name="table", type=mujoco.mjtGeom.mjGEOM_BOX,
+            size=[(x1 - x0) / 2, (y1 - y0) / 2, thickness / 2],
+            pos=[base[0] + (x0 + x1) / 2, base[1] + (y0 + y1) / 2, base[2] - thickness / 2],
+            material="table_mat", contype=1, conaffinity=3, solref=[0.005, 1.0],
+            friction=[1.0, 0.01, 0.001], condim=4,
+        )
+        leg_height = base[2] - thickness
+        for lx in (x0 + 0.05, x1 - 0.05):
+            for ly in (y0 + 0.05, y1 - 0.05):
+                world.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=[0.03, 0.03, leg_height / 2],
+                               pos=[base[0] + lx, base[1] + ly, leg_height / 2],
+                               material="mount_mat", contype=0, conaffinity=0)
+        light = world.add_light(name="key_light", pos=[base[0] + 0.4, base[1] - 0.3, 2.6],
+                                dir=[0, 0.15, -1], diffuse=[0.55, 0.55, 0.55],
+                                specular=[0.1, 0.1, 0.1], castshadow=cfg.shadows)
+        light.type = mujoco.mjtLightType.mjLIGHT_DIRECTIONAL
+
+    def _add_robot(self) -> None:
+        frame = self.spec.worldbody.add_frame(pos=self.base_pos)
+        self.spec.attach(robot_spec(), prefix=ROBOT_PREFIX, frame=frame)
+
+    def _add_shoulder_camera(self) -> None:
+        cfg = self.config
+        eye = self.base_pos + np.asarray(cfg.shoulder_camera_pos)
+        target = self.base_pos + np.asarray(cfg.shoulder_camera_target)
+        xyaxes = look_at_xyaxes(eye, target)
+        body = self.spec.worldbody.add_body(name="shoulder_camera_mount", pos=eye)
+        forward = np.cross(xyaxes[:3], xyaxes[3:])  # camera +z points backwards
+        # Azure Kinect housing: 103 x 39 x 126 mm, behind the lens.
+        rot = np.column_stack([xyaxes[:3], xyaxes[3:], forward])
+        quat = np.zeros(4)
+        mujoco.mju_mat2Quat(quat, rot.flatten())
+        body.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=[0.0515, 0.0195, 0.063],
+                      pos=forward * 0.065, quat=quat, rgba=[0.12, 0.12, 0.13, 1.0],
+                      contype=0, conaffinity=0)
+        camera = body.add_camera(name=cfg.shoulder_camera.name, fovy=cfg.shoulder_camera.fovy_deg)
+        camera.alt.type = mujoco.mjtOrientation.mjORIENTATION_XYAXES
+        camera.alt.xyaxes = xyaxes
+        pole_top = eye - [0.0, 0.0, 0.07]
+        self.spec.worldbody.add_geom(
+            type=mujoco.mjtGeom.mjGEOM_CYLINDER, size=[0.015, pole_top[2] / 2],
+            pos=[pole_top[0], pole_top[1], pole_top[2] / 2], material="mount_mat",
+            contype=0, conaffinity=0,
+        )
+
+    def _add_overview_camera(self) -> None:
+        """A third-person camera for videos (not part of the observation)."""
+        eye = self.base_pos + np.array([1.45, 0.75, 0.75])
+        target = self.base_pos + np.array([0.35, -0.05, 0.1])
+        camera = self.spec.worldbody.add_camera(name="overview", pos=eye, fovy=45.0)
+        camera.alt.type = mujoco.mjtOrientation.mjORIENTATION_XYAXES
+        camera.alt.xyaxes = look_at_xyaxes(eye, target)
+
+    def add_object(self, obj: ObjectSpec) -> mujoco.MjsBody:
+        """Add a free object; its pose is set at reset."""
+        return add_object(self.spec, obj)
+
+    def add_bin(self, bin_spec: BinSpec, pos_base: np.ndarray, yaw: float = 0.0) -> None:
+        """Add a static bin with its floor centre at ``pos_base`` (robot base frame)."""
+        add_bin(self.spec, bin_spec, self.base_pos + np.asarray(pos_base), yaw)
+
+    def compile(self) -> mujoco.MjModel:
+        """Compile the spec. Its ``home`` keyframe (from the robot) leaves props at origin."""
+        return self.spec.compile()

@@ -1,0 +1,20 @@
+"""Benchmark tasks and their registry of names."""
+
+from __future__ import annotations
+
+from agentic_env.errors import InvalidConfigError
+from agentic_env.tasks.base import Task
+
+#: Task names accepted by :func:`make_task`, mapped to ``module:Class``.
+TASKS: dict[str, str] = {
+    "tabletop": "agentic_env.tasks.tabletop:TabletopTask",
+}
+
+
+def make_task(name: str) -> Task:
+    """Instantiate the task called ``name`` with its default configuration."""
+    if name not in TASKS:
+        raise InvalidConfigError(f"unknown task {name!r}; valid: {', '.join(sorted(TASKS))}")
+    module_name, class_name = TASKS[name].split(":")
+    module = __import__(module_name, fromlist=[class_name])
+    return getattr(module, class_name)()

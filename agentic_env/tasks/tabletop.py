@@ -1,0 +1,148 @@
+"""``AgenticEnv/Tabletop-v0``: put every cube in the bin.
+
+**Description.** A few coloured cubes lie on the table in front of the robot; a bin stands to
+its right. The robot must put every cube into the bin.
+
+**Randomizations.** Cube positions (uniform in a 30 x 40 cm area, at least 9 cm apart, by
+rejection sampling) and yaws (uniform); the bin's position jitters by +-3 cm.
+
+**Success conditions.** Every cube's centre lies inside the bin's inner footprint and below the
+top of its walls. Progress is the fraction of cubes in the bin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from agentic_env.actions import pick, place, top_down_pose
+from agentic_env.props import BinSpec, ObjectSpec
+from agentic_env.robot import TCP_TO_FINGERTIP
+from agentic_env.scene import SceneBuilder
+from agentic_env.tasks.base import SceneState, TaskEvaluation
+
+_CUBE_COLOURS: dict[str, tuple[float, float, float, float]] = {
+    "red": (0.85, 0.12, 0.10, 1.0),
+    "green": (0.15, 0.65, 0.20, 1.0),
+    "blue": (0.12, 0.30, 0.85, 1.0),
+    "yellow": (0.95, 0.80, 0.10, 1.0),
+}
+
+
+@dataclass(frozen=True)
+class TabletopConfig:
+    """Tunables of the tabletop task.
+
+    Attributes:
+        cube_colours: names of the cubes' colours (one cube each, from red, green, blue,
+            yellow).
+        cube_half_size: half edge of the cubes, metres.
+        cube_area: (x_min, x_max, y_min, y_max) where cubes start, base frame, metres.
+        min_separation: smallest distance between cube centres at reset, metres.
+        bin_position: nominal bin floor centre (x, y), base frame, metres.
+        bin_jitter: uniform jitter of the bin position per axis, metres.
+    """
+
+    cube_colours: tuple[str, ...] = ("red", "green", "blue")
+    cube_half_size: float = 0.02
+    cube_area: tuple[float, float, float, float] = (0.35, 0.65, -0.05, 0.35)
+    min_separation: float = 0.09
+    bin_position: tuple[float, float] = (0.5, -0.32)
+    bin_jitter: float = 0.03
+    bin: BinSpec = field(default_factory=lambda: BinSpec("bin"))
+
+
+class TabletopTask:
+    """Put every cube in the bin (see the module docstring)."""
+
+    name = "tabletop"
+
+    def __init__(self, config: TabletopConfig | None = None) -> None:
+        self.config = config or self.default_config()
+        self.cubes = [
+            ObjectSpec(f"{colour}_cube", "box", (self.config.cube_half_size,) * 3,
+                       _CUBE_COLOURS[colour], mass=0.05, attributes={"colour": colour})
+            for colour in self.config.cube_colours
+        ]
+        self._bin_position = np.array([*self.config.bin_position, 0.0])
+
+    @staticmethod
+    def default_config() -> TabletopConfig:
+        """The configuration used by ``AgenticEnv/Tabletop-v0``."""
+        return TabletopConfig()
+
+    def build(self, builder: SceneBuilder) -> None:
+        """Add the cubes (free) and the bin (a mocap-free static body moved at reset)."""
+        for cube in self.cubes:
+            builder.add_object(cube)
+        builder.add_bin(self.config.bin, self._bin_position)
+
+    def reset(self, scene: SceneState, rng: np.random.Generator) -> None:
+        """Jitter the bin, then place cubes by rejection sampling."""
+        cfg = self.config
+        jitter = rng.uniform(-cfg.bin_jitter, cfg.bin_jitter, size=2)
+        bin_id = scene.model.body(cfg.bin.name).id
+        nominal = scene.base_pos + self._bin_position
+        scene.model.body_pos[bin_id, :2] = nominal[:2] + jitter
+        x0, x1, y0, y1 = cfg.cube_area
+        placed: list[np.ndarray] = []
+        for cube in self.cubes:
+            for _ in range(1000):
+                xy = rng.uniform([x0, y0], [x1, y1])
+                if all(np.linalg.norm(xy - other) >= cfg.min_separation for other in placed):
+                    break
+            placed.append(xy)
+            position = np.array([*xy, cube.half_height + 1e-3])
+            scene.set_free_body_pose(cube.name, position, rng.uniform(-np.pi, np.pi))
+
+    def instruction(self) -> str:
+        """E.g. "Put the red, green and blue cubes in the bin."."""
+        colours = list(self.config.cube_colours)
+        listed = colours[0] if len(colours) == 1 else ", ".join(colours[:-1]) + " and " + colours[-1]
+        return f"Put the {listed} cubes in the bin."
+
+    def bin_floor(self, scene: SceneState) -> np.ndarray:
+        """Bin floor centre in the base frame (3,), metres (privileged)."""
+        return scene.body_position(self.config.bin.name)
+
+    def cube_in_bin(self, scene: SceneState, cube: ObjectSpec) -> bool:
+        """Whether ``cube``'s centre is inside the bin's footprint and below its rim."""
+        relative = scene.body_position(cube.name) - self.bin_floor(scene)
+        half_x, half_y = self.config.bin.inner_size
+        return bool(
+            abs(relative[0]) <= half_x
+            and abs(relative[1]) <= half_y
+            and 0.0 < relative[2] < self.config.bin.wall_height
+        )
+
+    def evaluate(self, scene: SceneState) -> TaskEvaluation:
+        """Success when every cube is in the bin; progress = fraction in the bin."""
+        inside = [self.cube_in_bin(scene, cube) for cube in self.cubes]
+        terms = {f"{cube.name}_in_bin": float(flag) for cube, flag in zip(self.cubes, inside,
+                                                                             strict=True)}
+        return TaskEvaluation(all(inside), float(np.mean(inside)), terms)
+
+    def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
+        """Pick each cube not yet in the bin at its centre and drop it into a bin slot."""
+        cfg = self.config
+        slots = np.linspace(-0.06, 0.06, max(len(self.cubes), 2))
+        for slot, cube in zip(slots, self.cubes, strict=False):
+            if self.cube_in_bin(scene, cube):
+                continue
+            position = scene.body_position(cube.name)
+            # grasp at the centre, but keep the fingertips 8 mm above the table
+            position[2] = max(position[2], TCP_TO_FINGERTIP + 0.008)
+            yield pick(top_down_pose(position, _grasp_yaw(scene.body_rotation(cube.name))),
+                       width=cube.grasp_width)
+            target = self.bin_floor(scene) + [0.0, slot, cfg.bin.wall_thickness
+                                              + cube.half_height + 0.015]
+            yield place(top_down_pose(target, 0.0))
+
+
+def _grasp_yaw(rotation: np.ndarray) -> float:
+    """Yaw of a top grasp across a cube's faces, folded into [-pi/4, pi/4] (wrist friendly)."""
+    yaw = float(np.arctan2(rotation[1, 0], rotation[0, 0]))
+    return (yaw + np.pi / 4) % (np.pi / 2) - np.pi / 4

@@ -1,0 +1,1 @@
+"""Agent pipelines and the model layer (imported as agentic_env.agents)."""

@@ -1,0 +1,1 @@
+"""Real-hardware env and drivers (imported as agentic_env.real)."""

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Installs what the project needs, and only what is missing:
+#   1. Debian libraries for headless MuJoCo rendering (EGL and OSMesa),
+#   2. a virtual environment in .venv (Python >= 3.11) with the pinned dependencies of
+#      requirements-lock.txt, and the project itself as an editable install.
+# A stamp in .venv records what was installed; a second run with nothing changed does
+# no apt or pip work. Exports nothing: run it, or source it (it then runs as a child process).
+if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
+  bash "${BASH_SOURCE[0]}"
+  return
+fi
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+say() { echo "setup: $*"; }
+die() { echo "setup: error: $*" >&2; exit 1; }
+
+# --- Python --------------------------------------------------------------------------
+if command -v python3.11 >/dev/null 2>&1; then
+  PY=python3.11
+elif command -v python3 >/dev/null 2>&1; then
+  PY=python3
+else
+  die "no python3 found; install Python 3.11 or newer (Debian: apt-get install python3 python3-venv)"
+fi
+"$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
+  die "$PY is $("$PY" -c 'import sys; print(sys.version.split()[0])'); Python >= 3.11 is required"
+
+# --- Debian packages -----------------------------------------------------------------
+# ffmpeg is not needed: imageio-ffmpeg ships its own binary.
+APT_PACKAGES=(libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1 libosmesa6)
+VENV_PY=.venv/bin/python
+venv_ok() {
+  [[ -x $VENV_PY ]] &&
+    "$VENV_PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1
+}
+# Debian's own Python needs python3-venv for `python3 -m venv`.
+if ! venv_ok && ! "$PY" -c 'import ensurepip' >/dev/null 2>&1; then
+  APT_PACKAGES+=(python3-venv)
+fi
+
+if command -v dpkg >/dev/null 2>&1; then
+  missing=()
+  for pkg in "${APT_PACKAGES[@]}"; do
+    [[ $(dpkg -s "$pkg" 2>/dev/null) == *"Status: install ok installed"* ]] || missing+=("$pkg")
+  done
+  if ((${#missing[@]})); then
+    if [[ $(id -u) -eq 0 ]]; then
+      SUDO=()
+    elif command -v sudo >/dev/null 2>&1; then
+      SUDO=(sudo)
+    else
+      die "missing Debian packages: ${missing[*]}; install them as root:
+  apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
+    fi
+    say "installing Debian packages: ${missing[*]}"
+    apt_log=$(mktemp)
+    if ! { "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update &&
+      "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y --no-install-recommends "${missing[@]}"; } >"$apt_log" 2>&1; then
+      cat "$apt_log" >&2
+      rm -f "$apt_log"
+      die "apt-get failed to install: ${missing[*]}"
+    fi
+    rm -f "$apt_log"
+  fi
+else
+  say "warning: no dpkg (not Debian?); make sure EGL/OSMesa libraries are installed for rendering" >&2
+fi
+
+# --- virtual environment -------------------------------------------------------------
+STAMP=.venv/.agentic_env-setup.stamp
+if venv_ok; then
+  : # usable; its packages are checked below
+elif [[ -e .venv ]]; then
+  say "existing .venv is broken or older than Python 3.11; recreating it with $PY"
+  "$PY" -m venv --clear .venv
+else
+  say "creating .venv with $PY"
+  "$PY" -m venv .venv
+fi
+
+want=$({ cat requirements-lock.txt pyproject.toml setup.py; "$VENV_PY" -VV; } | sha256sum | cut -d' ' -f1)
+if [[ -f $STAMP && $(<"$STAMP") == "$want" ]] &&
+  "$VENV_PY" -c 'import importlib.metadata as m; m.version("agentic-env")' >/dev/null 2>&1; then
+  say "environment up to date"
+  exit 0
+fi
+
+# Runs pip quietly: prints its output only when it fails, and otherwise only pip's own
+# warnings (minus the harmless one about a configured index folder that does not exist).
+pip_quiet() {
+  local log status=0
+  log=$(mktemp)
+  "$VENV_PY" -m pip --disable-pip-version-check "$@" >"$log" 2>&1 || status=$?
+  if ((status)); then
+    cat "$log" >&2
+  else
+    grep -E '^(WARNING|DEPRECATION):' "$log" | grep -v 'is neither a file nor a directory' >&2 || true
+  fi
+  rm -f "$log"
+  return "$status"
+}
+
+rm -f "$STAMP"
+say "installing pinned dependencies into .venv (requirements-lock.txt)"
+pip_quiet install -q -r requirements-lock.txt || die "pip could not install requirements-lock.txt"
+say "installing the project (editable) into .venv"
+pip_quiet install -q --no-deps -e . || die "pip could not install the project"
+echo "$want" >"$STAMP"
+say "environment ready: .venv ($("$VENV_PY" -c 'import sys; print(sys.version.split()[0])'))"
