@@ -126,6 +126,6 @@ class ArmKinematics:
         halves = self.model.geom_aabb[geoms, 3:]
         rotations = self._data.geom_xmat[geoms].reshape(-1, 3, 3)
         # z extent of an oriented box = sum |R[2, k]| * half[k]
-        world_centers_z = self._data.geom_xpos[geoms, 2] + np.einsum("gk,gk->g", rotations[:, 2, :], centers)
+        centre_z = self._data.geom_xpos[geoms, 2] + np.einsum("gk,gk->g", rotations[:, 2], centers)
         extent_z = np.einsum("gk,gk->g", np.abs(rotations[:, 2, :]), halves)
-        return float(np.min(world_centers_z - extent_z))
+        return float(np.min(centre_z - extent_z))

@@ -164,7 +164,8 @@ def check_table_clearance(kinematics: ArmKinematics, q: np.ndarray, limits: Moti
         raise PlanningError(
             "collision",
             f"the robot would reach {lowest * 1000:.0f} mm relative to the table top near TCP "
-            f"position {np.round(tcp, 3).tolist()} m (minimum {limits.table_clearance * 1000:.0f} mm)",
+            f"position {np.round(tcp, 3).tolist()} m "
+            f"(minimum {limits.table_clearance * 1000:.0f} mm)",
         )
 
 

@@ -97,7 +97,7 @@ class PrimitiveConfig:
     timeout: float = 30.0
 
 
-class PrimitiveFailure(Exception):
+class PrimitiveError(Exception):
     """Raised inside a primitive to abort it with a :class:`FailureReason`."""
 
     def __init__(self, reason: FailureReason, message: str) -> None:
@@ -149,7 +149,7 @@ class PrimitiveExecutor:
         try:
             pose = self._validate(name, pose_vector, width, distance)
             self._handlers[name](pose, width, distance or self.config.approach_distance)
-        except PrimitiveFailure as failure:
+        except PrimitiveError as failure:
             if failure.reason != FailureReason.SIM_DIVERGED:
                 self._hold()
             return PrimitiveOutcome(
@@ -166,18 +166,18 @@ class PrimitiveExecutor:
         if not np.all(np.isfinite(pose_vector)) or not np.isfinite(width) or not np.isfinite(
             distance
         ):
-            raise PrimitiveFailure(invalid, "pose, width and distance must be finite numbers")
+            raise PrimitiveError(invalid, "pose, width and distance must be finite numbers")
         if not GRIPPER_WIDTH_RANGE[0] <= width <= GRIPPER_WIDTH_RANGE[1]:
-            raise PrimitiveFailure(
+            raise PrimitiveError(
                 invalid, f"width {width:.4f} m is outside [0, {GRIPPER_WIDTH_RANGE[1]}] m"
             )
         if not 0.0 <= distance <= 0.3:
-            raise PrimitiveFailure(invalid, f"distance {distance:.3f} m is outside [0, 0.3] m")
+            raise PrimitiveError(invalid, f"distance {distance:.3f} m is outside [0, 0.3] m")
         if name not in ("move_to", "pick", "place"):
             return None
         workspace = self.config.workspace
         if not workspace.contains(pose_vector[:3]):
-            raise PrimitiveFailure(
+            raise PrimitiveError(
                 invalid,
                 f"pose position {np.round(pose_vector[:3], 3).tolist()} is outside the "
                 f"workspace: {workspace.describe()}",
@@ -185,7 +185,7 @@ class PrimitiveExecutor:
         try:
             return vector_to_pose(pose_vector)
         except InvalidActionError as error:
-            raise PrimitiveFailure(invalid, str(error)) from None
+            raise PrimitiveError(invalid, str(error)) from None
 
     # -- primitives -------------------------------------------------------------------------
 
@@ -221,20 +221,20 @@ class PrimitiveExecutor:
         if held < self.config.min_grasp_width:
             self._set_gripper(opening)
             self._follow(self._reverse(descend), opening)
-            raise PrimitiveFailure(
+            raise PrimitiveError(
                 FailureReason.NOTHING_GRASPED,
                 f"the gripper closed to {held * 1000:.1f} mm: nothing between the fingers",
             )
         self._follow(lift, GRIPPER_WIDTH_RANGE[0])
         if self.robot.gripper_width() < self.config.min_grasp_width:
-            raise PrimitiveFailure(
+            raise PrimitiveError(
                 FailureReason.NOTHING_GRASPED, "the object slipped out of the gripper while lifting"
             )
 
     def _place(self, pose: np.ndarray, _width: float, distance: float) -> None:
         held = self.robot.gripper_width()
         if held < self.config.min_grasp_width:
-            raise PrimitiveFailure(
+            raise PrimitiveError(
                 FailureReason.NOTHING_GRASPED,
                 f"nothing to place: the gripper reads {held * 1000:.1f} mm",
             )
@@ -261,7 +261,7 @@ class PrimitiveExecutor:
         try:
             return planner()
         except PlanningError as error:
-            raise PrimitiveFailure(FailureReason(error.reason), str(error)) from None
+            raise PrimitiveError(FailureReason(error.reason), str(error)) from None
 
     def _plan_cartesian(
         self, q_start: np.ndarray, goal: np.ndarray, start: np.ndarray | None = None
@@ -290,11 +290,11 @@ class PrimitiveExecutor:
         if self.on_step is not None:
             self.on_step(joint_target, width_target, status)
         if status.diverged:
-            raise PrimitiveFailure(FailureReason.SIM_DIVERGED, "the simulation diverged")
+            raise PrimitiveError(FailureReason.SIM_DIVERGED, "the simulation diverged")
         if status.collision is not None:
-            raise PrimitiveFailure(FailureReason.COLLISION, status.collision)
+            raise PrimitiveError(FailureReason.COLLISION, status.collision)
         if self.robot.time > self._deadline:
-            raise PrimitiveFailure(
+            raise PrimitiveError(
                 FailureReason.TIMEOUT,
                 f"the primitive ran longer than its {self.config.timeout:.1f} s limit",
             )
@@ -313,7 +313,7 @@ class PrimitiveExecutor:
             if position_error < cfg.position_tolerance and rotation_error < cfg.rotation_tolerance:
                 return
             self._send(q_goal, self.robot.gripper_reference())
-        raise PrimitiveFailure(
+        raise PrimitiveError(
             FailureReason.TIMEOUT,
             f"the TCP did not settle within {cfg.position_tolerance * 1000:.0f} mm of "
             f"{np.round(pose[:3, 3], 3).tolist()} m in {cfg.settle_time:.1f} s "
@@ -326,7 +326,7 @@ class PrimitiveExecutor:
             if np.max(np.abs(self.robot.joint_positions() - q_goal)) < 0.01:
                 return
             self._send(q_goal, self.robot.gripper_reference())
-        raise PrimitiveFailure(FailureReason.TIMEOUT, "the arm did not settle at home")
+        raise PrimitiveError(FailureReason.TIMEOUT, "the arm did not settle at home")
 
     def _set_gripper(self, width: float) -> float:
         """Drive the gripper to ``width`` until it stops moving; return the width reading."""

@@ -101,7 +101,9 @@ class TabletopTask:
     def instruction(self) -> str:
         """E.g. "Put the red, green and blue cubes in the bin."."""
         colours = list(self.config.cube_colours)
-        listed = colours[0] if len(colours) == 1 else ", ".join(colours[:-1]) + " and " + colours[-1]
+        listed = colours[0]
+        if len(colours) > 1:
+            listed = ", ".join(colours[:-1]) + " and " + colours[-1]
         return f"Put the {listed} cubes in the bin."
 
     def bin_floor(self, scene: SceneState) -> np.ndarray:
