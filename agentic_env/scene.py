@@ -42,8 +42,8 @@ class SceneConfig:
     wrist_camera: CameraConfig = field(default_factory=realsense_d405)
     timestep: float = 0.002
     robot_base_pos: tuple[float, float, float] = (0.0, 0.0, TABLE_HEIGHT)
-    shoulder_camera_pos: tuple[float, float, float] = (0.12, 0.62, 0.78)
-    shoulder_camera_target: tuple[float, float, float] = (0.5, -0.08, 0.0)
+    shoulder_camera_pos: tuple[float, float, float] = (0.05, -0.5, 0.58)
+    shoulder_camera_target: tuple[float, float, float] = (0.55, 0.1, 0.0)
     table_extent: tuple[float, float, float, float] = (-0.3, 0.95, -0.75, 0.75)
     shadows: bool = False
 

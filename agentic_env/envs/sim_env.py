@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,6 +127,8 @@ class SimEnv(gym.Env):
         self._rollout: PrimitiveRollout | None = None
         self._tcp_target = np.eye(4)
         self._last_rgb: dict[str, np.ndarray] = {}
+        self._last_rgb_time = -1.0
+        self._control_listeners: list[Callable[[SimEnv], None]] = []
 
     # -- runtime objects (rebuilt after unpickling) ------------------------------------------
 
@@ -147,6 +150,7 @@ class SimEnv(gym.Env):
         for key in ("_kinematics", "robot", "_executor", "_renderers", "_overview"):
             state.pop(key, None)
         state["_robot_refs"] = (self.robot.joint_reference(), self.robot.gripper_reference())
+        state["_control_listeners"] = []  # callbacks belong to the process that added them
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -218,7 +222,10 @@ class SimEnv(gym.Env):
             self._tcp_target = self._tcp_pose_matrix()
         else:
             joint_target, width_target = self._low_level_targets(action)
-            self._diverged |= self.robot.send(joint_target, width_target).diverged
+            status = self.robot.send(joint_target, width_target)
+            self._diverged |= status.diverged
+            for listener in self._control_listeners:
+                listener(self)
         if self._diverged:
             mujoco.mj_resetDataKeyframe(self.model, self.data, self._home_key)
             mujoco.mj_forward(self.model, self.data)
@@ -251,7 +258,13 @@ class SimEnv(gym.Env):
         width = (delta[6] + 1.0) / 2.0 * GRIPPER_WIDTH_RANGE[1]
         return solution.q, width
 
+    def add_control_listener(self, listener: Callable[[SimEnv], None]) -> None:
+        """Call ``listener(env)`` after every control period (e.g. to grab video frames)."""
+        self._control_listeners.append(listener)
+
     def _on_step(self, joint_target: np.ndarray, width_target: float, _status: StepStatus) -> None:
+        for listener in self._control_listeners:
+            listener(self)
         rollout = self._rollout
         if rollout is None:
             return
@@ -281,12 +294,10 @@ class SimEnv(gym.Env):
         world_to_base = np.eye(4)
         world_to_base[:3, 3] = -self._base_pos
         for cam in self._cameras:
-            renderer = self._renderers.get(cam.name)
-            if renderer is None:
-                renderer = CameraRenderer(self.model, cam, self._mj_camera(cam))
-                self._renderers[cam.name] = renderer
+            renderer = self._camera_renderer(cam)
             rgb, depth = renderer.render(self.data, self._np_random_noise)
             self._last_rgb[cam.name] = rgb
+            self._last_rgb_time = float(self.data.time)
             extrinsics = world_to_base @ camera_pose_in_world(self.data, renderer.camera_id)
             obs[f"{cam.name}_rgb"] = rgb
             obs[f"{cam.name}_depth"] = depth
@@ -301,6 +312,13 @@ class SimEnv(gym.Env):
         obs["gripper_width"] = np.array([width], dtype=np.float32)
         return obs
 
+    def _camera_renderer(self, cam: CameraConfig) -> CameraRenderer:
+        renderer = self._renderers.get(cam.name)
+        if renderer is None:
+            renderer = CameraRenderer(self.model, cam, self._mj_camera(cam))
+            self._renderers[cam.name] = renderer
+        return renderer
+
     def _info(self, evaluation: TaskEvaluation) -> dict[str, Any]:
         return {
             "instruction": self.task.instruction(),
@@ -314,12 +332,18 @@ class SimEnv(gym.Env):
     # -- rendering --------------------------------------------------------------------------
 
     def render(self) -> np.ndarray | None:
-        """Composite frame: an overview (640x360) beside the shoulder and wrist images.
+        """Composite frame (360, 960, 3): an overview beside the shoulder and wrist images.
 
-        The camera images are the ones of the last observation (no extra rendering).
+        The camera images are the last observation's when the simulation has not moved since;
+        otherwise they are rendered again (RGB only).
         """
         if self.render_mode != "rgb_array":
             return None
+        if self._last_rgb_time != float(self.data.time):
+            for cam in self._cameras:
+                self._last_rgb[cam.name] = self._camera_renderer(cam).render(
+                    self.data, None, depth=False)[0]
+            self._last_rgb_time = float(self.data.time)
         if self._overview is None:
             self._overview = mujoco.Renderer(self.model, height=360, width=640)
         self._overview.update_scene(self.data, camera="overview")

@@ -1,0 +1,35 @@
+"""``agentic-env`` command line: ``demo`` and ``bench`` subcommands.
+
+Each subcommand forwards its remaining arguments to the module's own parser, so
+``agentic-env demo --help`` shows the demo's options.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+#: Subcommand -> (module with ``main(argv) -> int``, one-line help).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("agentic_env.demo", "scripted expert on Tabletop-v0; writes a video and pictures"),
+    "bench": ("agentic_env.bench", "speed and pick-success benchmark; prints and writes JSON"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Dispatch to a subcommand; return its exit code."""
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in ("-h", "--help") or args[0] not in COMMANDS:
+        lines = [f"  {name:<8}{help_text}" for name, (_, help_text) in COMMANDS.items()]
+        print("usage: agentic-env {" + ",".join(COMMANDS) + "} [options]\n\ncommands:\n"
+              + "\n".join(lines))
+        if args and args[0] not in ("-h", "--help"):
+            print(f"\nunknown command {args[0]!r}", file=sys.stderr)
+            return 2
+        return 0
+    module_name, _ = COMMANDS[args[0]]
+    return int(importlib.import_module(module_name).main(args[1:]))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
