@@ -7,6 +7,7 @@ Each subcommand forwards its remaining arguments to the module's own parser, so
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 #: Subcommand -> (module with ``main(argv) -> int``, one-line help).
@@ -27,6 +28,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\nunknown command {args[0]!r}", file=sys.stderr)
             return 2
         return 0
+    os.environ.setdefault("MUJOCO_GL", "egl")  # headless by default; must precede mujoco
     module_name, _ = COMMANDS[args[0]]
     return int(importlib.import_module(module_name).main(args[1:]))
 

@@ -37,12 +37,9 @@ class StepStatus:
 
     Attributes:
         diverged: the physics reported bad accelerations/positions/velocities (sim only).
-        collision: description of an unexpected robot contact (arm link with anything, or
-            any robot part with the static scene), or ``None``.
     """
 
     diverged: bool = False
-    collision: str | None = None
 
 
 class LowLevelRobot(Protocol):
@@ -78,6 +75,12 @@ class LowLevelRobot(Protocol):
         Targets are clamped to joint limits and rate-limited to the joints' and the servo's
         speed limits, so any finite target is safe to send.
         """
+        ...
+
+    def unexpected_contact(self) -> str | None:
+        """Description of a contact the robot must not make (arm link with anything, any
+        robot part with the static scene), or ``None``. Checked by primitives after each
+        period; on hardware this is the controller's protective stop."""
         ...
 
 
@@ -120,6 +123,7 @@ class SimRobot:
         self._static_geom = (model.body_weldid[model.geom_bodyid] == 0) & ~robot_geom
         self._q_ref = np.zeros(6)
         self._width_ref = 0.0
+        self._warning_counts = data.warning.number[_DIVERGENCE_WARNINGS].copy()
         self.sync_reference()
 
     @property
@@ -139,6 +143,7 @@ class SimRobot:
         self.data.act[self._arm_act] = self._q_ref
         self.data.act[self._gripper_act] = self._width_ref
         self.data.ctrl[:] = 0.0
+        self._warning_counts = self.data.warning.number[_DIVERGENCE_WARNINGS].copy()
 
     def restore_reference(self, joint_reference: np.ndarray, width_reference: float) -> None:
         """Restore servo references saved with :meth:`joint_reference` (after unpickling)."""
@@ -176,18 +181,20 @@ class SimRobot:
         data.act[self._arm_act] = self._q_ref + self._lead * velocity
         data.ctrl[self.idx.arm_actuators] = velocity
         self._q_ref = self._q_ref + delta
-        width = float(np.clip(width_target, *GRIPPER_WIDTH_RANGE))
+        width = min(max(float(width_target), GRIPPER_WIDTH_RANGE[0]), GRIPPER_WIDTH_RANGE[1])
         max_width_delta = GRIPPER_SPEED_LIMIT * period
-        width_delta = float(np.clip(width - self._width_ref, -max_width_delta, max_width_delta))
+        width_delta = min(max(width - self._width_ref, -max_width_delta), max_width_delta)
         data.act[self._gripper_act] = self._width_ref
         data.ctrl[self.idx.gripper_actuator] = width_delta / period
         self._width_ref += width_delta
-        warnings_before = data.warning.number[_DIVERGENCE_WARNINGS].copy()
         mujoco.mj_step(self.model, data, nstep=self.n_substeps)
-        diverged = bool(np.any(data.warning.number[_DIVERGENCE_WARNINGS] > warnings_before))
-        return StepStatus(diverged=diverged, collision=self._unexpected_contact())
+        counts = data.warning.number[_DIVERGENCE_WARNINGS]
+        diverged = bool(np.any(counts > self._warning_counts))
+        self._warning_counts = counts
+        return StepStatus(diverged=diverged)
 
-    def _unexpected_contact(self) -> str | None:
+    def unexpected_contact(self) -> str | None:
+        """See :meth:`LowLevelRobot.unexpected_contact`."""
         ncon = self.data.ncon
         if ncon == 0:
             return None

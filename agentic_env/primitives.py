@@ -291,8 +291,9 @@ class PrimitiveExecutor:
             self.on_step(joint_target, width_target, status)
         if status.diverged:
             raise PrimitiveError(FailureReason.SIM_DIVERGED, "the simulation diverged")
-        if status.collision is not None:
-            raise PrimitiveError(FailureReason.COLLISION, status.collision)
+        collision = self.robot.unexpected_contact()
+        if collision is not None:
+            raise PrimitiveError(FailureReason.COLLISION, collision)
         if self.robot.time > self._deadline:
             raise PrimitiveError(
                 FailureReason.TIMEOUT,

@@ -17,6 +17,7 @@ import numpy as np
 from agentic_env.cameras import CameraConfig, azure_kinect_color, realsense_d405
 from agentic_env.props import BinSpec, ObjectSpec, add_bin, add_object
 from agentic_env.robot import robot_spec
+from agentic_env.settings import load_setting
 
 TABLE_HEIGHT = 0.75
 #: Prefix of every robot name in the scene (``robot/gripper/tcp``, ...).
@@ -35,7 +36,7 @@ class SceneConfig:
         shoulder_camera_pos: shoulder camera position in the robot base frame, metres.
         shoulder_camera_target: point the shoulder camera looks at, base frame, metres.
         table_extent: table top (x_min, x_max, y_min, y_max) in the base frame, metres.
-        shadows: whether lights cast shadows (3x slower software rendering).
+        setting: name of the dressing in ``scenes/`` (floor, sky, table, lights).
     """
 
     shoulder_camera: CameraConfig = field(default_factory=azure_kinect_color)
@@ -45,7 +46,7 @@ class SceneConfig:
     shoulder_camera_pos: tuple[float, float, float] = (0.05, -0.5, 0.58)
     shoulder_camera_target: tuple[float, float, float] = (0.55, 0.1, 0.0)
     table_extent: tuple[float, float, float, float] = (-0.3, 0.95, -0.75, 0.75)
-    shadows: bool = False
+    setting: str = "lab"
 
 
 def look_at_xyaxes(eye: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -70,6 +71,7 @@ class SceneBuilder:
 
     def __init__(self, config: SceneConfig) -> None:
         self.config = config
+        self.dressing = load_setting(config.setting)
         self.spec = mujoco.MjSpec()
         self.spec.modelname = "agentic_workcell"
         self._set_options()
@@ -99,21 +101,24 @@ class SceneBuilder:
         spec.visual.map.znear = 0.01  # x extent = 2 cm, nearer than the D405's 7 cm
         spec.visual.map.zfar = 5.0  # x extent = 10 m
         spec.visual.quality.shadowsize = 2048
-        spec.visual.headlight.ambient = [0.35, 0.35, 0.35]
-        spec.visual.headlight.diffuse = [0.3, 0.3, 0.3]
+        spec.visual.headlight.ambient = self.dressing.headlight["ambient"]
+        spec.visual.headlight.diffuse = self.dressing.headlight["diffuse"]
         spec.visual.headlight.specular = [0.0, 0.0, 0.0]
 
     def _add_arena(self) -> None:
-        spec, cfg = self.spec, self.config
+        spec, cfg, dressing = self.spec, self.config, self.dressing
         spec.add_texture(name="floor_tex", type=mujoco.mjtTexture.mjTEXTURE_2D,
                          builtin=mujoco.mjtBuiltin.mjBUILTIN_CHECKER, width=256, height=256,
-                         rgb1=[0.32, 0.33, 0.35], rgb2=[0.28, 0.29, 0.31])
+                         rgb1=dressing.floor["checker_rgb1"], rgb2=dressing.floor["checker_rgb2"])
         spec.add_texture(name="sky", type=mujoco.mjtTexture.mjTEXTURE_SKYBOX,
                          builtin=mujoco.mjtBuiltin.mjBUILTIN_GRADIENT, width=64, height=64,
-                         rgb1=[0.62, 0.66, 0.72], rgb2=[0.18, 0.20, 0.24])
-        floor_mat = spec.add_material(name="floor_mat", texrepeat=[8, 8], reflectance=0.0)
+                         rgb1=dressing.sky["top_rgb"], rgb2=dressing.sky["bottom_rgb"])
+        repeat = dressing.floor["texture_repeat"]
+        floor_mat = spec.add_material(name="floor_mat", texrepeat=[repeat, repeat],
+                                      reflectance=0.0)
         floor_mat.textures[mujoco.mjtTextureRole.mjTEXROLE_RGB] = "floor_tex"
-        spec.add_material(name="table_mat", rgba=[0.82, 0.80, 0.76, 1.0], specular=0.1)
+        spec.add_material(name="table_mat", rgba=dressing.table["rgba"],
+                          specular=dressing.table["specular"])
         spec.add_material(name="mount_mat", rgba=[0.25, 0.26, 0.28, 1.0])
         world = spec.worldbody
         world.add_geom(name="floor", type=mujoco.mjtGeom.mjGEOM_PLANE, size=[4, 4, 0.05],
@@ -134,9 +139,10 @@ class SceneBuilder:
                 world.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=[0.03, 0.03, leg_height / 2],
                                pos=[base[0] + lx, base[1] + ly, leg_height / 2],
                                material="mount_mat", contype=0, conaffinity=0)
+        key = dressing.key_light
         light = world.add_light(name="key_light", pos=[base[0] + 0.4, base[1] - 0.3, 2.6],
-                                dir=[0, 0.15, -1], diffuse=[0.55, 0.55, 0.55],
-                                specular=[0.1, 0.1, 0.1], castshadow=cfg.shadows)
+                                dir=key["direction"], diffuse=key["diffuse"],
+                                specular=key["specular"], castshadow=key["cast_shadow"])
         light.type = mujoco.mjtLightType.mjLIGHT_DIRECTIONAL
 
     def _add_robot(self) -> None:

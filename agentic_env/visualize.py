@@ -35,3 +35,12 @@ def depth_display_range(depth: np.ndarray) -> tuple[float, float]:
         return 0.0, 1.0
     near, far = np.percentile(valid, [2, 98])
     return float(near), float(max(far, near + 1e-3))
+
+
+def resize_nearest(image: np.ndarray | None, width: int, height: int) -> np.ndarray:
+    """Nearest-neighbour resize of ``image`` to (height, width, 3); black when missing."""
+    if image is None:
+        return np.zeros((height, width, 3), np.uint8)
+    rows = (np.arange(height) * image.shape[0] / height).astype(int)
+    cols = (np.arange(width) * image.shape[1] / width).astype(int)
+    return image[rows][:, cols]

@@ -28,6 +28,7 @@ from agentic_env.robot import GRIPPER_WIDTH_RANGE
 from agentic_env.scene import ROBOT_PREFIX, SceneBuilder, SceneConfig
 from agentic_env.tasks import make_task
 from agentic_env.tasks.base import SceneState, Task, TaskEvaluation
+from agentic_env.visualize import resize_nearest
 
 _RESET_ATTEMPTS = 3
 _SETTLE_TIME = 0.3
@@ -348,7 +349,7 @@ class SimEnv(gym.Env):
             self._overview = mujoco.Renderer(self.model, height=360, width=640)
         self._overview.update_scene(self.data, camera="overview")
         overview = self._overview.render()
-        side = [_fit(self._last_rgb.get(cam.name), 320, 180) for cam in self._cameras]
+        side = [resize_nearest(self._last_rgb.get(cam.name), 320, 180) for cam in self._cameras]
         return np.concatenate([overview, np.concatenate(side, axis=0)], axis=1)
 
     def close(self) -> None:
@@ -359,15 +360,6 @@ class SimEnv(gym.Env):
         if getattr(self, "_overview", None) is not None:
             self._overview.close()
             self._overview = None
-
-
-def _fit(image: np.ndarray | None, width: int, height: int) -> np.ndarray:
-    """Nearest-neighbour resize of ``image`` to (height, width, 3); black when missing."""
-    if image is None:
-        return np.zeros((height, width, 3), np.uint8)
-    rows = (np.arange(height) * image.shape[0] / height).astype(int)
-    cols = (np.arange(width) * image.shape[1] / width).astype(int)
-    return image[rows][:, cols]
 
 
 def ee_delta_between(

@@ -1,0 +1,61 @@
+"""Smoke test of ``agentic_env.bench``: a ``--quick`` run writes a complete JSON report."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from agentic_env import bench
+
+
+def _positive_finite(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and (
+        math.isfinite(value) and value > 0
+    )
+
+
+def test_quick_bench_writes_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "nested" / "b.json"
+    assert bench.main(["--quick", "--out", str(out)]) == 0
+    report = json.loads(out.read_text())
+
+    assert {"machine", "control_loop", "observation", "observation_640x360", "pick_timing",
+            "pick_success", "import", "targets", "all_targets_met", "counts"} <= set(report)
+    assert report["quick"] is True
+    machine = report["machine"]
+    for key in ("platform", "cpu_count", "mujoco_version", "MUJOCO_GL"):
+        assert key in machine
+    assert machine["cpu_count"] >= 1
+
+    positive = {
+        "control_loop": ["send_s_per_period", "raw_mj_step_s_per_period", "send_rate_hz",
+                         "raw_mj_step_rate_hz", "overhead_ratio", "env_step_no_render_rate_hz",
+                         "env_step_rate_hz", "send_realtime_factor"],
+        "observation": ["env_ms", "raw_renderer_ms", "overhead_ratio"],
+        "observation_640x360": ["env_ms", "raw_renderer_ms", "overhead_ratio"],
+        "pick_timing": ["mean_wall_s", "mean_sim_duration_s", "realtime_factor"],
+        "import": ["best_s"],
+    }
+    for section, keys in positive.items():
+        for key in keys:
+            assert _positive_finite(report[section][key]), (section, key, report[section][key])
+    assert report["observation_640x360"]["cameras"] == {"shoulder": "640x360",
+                                                        "wrist": "640x360"}
+
+    success = report["pick_success"]
+    assert success["picks"] == bench.QUICK_COUNTS.picks
+    assert 0.0 <= success["success_rate"] <= 1.0
+    assert success["succeeded"] + sum(success["failures_by_reason"].values()) == success["picks"]
+    assert report["import"]["heavy_modules_checked"] == list(bench.HEAVY_MODULES)
+
+    metrics = [target["metric"] for target in report["targets"]]
+    assert len(metrics) == 5
+    for target in report["targets"]:
+        assert math.isfinite(target["value"]) and isinstance(target["pass"], bool)
+
+    printed = capsys.readouterr().out
+    assert "PASS" in printed or "MISS" in printed
+    assert str(out) in printed
