@@ -2,8 +2,8 @@
 
 pyproject.toml maps five folders onto one import namespace ([tool.setuptools.package-dir]).
 `packages.find` cannot remap folders, so this lists each root plus every subpackage found
-under its folder, which picks up new subpackages automatically. Under assets/ and scenes/ every folder
-counts (data folders need no __init__.py); elsewhere a folder needs an __init__.py.
+under its folder, which picks up new subpackages automatically. Under assets/ and scenes/
+every folder counts (data folders need no __init__.py); elsewhere a folder needs an __init__.py.
 """
 
 import tomllib

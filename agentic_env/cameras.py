@@ -20,6 +20,8 @@ import numpy as np
 
 from agentic_env.errors import InvalidConfigError, RenderingUnavailableError
 
+#: The skybox lies beyond this fraction of the far clipping distance; depth_max must not.
+SKYBOX_DEPTH_FRACTION = 0.4
 #: MuJoCo cameras look along -z with y up; OpenCV cameras look along +z with y down.
 MUJOCO_TO_OPENCV = np.diag([1.0, -1.0, -1.0])
 
@@ -152,6 +154,12 @@ class CameraRenderer:
         extent = model.stat.extent
         self._near = np.float32(model.vis.map.znear * extent)
         self._far = np.float32(model.vis.map.zfar * extent)
+        if config.depth_max > SKYBOX_DEPTH_FRACTION * self._far:
+            raise InvalidConfigError(
+                f"camera {config.name!r}: depth_max {config.depth_max} m reaches the skybox "
+                f"(drawn beyond {SKYBOX_DEPTH_FRACTION * self._far:.1f} m); raise the model's "
+                "visual/map zfar"
+            )
 
     @property
     def camera_id(self) -> int:

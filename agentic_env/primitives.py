@@ -33,6 +33,9 @@ from agentic_env.motion import (
 )
 from agentic_env.robot import GRIPPER_WIDTH_RANGE, HOME_JOINT_POSITIONS
 
+#: Joint speed below which the arm counts as stopped, rad/s.
+STOPPED_SPEED = 0.01
+
 
 class FailureReason(StrEnum):
     """Why a primitive failed."""
@@ -144,10 +147,13 @@ class PrimitiveExecutor:
             InvalidActionError: if the action does not match the primitive action space.
         """
         name, pose_vector, width, distance = parse_primitive_action(action)
+        try:
+            pose = self._validate(name, pose_vector, width, distance)
+        except PrimitiveError as rejected:  # nothing moved, no time passed
+            return PrimitiveOutcome(name, False, rejected.reason.value, str(rejected), 0.0)
         start = self.robot.time
         self._deadline = start + self.config.timeout
         try:
-            pose = self._validate(name, pose_vector, width, distance)
             self._handlers[name](pose, width, distance or self.config.approach_distance)
         except PrimitiveError as failure:
             if failure.reason != FailureReason.SIM_DIVERGED:
@@ -233,10 +239,12 @@ class PrimitiveExecutor:
 
     def _place(self, pose: np.ndarray, _width: float, distance: float) -> None:
         held = self.robot.gripper_width()
-        if held < self.config.min_grasp_width:
+        # Holding means the servo is blocked open: commanded tighter than where it stopped.
+        if self.robot.gripper_reference() > held - self.config.min_grasp_width:
             raise PrimitiveError(
                 FailureReason.NOTHING_GRASPED,
-                f"nothing to place: the gripper reads {held * 1000:.1f} mm",
+                f"nothing to place: the gripper reads {held * 1000:.1f} mm and is not blocked "
+                "by an object",
             )
         pre_place = offset_along_approach(pose, -distance)
         to_pre = self._plan_cartesian(self.robot.joint_positions(), pre_place)
@@ -348,8 +356,17 @@ class PrimitiveExecutor:
         return self.robot.gripper_width()
 
     def _hold(self) -> None:
-        """Stop where the arm is: command the measured joints, keep the gripper reference."""
-        self.robot.send(self.robot.joint_positions(), self.robot.gripper_reference())
+        """Stop where the arm is: hold the joints measured now until they stop moving.
+
+        The gripper keeps its reference. Holds at most ``settle_time``.
+        """
+        joint_target, width_target = self.robot.joint_positions(), self.robot.gripper_reference()
+        for _ in range(int(np.ceil(self.config.settle_time / self.robot.control_dt))):
+            status = self.robot.send(joint_target, width_target)
+            if self.on_step is not None:
+                self.on_step(joint_target, width_target, status)
+            if status.diverged or np.max(np.abs(self.robot.joint_velocities())) < STOPPED_SPEED:
+                return
 
 
 def offset_along_approach(pose: np.ndarray, distance: float) -> np.ndarray:

@@ -120,9 +120,9 @@ def add_bin(
     common = {"type": box, "rgba": bin_spec.rgba, "solref": PROP_SOLREF}
     body.add_geom(name=f"{bin_spec.name}_floor", size=[half_x + t, half_y + t, t / 2],
                   pos=[0, 0, t / 2], **common)
-    for sign in (-1.0, 1.0):
-        body.add_geom(size=[t / 2, half_y + t, h / 2], pos=[sign * (half_x + t / 2), 0, h / 2],
-                      **common)
-        body.add_geom(size=[half_x, t / 2, h / 2], pos=[0, sign * (half_y + t / 2), h / 2],
-                      **common)
+    for sign, side in ((-1.0, "-"), (1.0, "+")):
+        body.add_geom(name=f"{bin_spec.name}_wall_{side}x", size=[t / 2, half_y + t, h / 2],
+                      pos=[sign * (half_x + t / 2), 0, h / 2], **common)
+        body.add_geom(name=f"{bin_spec.name}_wall_{side}y", size=[half_x, t / 2, h / 2],
+                      pos=[0, sign * (half_y + t / 2), h / 2], **common)
     return body

@@ -99,7 +99,10 @@ class SceneBuilder:
         spec.stat.extent = 2.0
         spec.stat.center = [0.4, 0.0, TABLE_HEIGHT]
         spec.visual.map.znear = 0.01  # x extent = 2 cm, nearer than the D405's 7 cm
-        spec.visual.map.zfar = 5.0  # x extent = 10 m
+        spec.visual.map.zfar = 25.0  # x extent = 50 m: the skybox is drawn about 25 m away
+        # No multisampling: depth is read from the colour pass, and a multisampled buffer
+        # would give each pixel the depth of one sample instead of the pixel centre.
+        spec.visual.quality.offsamples = 0
         spec.visual.quality.shadowsize = 2048
         spec.visual.headlight.ambient = self.dressing.headlight["ambient"]
         spec.visual.headlight.diffuse = self.dressing.headlight["diffuse"]

@@ -137,14 +137,14 @@ class TabletopTask:
             position = scene.body_position(cube.name)
             # grasp at the centre, but keep the fingertips 8 mm above the table
             position[2] = max(position[2], TCP_TO_FINGERTIP + 0.008)
-            yield pick(top_down_pose(position, _grasp_yaw(scene.body_rotation(cube.name))),
+            yield pick(top_down_pose(position, cube_grasp_yaw(scene.body_rotation(cube.name))),
                        width=cube.grasp_width)
             target = self.bin_floor(scene) + [0.0, slot, cfg.bin.wall_thickness
                                               + cube.half_height + 0.015]
             yield place(top_down_pose(target, 0.0))
 
 
-def _grasp_yaw(rotation: np.ndarray) -> float:
+def cube_grasp_yaw(rotation: np.ndarray) -> float:
     """Yaw of a top grasp across a cube's faces, folded into [-pi/4, pi/4] (wrist friendly)."""
     yaw = float(np.arctan2(rotation[1, 0], rotation[0, 0]))
     return (yaw + np.pi / 4) % (np.pi / 2) - np.pi / 4

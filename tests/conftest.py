@@ -1,0 +1,49 @@
+"""Shared test setup: headless rendering, the registered Gymnasium ids, env factories.
+
+Every env made through :func:`make_env` / the ``make_sim_env`` fixture is closed after the
+test, so no OpenGL context outlives its test (EGL complains about contexts freed at exit).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("MUJOCO_GL", "egl")
+
+from collections.abc import Callable, Iterator  # noqa: E402
+from typing import Any  # noqa: E402
+
+import gymnasium as gym  # noqa: E402
+import pytest  # noqa: E402
+
+import agentic_env  # noqa: E402, F401  (registers the Gymnasium ids)
+from agentic_env.envs.sim_env import SimEnv  # noqa: E402
+from agentic_env.registry import register_envs  # noqa: E402
+
+# `import agentic_env` registers the ids. A stale editable install (finder generated before
+# agentic_env/__init__.py existed) imports `agentic_env` as a bare namespace package when the
+# repo root is not on sys.path (plain `pytest`), so register explicitly too (idempotent).
+register_envs()
+
+TABLETOP_ID = "AgenticEnv/Tabletop-v0"
+
+
+def make_registered(env_id: str = TABLETOP_ID, **kwargs: Any) -> gym.Env:
+    """``gym.make`` after registering the ids; picklable by reference for spawned workers."""
+    register_envs()
+    return gym.make(env_id, **kwargs)
+
+
+@pytest.fixture
+def make_sim_env() -> Iterator[Callable[..., SimEnv]]:
+    """Factory of :class:`SimEnv` instances that are all closed at teardown."""
+    envs: list[SimEnv] = []
+
+    def factory(**kwargs: Any) -> SimEnv:
+        env = SimEnv(**kwargs)
+        envs.append(env)
+        return env
+
+    yield factory
+    for env in envs:
+        env.close()
