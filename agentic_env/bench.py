@@ -7,10 +7,10 @@ Measures, in one run, each figure beside its baseline on the same compiled model
    against raw ``mujoco.mj_step(model, data, nstep=n_substeps)`` on a copy of the same state,
    as an overhead ratio; also ``env.step`` in ``joint_position`` mode, with its observation
    stubbed out and with the normal observation (both for information).
-2. **Observation.** ``env._observation()`` (both cameras, RGB + depth) against bare
+2. **Observation.** ``env.observe()`` (both cameras, RGB + depth) against bare
    ``mujoco.Renderer`` calls for the same cameras and resolutions, at the default resolution
    and at 640x360 (for information).
-3. **Pick primitive.** Wall time of ``env._executor.execute`` on the expert's pick actions
+3. **Pick primitive.** Wall time of ``env.executor.execute`` on the expert's pick actions
    (no observation render) and its real-time factor, sim duration / wall time.
 4. **Pick success.** Ground-truth success rate of the expert's first pick over random cube
    poses: the primitive succeeds and the cube ends at least 5 cm above where it was.
@@ -57,7 +57,7 @@ from agentic_env.tasks.tabletop import TabletopTask
 
 #: Largest accepted ratio of ``SimRobot.send`` time to raw ``mj_step`` time per period.
 CONTROL_OVERHEAD_TARGET = 1.10
-#: Largest accepted ratio of ``env._observation()`` time to bare ``mujoco.Renderer`` time.
+#: Largest accepted ratio of ``env.observe()`` time to bare ``mujoco.Renderer`` time.
 OBSERVATION_OVERHEAD_TARGET = 1.10
 #: Smallest accepted real-time factor (sim seconds per wall second) of a pick primitive.
 PICK_RTF_TARGET = 5.0
@@ -284,7 +284,7 @@ def bench_control_loop(env: SimEnv, counts: Counts) -> dict[str, Any]:
     nstep = robot.n_substeps
     q_hold, width_hold = _hold_targets(env)
     action = np.concatenate([q_hold, [width_hold]])
-    cached = env._observation()
+    cached = env.observe()
 
     def send() -> object:
         return robot.send(q_hold, width_hold)
@@ -293,11 +293,11 @@ def bench_control_loop(env: SimEnv, counts: Counts) -> dict[str, Any]:
         return env.step(action)
 
     def env_step_stubbed() -> object:
-        env._observation = lambda: cached  # type: ignore[method-assign]
+        env.observe = lambda: cached  # type: ignore[method-assign]
         try:
             return env.step(action)
         finally:
-            del env._observation
+            del env.observe
 
     raw_data = copy.copy(env.data)
 
@@ -344,7 +344,7 @@ def bench_control_loop(env: SimEnv, counts: Counts) -> dict[str, Any]:
 
 
 def bench_observation(env: SimEnv, count: int, repeats: int) -> dict[str, Any]:
-    """Time ``env._observation()`` against bare ``mujoco.Renderer`` calls.
+    """Time ``env.observe()`` against bare ``mujoco.Renderer`` calls.
 
     The baseline renders the same MuJoCo cameras at the same resolutions, each with its own
     renderer (as the env has): ``update_scene``, render RGB, enable depth, render, disable.
@@ -356,9 +356,9 @@ def bench_observation(env: SimEnv, count: int, repeats: int) -> dict[str, Any]:
     model, data = env.model, env.data
     renderers: list[tuple[mujoco.Renderer, int]] = []
     try:
-        for cam in env._cameras:
+        for cam in env.cameras:
             renderer = mujoco.Renderer(model, height=cam.height, width=cam.width)
-            renderers.append((renderer, env._camera_ids[cam.name]))
+            renderers.append((renderer, env.camera_id(cam.name)))
 
         def raw_observation() -> None:
             for renderer, camera_id in renderers:
@@ -369,7 +369,7 @@ def bench_observation(env: SimEnv, count: int, repeats: int) -> dict[str, Any]:
                 renderer.disable_depth_rendering()
 
         bodies: dict[str, Callable[[], object]] = {
-            "env": env._observation, "raw": raw_observation,
+            "env": env.observe, "raw": raw_observation,
         }
         for body in bodies.values():
             body()
@@ -379,7 +379,7 @@ def bench_observation(env: SimEnv, count: int, repeats: int) -> dict[str, Any]:
             renderer.close()
     env_ms, raw_ms = timing.best["env"] * 1e3, timing.best["raw"] * 1e3
     return {
-        "cameras": {cam.name: f"{cam.width}x{cam.height}" for cam in env._cameras},
+        "cameras": {cam.name: f"{cam.width}x{cam.height}" for cam in env.cameras},
         "observations": count,
         "repeats": repeats,
         "env_ms": env_ms,
@@ -412,12 +412,12 @@ def bench_pick_timing(env: SimEnv, task: TabletopTask, count: int, seed: int) ->
         Mean wall time and sim duration (seconds), the real-time factor (total sim time /
         total wall time) and how many picks succeeded.
     """
-    env._executor.execute(_first_pick(env, task, seed - 1))
+    env.executor.execute(_first_pick(env, task, seed - 1))
     walls, sims, ok = [], [], 0
     for index in range(count):
         action = _first_pick(env, task, seed + index)
         start = time.perf_counter()
-        outcome = env._executor.execute(action)
+        outcome = env.executor.execute(action)
         walls.append(time.perf_counter() - start)
         sims.append(outcome.sim_duration)
         ok += outcome.ok
@@ -466,7 +466,7 @@ def bench_pick_success(
             continue
         cube = _target_cube(env, task, action)
         height_before = float(env.scene_state.body_position(cube)[2])
-        outcome = env._executor.execute(action)
+        outcome = env.executor.execute(action)
         lift = float(env.scene_state.body_position(cube)[2]) - height_before
         if outcome.ok and lift >= LIFT_THRESHOLD:
             succeeded += 1
@@ -671,8 +671,8 @@ def run_benchmark(
                        f"repeat, best of {counts.repeats})")
         report.info(f"raw mujoco.Renderer at {resolution}",
                     f"{observation['raw_renderer_ms']:.2f} ms")
-        report.info(f"env._observation() at {resolution}", f"{observation['env_ms']:.2f} ms")
-        report.check(Target("env._observation / raw renderer time",
+        report.info(f"env.observe() at {resolution}", f"{observation['env_ms']:.2f} ms")
+        report.check(Target("env.observe / raw renderer time",
                             observation["overhead_ratio"], OBSERVATION_OVERHEAD_TARGET,
                             higher_is_better=False), f"{observation['overhead_ratio']:.3f}")
         report.info("  per repeat", _ratios(observation["overhead_ratio_per_repeat"]))
@@ -691,8 +691,8 @@ def run_benchmark(
         results["observation_640x360"] = high
         report.info(f"raw mujoco.Renderer at {width}x{height}",
                     f"{high['raw_renderer_ms']:.2f} ms")
-        report.info(f"env._observation() at {width}x{height}", f"{high['env_ms']:.2f} ms")
-        report.info(f"env._observation / raw renderer at {width}x{height}",
+        report.info(f"env.observe() at {width}x{height}", f"{high['env_ms']:.2f} ms")
+        report.info(f"env.observe / raw renderer at {width}x{height}",
                     f"{high['overhead_ratio']:.3f}")
 
         timing = bench_pick_timing(env, task, counts.timing_picks, seed + _TIMING_SEED_OFFSET)

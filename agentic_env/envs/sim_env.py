@@ -111,11 +111,11 @@ class SimEnv(gym.Env):
         self._base_pos = builder.base_pos
         self._home_key = self.model.key(ROBOT_PREFIX + "home").id
         self._control_hz = control_hz
-        self._cameras: tuple[CameraConfig, ...] = (
+        self.cameras: tuple[CameraConfig, ...] = (
             self.scene_config.shoulder_camera,
             self.scene_config.wrist_camera,
         )
-        self.observation_space = observation_space(self._cameras)
+        self.observation_space = observation_space(self.cameras)
         self.action_space = {
             "primitive": lambda: primitive_action_space(self.primitive_config.workspace),
             "ee_delta": ee_delta_action_space,
@@ -137,18 +137,25 @@ class SimEnv(gym.Env):
         self._kinematics = ArmKinematics()
         self.robot = SimRobot(self.model, self.data, self._kinematics, 1.0 / self._control_hz,
                               ROBOT_PREFIX)
-        self._executor = PrimitiveExecutor(self.robot, self.primitive_config, self._on_step)
+        #: Runs primitive actions on :attr:`robot` (``step`` adds observation and scoring).
+        self.executor = PrimitiveExecutor(self.robot, self.primitive_config, self._on_step)
         self._renderers: dict[str, CameraRenderer] = {}
         self._overview: mujoco.Renderer | None = None
-        self._camera_ids = {cam.name: self.model.camera(self._mj_camera(cam)).id
-                            for cam in self._cameras}
+
+    def camera_id(self, name: str) -> int:
+        """MuJoCo camera id of observation camera ``name`` (``shoulder`` or ``wrist``)."""
+        cam = next((c for c in self.cameras if c.name == name), None)
+        if cam is None:
+            valid = ", ".join(c.name for c in self.cameras)
+            raise InvalidConfigError(f"no camera {name!r}; valid: {valid}")
+        return self.model.camera(self._mj_camera(cam)).id
 
     def _mj_camera(self, cam: CameraConfig) -> str:
         return ROBOT_PREFIX + "gripper/" + cam.name if cam.name == "wrist" else cam.name
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        for key in ("_kinematics", "robot", "_executor", "_renderers", "_overview"):
+        for key in ("_kinematics", "robot", "executor", "_renderers", "_overview"):
             state.pop(key, None)
         state["_robot_refs"] = (self.robot.joint_reference(), self.robot.gripper_reference())
         state["_control_listeners"] = []  # callbacks belong to the process that added them
@@ -193,7 +200,7 @@ class SimEnv(gym.Env):
         self._diverged = False
         self._tcp_target = self._tcp_pose_matrix()
         self._last_rgb = {}
-        observation = self._observation()
+        observation = self.observe()
         return observation, self._info(self.task.evaluate(self.scene_state))
 
     def _settle(self) -> bool:
@@ -215,7 +222,7 @@ class SimEnv(gym.Env):
         extra: dict[str, Any] = {}
         if self.control_mode == "primitive":
             self._rollout = PrimitiveRollout() if self.record_rollouts else None
-            outcome = self._executor.execute(action)
+            outcome = self.executor.execute(action)
             extra["primitive"] = outcome.as_info()
             if self._rollout is not None:
                 extra["rollout"] = self._rollout
@@ -233,7 +240,7 @@ class SimEnv(gym.Env):
             self.robot.sync_reference()
         self._steps += 1
         evaluation = self.task.evaluate(self.scene_state)
-        observation = self._observation()
+        observation = self.observe()
         terminated = evaluation.success or self._diverged
         truncated = self._steps >= self.max_episode_steps and not terminated
         info = self._info(evaluation) | extra
@@ -279,7 +286,7 @@ class SimEnv(gym.Env):
                              self.ee_delta_scale)
         )
         if self.record_observations:
-            rollout.observations.append(self._observation())
+            rollout.observations.append(self.observe())
 
     # -- observations -----------------------------------------------------------------------
 
@@ -290,11 +297,15 @@ class SimEnv(gym.Env):
         pose[:3, 3] = self.data.site_xpos[site] - self._base_pos
         return pose
 
-    def _observation(self) -> dict[str, np.ndarray]:
+    def observe(self) -> dict[str, np.ndarray]:
+        """Render and assemble the current observation (no physics step).
+
+        ``reset`` and ``step`` return this; call it directly to look again without acting.
+        """
         obs: dict[str, np.ndarray] = {}
         world_to_base = np.eye(4)
         world_to_base[:3, 3] = -self._base_pos
-        for cam in self._cameras:
+        for cam in self.cameras:
             renderer = self._camera_renderer(cam)
             rgb, depth = renderer.render(self.data, self._np_random_noise)
             self._last_rgb[cam.name] = rgb
@@ -341,7 +352,7 @@ class SimEnv(gym.Env):
         if self.render_mode != "rgb_array":
             return None
         if self._last_rgb_time != float(self.data.time):
-            for cam in self._cameras:
+            for cam in self.cameras:
                 self._last_rgb[cam.name] = self._camera_renderer(cam).render(
                     self.data, None, depth=False)[0]
             self._last_rgb_time = float(self.data.time)
@@ -349,7 +360,7 @@ class SimEnv(gym.Env):
             self._overview = mujoco.Renderer(self.model, height=360, width=640)
         self._overview.update_scene(self.data, camera="overview")
         overview = self._overview.render()
-        side = [resize_nearest(self._last_rgb.get(cam.name), 320, 180) for cam in self._cameras]
+        side = [resize_nearest(self._last_rgb.get(cam.name), 320, 180) for cam in self.cameras]
         return np.concatenate([overview, np.concatenate(side, axis=0)], axis=1)
 
     def close(self) -> None:
