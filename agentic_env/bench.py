@@ -1,7 +1,7 @@
 """Performance and reliability benchmark of the simulated workcell (``agentic-env bench``).
 
 Measures, in one run, each figure beside its baseline on the same compiled model (the
-640x360 observation figure needs a second model, compiled with those cameras):
+1280x720 observation figure needs a second model, compiled with those cameras):
 
 1. **Control loop.** :meth:`SimRobot.send` (the physics + control path every env step runs)
    against raw ``mujoco.mj_step(model, data, nstep=n_substeps)`` on a copy of the same state,
@@ -9,7 +9,7 @@ Measures, in one run, each figure beside its baseline on the same compiled model
    stubbed out and with the normal observation (both for information).
 2. **Observation.** ``env.observe()`` (both cameras, RGB + depth) against bare
    ``mujoco.Renderer`` calls for the same cameras and resolutions, at the default resolution
-   and at 640x360 (for information).
+   and at 1280x720, the Azure Kinect colour mode (for information).
 3. **Pick primitive.** Wall time of ``env.executor.execute`` on the expert's pick actions
    (no observation render) and its real-time factor, sim duration / wall time.
 4. **Pick success.** Ground-truth success rate of the expert's first pick over random cube
@@ -68,7 +68,7 @@ LIFT_THRESHOLD = 0.05
 #: Modules that ``import agentic_env`` must not pull in.
 HEAVY_MODULES = ("litellm", "torch", "ray")
 #: The information-only camera resolution (width, height), pixels.
-HIGH_RESOLUTION = (640, 360)
+HIGH_RESOLUTION = (1280, 720)
 
 _PICK = PRIMITIVES.index("pick")
 _TIMING_SEED_OFFSET = 10_000
@@ -93,7 +93,7 @@ class Counts:
         repeats: timed repeats of each micro-benchmark (the best one is kept).
         env_steps: ``env.step`` calls (with observation) per timed repeat.
         observations: observations per timed repeat at the default resolution.
-        observations_high: observations per timed repeat at 640x360.
+        observations_high: observations per timed repeat at 1280x720.
         timing_picks: timed pick primitives (after one untimed warm-up pick).
         picks: random cube poses of the success-rate figure.
         import_runs: fresh interpreters timed for the import figure (best one kept).
@@ -688,7 +688,7 @@ def run_benchmark(
             high = bench_observation(high_env, counts.observations_high, counts.repeats)
         finally:
             high_env.close()
-        results["observation_640x360"] = high
+        results["observation_high_resolution"] = high
         report.info(f"raw mujoco.Renderer at {width}x{height}",
                     f"{high['raw_renderer_ms']:.2f} ms")
         report.info(f"env.observe() at {width}x{height}", f"{high['env_ms']:.2f} ms")

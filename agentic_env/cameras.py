@@ -88,12 +88,12 @@ def pinhole_intrinsics(width: int, height: int, fovy_deg: float) -> np.ndarray:
     )
 
 
-def azure_kinect_color(width: int = 320, height: int = 180) -> CameraConfig:
+def azure_kinect_color(width: int = 640, height: int = 360) -> CameraConfig:
     """Shoulder camera: Azure Kinect colour camera (90 x 59 deg at 16:9), NFOV depth range."""
     return CameraConfig("shoulder", width, height, fovy_deg=59.0, depth_min=0.5, depth_max=3.86)
 
 
-def realsense_d405(width: int = 320, height: int = 180) -> CameraConfig:
+def realsense_d405(width: int = 640, height: int = 360) -> CameraConfig:
     """Wrist camera: Intel RealSense D405 (87 x 58 deg), depth range 7-50 cm."""
     return CameraConfig("wrist", width, height, fovy_deg=58.0, depth_min=0.07, depth_max=0.5)
 

@@ -20,11 +20,6 @@ import agentic_env  # noqa: E402, F401  (registers the Gymnasium ids)
 from agentic_env.envs.sim_env import SimEnv  # noqa: E402
 from agentic_env.registry import register_envs  # noqa: E402
 
-# `import agentic_env` registers the ids. A stale editable install (finder generated before
-# agentic_env/__init__.py existed) imports `agentic_env` as a bare namespace package when the
-# repo root is not on sys.path (plain `pytest`), so register explicitly too (idempotent).
-register_envs()
-
 TABLETOP_ID = "AgenticEnv/Tabletop-v0"
 
 

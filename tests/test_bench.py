@@ -22,7 +22,7 @@ def test_quick_bench_writes_report(tmp_path: Path, capsys: pytest.CaptureFixture
     assert bench.main(["--quick", "--out", str(out)]) == 0
     report = json.loads(out.read_text())
 
-    assert {"machine", "control_loop", "observation", "observation_640x360", "pick_timing",
+    assert {"machine", "control_loop", "observation", "observation_high_resolution", "pick_timing",
             "pick_success", "import", "targets", "all_targets_met", "counts"} <= set(report)
     assert report["quick"] is True
     machine = report["machine"]
@@ -35,15 +35,15 @@ def test_quick_bench_writes_report(tmp_path: Path, capsys: pytest.CaptureFixture
                          "raw_mj_step_rate_hz", "overhead_ratio", "env_step_no_render_rate_hz",
                          "env_step_rate_hz", "send_realtime_factor"],
         "observation": ["env_ms", "raw_renderer_ms", "overhead_ratio"],
-        "observation_640x360": ["env_ms", "raw_renderer_ms", "overhead_ratio"],
+        "observation_high_resolution": ["env_ms", "raw_renderer_ms", "overhead_ratio"],
         "pick_timing": ["mean_wall_s", "mean_sim_duration_s", "realtime_factor"],
         "import": ["best_s"],
     }
     for section, keys in positive.items():
         for key in keys:
             assert _positive_finite(report[section][key]), (section, key, report[section][key])
-    assert report["observation_640x360"]["cameras"] == {"shoulder": "640x360",
-                                                        "wrist": "640x360"}
+    assert report["observation_high_resolution"]["cameras"] == {"shoulder": "1280x720",
+                                                                "wrist": "1280x720"}
 
     success = report["pick_success"]
     assert success["picks"] == bench.QUICK_COUNTS.picks

@@ -1,8 +1,8 @@
 """Camera calibration and depth of both RGB-D cameras, checked against MuJoCo's ground truth.
 
-The shoulder camera runs at 1280x720 (the Azure Kinect's native 720p colour mode): at the
-default 320x180 one pixel covers 6-10 mm of a cube's top face seen from ~1 m, more than the
-3 mm the back-projection check allows. The wrist camera keeps its default 320x180.
+The shoulder camera runs at 1280x720 (the Azure Kinect's native 720p colour mode): at lower
+resolutions one pixel covers several millimetres of a cube's top face seen from ~1 m, close to
+the 3 mm the back-projection check allows. The wrist camera keeps its default resolution.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidActionError, InvalidConfigError
 from agentic_env.registry import ENV_IDS
 from agentic_env.tasks import TASKS
+from agentic_env.visualize import resize_nearest
 
 # check_env's advice on space bounds, which the contract knowingly departs from: calibration
 # matrices and the TCP pose are unbounded Boxes, and joint_position actions (and primitive
@@ -346,9 +347,10 @@ def test_render_rgb_array_composite(make_sim_env: Callable[..., SimEnv]) -> None
         frame = env.render()
         assert isinstance(frame, np.ndarray)
         assert frame.shape == (360, 960, 3) and frame.dtype == np.uint8
-        # the right-hand column shows the last observation's camera images (320x180 each)
-        np.testing.assert_array_equal(frame[:180, 640:], observation["shoulder_rgb"])
-        np.testing.assert_array_equal(frame[180:, 640:], observation["wrist_rgb"])
+        # the right-hand column shows the last observation's camera images at 320x180
+        for rows, camera in ((slice(0, 180), "shoulder"), (slice(180, 360), "wrist")):
+            expected = resize_nearest(observation[f"{camera}_rgb"], 320, 180)
+            np.testing.assert_array_equal(frame[rows, 640:], expected)
         assert frame[:, :640].std() > 1.0  # the overview is not blank
         observation, *_ = env.step(primitive("close_gripper"))
 
