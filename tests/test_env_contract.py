@@ -359,3 +359,20 @@ def test_render_without_render_mode_returns_none(make_sim_env: Callable[..., Sim
     env = make_sim_env()
     env.reset(seed=0)
     assert env.render() is None
+
+
+def test_ee_delta_moves_the_tcp_along_the_commanded_axis(
+    make_sim_env: Callable[..., SimEnv],
+) -> None:
+    """+x at full scale for 10 periods moves the TCP 0.25 m/s x 0.5 s = 12.5 cm along base x."""
+    env = make_sim_env(control_mode="ee_delta")
+    observation, _ = env.reset(seed=0)
+    start = observation["tcp_pose"].copy()
+    action = np.array([1, 0, 0, 0, 0, 0, 1], dtype=np.float32)
+    for _ in range(10):
+        observation, *_ = env.step(action)
+    for _ in range(10):  # let the servos settle on the last target
+        observation, *_ = env.step(np.array([0, 0, 0, 0, 0, 0, 1], dtype=np.float32))
+    moved = observation["tcp_pose"][:3] - start[:3]
+    np.testing.assert_allclose(moved, [0.125, 0.0, 0.0], atol=2e-3)
+    np.testing.assert_allclose(np.abs(observation["tcp_pose"][3:]), np.abs(start[3:]), atol=1e-2)
