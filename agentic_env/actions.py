@@ -93,6 +93,18 @@ def close_gripper() -> dict[str, Any]:
     return primitive("close_gripper")
 
 
+def open_drawer(handle_pose: PoseLike, distance: float = 0.0) -> dict[str, Any]:
+    """Grasp the drawer handle at ``handle_pose`` (TCP grasp pose, base frame; z points into
+    the cabinet) and pull it out by ``distance`` m along -z (0 = the default, 0.2 m)."""
+    return primitive("open_drawer", handle_pose, 0.0, distance)
+
+
+def close_drawer(handle_pose: PoseLike, distance: float = 0.0) -> dict[str, Any]:
+    """Grasp the drawer handle at ``handle_pose`` (TCP grasp pose, base frame) and push it in
+    by ``distance`` m along +z, or until the drawer stops (0 = the default, 0.2 m)."""
+    return primitive("close_drawer", handle_pose, 0.0, distance)
+
+
 def top_down_pose(position: np.ndarray, yaw: float = 0.0) -> np.ndarray:
     """TCP pose (4x4) at ``position`` (base frame, m) pointing straight down.
 
@@ -105,3 +117,13 @@ def top_down_pose(position: np.ndarray, yaw: float = 0.0) -> np.ndarray:
     pose[:3, :3] = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]) @ np.diag([1, -1, -1])
     pose[:3, 3] = position
     return pose
+
+
+def box_top_grasp_yaw(rotation: np.ndarray) -> float:
+    """Yaw (rad) of a top grasp across a box's faces, folded into [-pi/4, pi/4].
+
+    ``rotation`` is the box's (3, 3) rotation in the base frame; folding keeps the wrist near
+    its middle range, which a box's 90-degree symmetry allows.
+    """
+    yaw = float(np.arctan2(rotation[1, 0], rotation[0, 0]))
+    return (yaw + np.pi / 4) % (np.pi / 2) - np.pi / 4

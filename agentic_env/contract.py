@@ -42,6 +42,8 @@ PRIMITIVES: tuple[str, ...] = (
     "place",
     "open_gripper",
     "close_gripper",
+    "open_drawer",
+    "close_drawer",
 )
 #: Low-level control modes and the primitive mode.
 CONTROL_MODES: tuple[str, ...] = ("primitive", "ee_delta", "joint_position")
@@ -104,12 +106,22 @@ def primitive_action_space(workspace: Workspace) -> spaces.Dict:
 
     * ``primitive``: index into :data:`PRIMITIVES`.
     * ``pose``: TCP target in the base frame, x, y, z (m) and quaternion w, x, y, z (any
-      non-zero norm; it is normalised). Used by ``move_to``, ``pick`` (the grasp pose) and
-      ``place`` (the TCP pose at release).
+      non-zero norm; it is normalised). Used by ``move_to``, ``pick`` (the grasp pose),
+      ``place`` (the TCP pose at release) and ``open_drawer`` / ``close_drawer`` (the TCP
+      grasp pose of the drawer's handle: z = approach, pointing into the cabinet along the
+      drawer's slide; y = closing axis across the bar, e.g. vertical for a horizontal bar;
+      see :func:`agentic_env.cabinet.handle_pose`).
     * ``width``: pre-grasp opening for ``pick``, metres (0-0.085); the gripper opens 2 cm
-      wider than this before the approach.
-    * ``distance``: approach/retreat distance along the TCP z axis for ``pick``/``place``,
-      metres (0-0.3); 0 selects the default (0.1 m).
+      wider than this before the approach. The drawer primitives ignore it (they open fully).
+    * ``distance``, metres (0-0.3):
+
+      - ``pick`` / ``place``: approach/retreat distance along the TCP z axis; 0 selects the
+        default (0.1 m).
+      - ``open_drawer``: how far to pull the grasped handle out, along -z of ``pose``;
+        ``close_drawer``: how far to push it in, along +z. 0 selects the default (0.2 m).
+        Both approach the handle from 0.1 m in front of it and retreat by 0.1 m after
+        releasing it. ``close_drawer`` stops early, successfully, where the drawer stops (its
+        closed end).
     """
     low = np.array([*workspace.low, -1, -1, -1, -1], dtype=np.float32)
     high = np.array([*workspace.high, 1, 1, 1, 1], dtype=np.float32)

@@ -15,12 +15,37 @@ import numpy as np
 
 from agentic_env.errors import InvalidConfigError
 
-Shape = Literal["box", "cylinder", "sphere"]
+Shape = Literal["box", "cylinder", "sphere", "capsule", "ellipsoid"]
 _GEOM_TYPES = {
     "box": mujoco.mjtGeom.mjGEOM_BOX,
     "cylinder": mujoco.mjtGeom.mjGEOM_CYLINDER,
     "sphere": mujoco.mjtGeom.mjGEOM_SPHERE,
+    "capsule": mujoco.mjtGeom.mjGEOM_CAPSULE,
+    "ellipsoid": mujoco.mjtGeom.mjGEOM_ELLIPSOID,
 }
+#: Number of half sizes each shape takes.
+_SIZE_COUNTS = {"box": 3, "cylinder": 2, "sphere": 1, "capsule": 2, "ellipsoid": 3}
+
+
+@dataclass(frozen=True)
+class Part:
+    """An extra geom of a compound object (e.g. a mug's handle), in the object's frame.
+
+    Attributes:
+        shape: as :attr:`ObjectSpec.shape`.
+        size: half sizes, metres.
+        pos: position in the object frame, metres.
+        quat: orientation in the object frame (w, x, y, z).
+        rgba: colour; ``None`` uses the object's.
+        mass: kilograms.
+    """
+
+    shape: Shape
+    size: tuple[float, ...]
+    pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    quat: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
+    rgba: tuple[float, float, float, float] | None = None
+    mass: float = 0.01
 #: Contact parameters of props: stiff (5 ms time constant), critically damped.
 PROP_SOLREF = (0.005, 1.0)
 PROP_FRICTION = (1.0, 0.01, 0.001)
@@ -31,12 +56,15 @@ class ObjectSpec:
     """A free rigid object.
 
     Attributes:
-        name: unique body name (also the geom name).
-        shape: ``box`` (size = half extents x, y, z), ``cylinder`` (radius, half height) or
-            ``sphere`` (radius).
+        name: unique body name (also the main geom's name).
+        shape: ``box`` (size = half extents x, y, z), ``cylinder`` (radius, half height),
+            ``sphere`` (radius), ``capsule`` (radius, half length of the axis segment) or
+            ``ellipsoid`` (three semi-axes); cylinders and capsules lie along the body z axis.
         size: half sizes as above, metres.
         rgba: colour, 0..1.
-        mass: kilograms.
+        mass: kilograms (of the main geom).
+        attributes: descriptive labels (category, colour...) for tasks and instructions.
+        parts: extra geoms of a compound object, rigidly attached.
     """
 
     name: str
@@ -45,23 +73,28 @@ class ObjectSpec:
     rgba: tuple[float, float, float, float]
     mass: float = 0.05
     attributes: dict[str, str] = field(default_factory=dict)
+    parts: tuple[Part, ...] = ()
 
     def __post_init__(self) -> None:
-        expected = {"box": 3, "cylinder": 2, "sphere": 1}
-        if self.shape not in expected:
-            raise InvalidConfigError(
-                f"object {self.name!r}: shape {self.shape!r} is not one of {sorted(expected)}"
-            )
-        if len(self.size) != expected[self.shape] or min(self.size) <= 0:
-            raise InvalidConfigError(
-                f"object {self.name!r}: a {self.shape} needs {expected[self.shape]} positive "
-                f"half sizes, got {self.size}"
-            )
+        for shape, size in [(self.shape, self.size), *((p.shape, p.size) for p in self.parts)]:
+            if shape not in _SIZE_COUNTS:
+                raise InvalidConfigError(
+                    f"object {self.name!r}: shape {shape!r} is not one of {sorted(_SIZE_COUNTS)}"
+                )
+            if len(size) != _SIZE_COUNTS[shape] or min(size) <= 0:
+                raise InvalidConfigError(
+                    f"object {self.name!r}: a {shape} needs {_SIZE_COUNTS[shape]} positive "
+                    f"half sizes, got {size}"
+                )
 
     @property
     def half_height(self) -> float:
-        """Half of the object's height when resting upright on the table, metres."""
-        return self.size[-1] if self.shape != "sphere" else self.size[0]
+        """Half of the main geom's height when resting with its z axis up, metres."""
+        if self.shape == "sphere":
+            return self.size[0]
+        if self.shape == "capsule":
+            return self.size[0] + self.size[1]
+        return self.size[-1]
 
     @property
     def grasp_width(self) -> float:
@@ -73,18 +106,22 @@ def add_object(spec: mujoco.MjSpec, obj: ObjectSpec) -> mujoco.MjsBody:
     """Add ``obj`` as a free body at the origin (tasks place it at reset)."""
     body = spec.worldbody.add_body(name=obj.name)
     body.add_freejoint(name=f"{obj.name}_free")
-    size = np.zeros(3)
-    size[: len(obj.size)] = obj.size
-    body.add_geom(
-        name=obj.name,
-        type=_GEOM_TYPES[obj.shape],
-        size=size,
-        rgba=obj.rgba,
-        mass=obj.mass,
-        condim=4,
-        friction=PROP_FRICTION,
-        solref=PROP_SOLREF,
-    )
+    main = Part(obj.shape, obj.size, rgba=obj.rgba, mass=obj.mass)
+    for index, part in enumerate((main, *obj.parts)):
+        size = np.zeros(3)
+        size[: len(part.size)] = part.size
+        body.add_geom(
+            name=obj.name if index == 0 else f"{obj.name}_part{index}",
+            type=_GEOM_TYPES[part.shape],
+            size=size,
+            pos=part.pos,
+            quat=part.quat,
+            rgba=part.rgba or obj.rgba,
+            mass=part.mass,
+            condim=4,
+            friction=PROP_FRICTION,
+            solref=PROP_SOLREF,
+        )
     return body
 
 

@@ -7,6 +7,7 @@ import gymnasium as gym
 #: Registered ids and the task each one runs.
 ENV_IDS: dict[str, str] = {
     "AgenticEnv/Tabletop-v0": "tabletop",
+    "AgenticEnv/Stacking-v0": "stacking",
 }
 
 

@@ -16,6 +16,8 @@ import numpy as np
 from agentic_env.props import BinSpec, ObjectSpec, Shape
 from agentic_env.scene import SceneBuilder
 from agentic_env.tasks.base import SceneState, TaskEvaluation
+from agentic_env.tasks.instructions import Instruction
+from agentic_env.tasks.trial import TrialSpec
 
 #: Body (and geom) name of the object.
 OBJECT_NAME = "object"
@@ -63,13 +65,25 @@ class SingleObjectTask:
         if self.bin_position is not None:
             builder.add_bin(BinSpec(BIN_NAME), np.array([*self.bin_position, 0.0]))
 
-    def reset(self, scene: SceneState, rng: np.random.Generator) -> None:
+    def reset(self, scene: SceneState, rng: np.random.Generator,
+              instruction_category: str | None = None) -> None:
         """Put the object at the configured pose (no randomisation)."""
         scene.set_free_body_pose(OBJECT_NAME, self.position, self.yaw)
 
-    def instruction(self) -> str:
+    def trial_state(self) -> dict[str, Any]:
+        """Nothing beyond the object pose."""
+        return {}
+
+    def apply_trial(self, scene: SceneState, trial: TrialSpec) -> None:
+        """Nothing to restore beyond the object pose."""
+
+    def goal(self) -> dict[str, Any]:
+        """No goal."""
+        return {}
+
+    def instruction(self) -> Instruction:
         """A fixed instruction."""
-        return f"Pick up the {self.object.shape}."
+        return Instruction(f"Pick up the {self.object.shape}.", "canonical")
 
     def evaluate(self, scene: SceneState) -> TaskEvaluation:
         """No goal: never successful."""

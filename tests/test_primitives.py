@@ -14,6 +14,7 @@ import pytest
 from single_object_task import BIN_NAME, OBJECT_NAME, SingleObjectTask
 
 from agentic_env.actions import (
+    box_top_grasp_yaw,
     close_gripper,
     move_to,
     pick,
@@ -27,7 +28,6 @@ from agentic_env.kinematics import pose_error
 from agentic_env.primitives import PrimitiveConfig
 from agentic_env.robot import GRIPPER_WIDTH_RANGE, TCP_TO_FINGERTIP
 from agentic_env.scene import SceneConfig
-from agentic_env.tasks.tabletop import cube_grasp_yaw
 
 SMALL_SCENE = SceneConfig(
     shoulder_camera=azure_kinect_color(64, 36), wrist_camera=realsense_d405(64, 36)
@@ -78,7 +78,7 @@ def ground_truth_pick(env: SimEnv) -> tuple[np.ndarray, dict[str, Any]]:
     start = object_position(env)
     grasp = start.copy()
     grasp[2] = max(grasp[2], TCP_TO_FINGERTIP + 0.008)
-    yaw = cube_grasp_yaw(scene.body_rotation(OBJECT_NAME))
+    yaw = box_top_grasp_yaw(scene.body_rotation(OBJECT_NAME))
     action = pick(top_down_pose(grasp, yaw), width=env.task.object.grasp_width)
     info = env.step(action)[4]
     return start, info

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import gymnasium as gym
 import mujoco
 import numpy as np
 
+from agentic_env.actions import vector_to_pose
 from agentic_env.cameras import CameraConfig, CameraRenderer, camera_pose_in_world
 from agentic_env.contract import (
     CONTROL_MODES,
@@ -20,17 +21,26 @@ from agentic_env.contract import (
     primitive_action_space,
 )
 from agentic_env.control import SimRobot, StepStatus
+from agentic_env.disturbances import DisturbanceRunner, DisturbanceSpec, add_occluder
 from agentic_env.errors import InvalidActionError, InvalidConfigError, SimulationDivergedError
 from agentic_env.kinematics import ArmKinematics
 from agentic_env.motion import exp_rotation, log_rotation
-from agentic_env.primitives import PrimitiveConfig, PrimitiveExecutor
+from agentic_env.primitives import PrimitiveConfig, PrimitiveExecutor, parse_primitive_action
 from agentic_env.robot import GRIPPER_WIDTH_RANGE
 from agentic_env.scene import ROBOT_PREFIX, SceneBuilder, SceneConfig
 from agentic_env.tasks import make_task
-from agentic_env.tasks.base import SceneState, Task, TaskEvaluation
+from agentic_env.tasks.base import SceneState, SymbolicTask, Task, TaskEvaluation
+from agentic_env.tasks.score import ProgressScore
+from agentic_env.tasks.symbolic import EpisodeScorer
+from agentic_env.tasks.trial import TrialSpec, apply_object_poses, capture_object_poses
 from agentic_env.visualize import resize_nearest
 
 _RESET_ATTEMPTS = 3
+#: Model fields that tasks, dressing and disturbances change; restored at every reset.
+_RESETTABLE_MODEL_FIELDS = (
+    "body_pos", "body_quat", "cam_pos", "cam_quat", "light_pos", "light_dir", "light_diffuse",
+    "light_ambient", "light_specular", "mat_rgba", "geom_rgba",
+)
 _SETTLE_TIME = 0.3
 
 
@@ -56,7 +66,8 @@ class SimEnv(gym.Env):
     """Simulated AgenticLab workcell behind the shared observation/action contract.
 
     Args:
-        task: a task name (``"tabletop"``) or a :class:`~agentic_env.tasks.base.Task`.
+        task: a task name (see :data:`agentic_env.tasks.TASKS`) or a task object.
+        setting: ``lab``, ``kitchen`` or ``outdoor`` (overrides ``scene.setting``).
         control_mode: one of ``primitive``, ``ee_delta``, ``joint_position``.
         render_mode: ``None`` or ``"rgb_array"`` (composite of an overview and both cameras).
         scene: workcell layout and camera optics.
@@ -75,6 +86,7 @@ class SimEnv(gym.Env):
     def __init__(
         self,
         task: str | Task = "tabletop",
+        setting: str | None = None,
         control_mode: str = "primitive",
         render_mode: str | None = None,
         scene: SceneConfig | None = None,
@@ -97,6 +109,8 @@ class SimEnv(gym.Env):
         self.control_mode = control_mode
         self.render_mode = render_mode
         self.scene_config = scene or SceneConfig()
+        if setting is not None:
+            self.scene_config = replace(self.scene_config, setting=setting)
         self.primitive_config = primitives or PrimitiveConfig()
         self.ee_delta_scale = ee_delta_scale or EEDeltaScale()
         self.max_episode_steps = max_episode_steps or (40 if control_mode == "primitive" else 500)
@@ -106,7 +120,10 @@ class SimEnv(gym.Env):
 
         builder = SceneBuilder(self.scene_config)
         self.task.build(builder)
+        add_occluder(builder.spec)
         self.model = builder.compile()
+        self._model_defaults = {name: getattr(self.model, name).copy()
+                                for name in _RESETTABLE_MODEL_FIELDS}
         self.data = mujoco.MjData(self.model)
         self._base_pos = builder.base_pos
         self._home_key = self.model.key(ROBOT_PREFIX + "home").id
@@ -126,6 +143,11 @@ class SimEnv(gym.Env):
         self._steps = 0
         self._diverged = False
         self._rollout: PrimitiveRollout | None = None
+        self._scorer: EpisodeScorer | None = None
+        self._disturbances = DisturbanceRunner([], self.scene_state, np.random.default_rng(0))
+        self._primitive_pose: np.ndarray | None = None
+        #: The spec of the current trial (set by every reset).
+        self.trial: TrialSpec | None = None
         self._tcp_target = np.eye(4)
         self._last_rgb: dict[str, np.ndarray] = {}
         self._last_rgb_time = -1.0
@@ -177,16 +199,47 @@ class SimEnv(gym.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """Sample a new layout, let it settle, return the first observation.
+        """Sample a new trial (or rebuild a recorded one), let it settle, observe.
+
+        Options:
+            ``trial``: a :class:`~agentic_env.tasks.trial.TrialSpec` (or its dict) to rebuild
+            exactly; its seed replaces ``seed``.
+            ``instruction_category``: paraphrase category of the sampled instruction (see
+            :mod:`agentic_env.tasks.instructions`); default: uniform over categories.
 
         Raises:
             SimulationDivergedError: if the layout diverges in all retries.
+            InvalidConfigError: on a trial of another task or setting, or an unknown option.
         """
+        options = dict(options or {})
+        trial = options.pop("trial", None)
+        category = options.pop("instruction_category", None)
+        disturbances = [DisturbanceSpec.from_dict(d) for d in options.pop("disturbances", ())]
+        if options:
+            raise InvalidConfigError(
+                f"unknown reset options {sorted(options)}; valid: trial, "
+                "instruction_category, disturbances"
+            )
+        if trial is not None:
+            trial = trial if isinstance(trial, TrialSpec) else TrialSpec.from_dict(trial)
+            self._check_trial(trial)
+            seed = trial.seed
+        elif seed is None:  # continue the env's random stream, but record a concrete seed
+            seed = int(self.np_random.integers(2**31))
         super().reset(seed=seed)
         self._np_random_noise = np.random.default_rng(self.np_random.integers(2**63))
         for _attempt in range(_RESET_ATTEMPTS):
+            for name, default in self._model_defaults.items():
+                getattr(self.model, name)[:] = default
             mujoco.mj_resetDataKeyframe(self.model, self.data, self._home_key)
-            self.task.reset(self.scene_state, self.np_random)
+            if trial is None:
+                self.task.reset(self.scene_state, self.np_random, category)
+                initial_poses = capture_object_poses(self.scene_state)
+            else:
+                self.task.apply_trial(self.scene_state, trial)
+                apply_object_poses(self.scene_state, trial.objects)
+                initial_poses = trial.objects
+                disturbances = [DisturbanceSpec.from_dict(d) for d in trial.disturbances]
             mujoco.mj_forward(self.model, self.data)
             self.robot.sync_reference()
             if self._settle():
@@ -196,12 +249,62 @@ class SimEnv(gym.Env):
                 f"the initial layout diverged in {_RESET_ATTEMPTS} attempts; check the task's "
                 "object sizes and masses"
             )
+        instruction = self.task.instruction()
+        self.trial = TrialSpec(
+            task=self.task.name, setting=self.scene_config.setting, seed=int(seed),
+            objects=initial_poses, instruction=instruction.text,
+            instruction_category=instruction.category, goal=self.task.goal(),
+            task_state=self.task.trial_state(),
+            disturbances=tuple(d.to_dict() for d in disturbances),
+        )
+        self._scorer = (EpisodeScorer(self.task, self.scene_state)
+                        if isinstance(self.task, SymbolicTask) else None)
+        self._disturbances = DisturbanceRunner(self._resolve_last(disturbances),
+                                               self.scene_state, self.np_random)
         self._steps = 0
         self._diverged = False
         self._tcp_target = self._tcp_pose_matrix()
         self._last_rgb = {}
         observation = self.observe()
-        return observation, self._info(self.task.evaluate(self.scene_state))
+        info = self._info(self.task.evaluate(self.scene_state))
+        info["trial"] = self.trial.to_dict()
+        return observation, info
+
+    def _resolve_last(self, specs: list[DisturbanceSpec]) -> list[DisturbanceSpec]:
+        """Replace occurrence -1 ("the last") by the count in the reference plan."""
+        if not any(spec.occurrence == -1 for spec in specs):
+            return specs
+        if self._scorer is None:
+            raise InvalidConfigError(
+                f"occurrence -1 needs a reference plan; task {self.task.name!r} has none"
+            )
+        counts: dict[str, int] = {}
+        for step in self._scorer.reference():
+            primitive = PDDL_TO_PRIMITIVE.get(step.name.split("-")[0], step.name.replace("-", "_"))
+            counts[primitive] = counts.get(primitive, 0) + 1
+        return [replace(spec, occurrence=counts.get(spec.primitive, 1))
+                if spec.occurrence == -1 else spec for spec in specs]
+
+    def _check_trial(self, trial: TrialSpec) -> None:
+        if trial.task != self.task.name or trial.setting != self.scene_config.setting:
+            raise InvalidConfigError(
+                f"this env runs task {self.task.name!r} in setting "
+                f"{self.scene_config.setting!r}; the trial is {trial.task!r} in "
+                f"{trial.setting!r}: make the env with that task and setting"
+            )
+
+    def progress_score(self, goal_checker_error: bool = False) -> ProgressScore:
+        """AgenticLab task progress score of the episode so far (symbolic tasks only).
+
+        Args:
+            goal_checker_error: the agent's goal checker misjudged the final state (p = 1).
+
+        Raises:
+            InvalidConfigError: if the task has no PDDL model.
+        """
+        if self._scorer is None:
+            raise InvalidConfigError(f"task {self.task.name!r} has no PDDL model to score")
+        return self._scorer.score(goal_checker_error)
 
     def _settle(self) -> bool:
         hold_q, hold_width = self.robot.joint_reference(), self.robot.gripper_reference()
@@ -222,12 +325,18 @@ class SimEnv(gym.Env):
         extra: dict[str, Any] = {}
         if self.control_mode == "primitive":
             self._rollout = PrimitiveRollout() if self.record_rollouts else None
+            name, pose = _primitive_target(action)
+            self._primitive_pose = pose
+            self._disturbances.primitive_started(name, pose)
             outcome = self.executor.execute(action)
             extra["primitive"] = outcome.as_info()
             if self._rollout is not None:
                 extra["rollout"] = self._rollout
             self._diverged |= outcome.reason == "sim_diverged"
             self._tcp_target = self._tcp_pose_matrix()
+            if self._scorer is not None:
+                step = self._scorer.record(self.scene_state)
+                extra["symbolic_step"] = None if step is None else str(step)
         else:
             joint_target, width_target = self._low_level_targets(action)
             status = self.robot.send(joint_target, width_target)
@@ -244,6 +353,8 @@ class SimEnv(gym.Env):
         terminated = evaluation.success or self._diverged
         truncated = self._steps >= self.max_episode_steps and not terminated
         info = self._info(evaluation) | extra
+        if (terminated or truncated) and self._scorer is not None and not self._diverged:
+            info["progress_score"] = asdict(self.progress_score())
         return observation, float(evaluation.success), terminated, truncated, info
 
     def _low_level_targets(self, action: Any) -> tuple[np.ndarray, float]:
@@ -271,6 +382,7 @@ class SimEnv(gym.Env):
         self._control_listeners.append(listener)
 
     def _on_step(self, joint_target: np.ndarray, width_target: float, _status: StepStatus) -> None:
+        self._disturbances.control_step(self._primitive_pose)
         for listener in self._control_listeners:
             listener(self)
         rollout = self._rollout
@@ -332,9 +444,14 @@ class SimEnv(gym.Env):
         return renderer
 
     def _info(self, evaluation: TaskEvaluation) -> dict[str, Any]:
+        instruction = self.task.instruction()
         return {
-            "instruction": self.task.instruction(),
+            "disturbances": list(self._disturbances.applied),
+            "instruction": instruction.text,
+            "instruction_category": instruction.category,
             "success": evaluation.success,
+            "goal_satisfied": evaluation.satisfied,
+            "goal_total": evaluation.total,
             "progress": evaluation.progress,
             "score_terms": evaluation.terms,
             "sim_diverged": self._diverged,
@@ -371,6 +488,19 @@ class SimEnv(gym.Env):
         if getattr(self, "_overview", None) is not None:
             self._overview.close()
             self._overview = None
+
+
+#: First word of a PDDL action -> the primitive that executes it.
+PDDL_TO_PRIMITIVE = {"pick": "pick", "place": "place"}
+
+
+def _primitive_target(action: Any) -> tuple[str, np.ndarray | None]:
+    """(primitive name, target TCP pose or None) of a primitive action, without raising."""
+    try:
+        name, pose_vector, _, _ = parse_primitive_action(action)
+        return name, vector_to_pose(pose_vector)
+    except InvalidActionError:
+        return "", None
 
 
 def ee_delta_between(

@@ -8,6 +8,7 @@ from agentic_env.tasks.base import Task
 #: Task names accepted by :func:`make_task`, mapped to ``module:Class``.
 TASKS: dict[str, str] = {
     "tabletop": "agentic_env.tasks.tabletop:TabletopTask",
+    "stacking": "agentic_env.tasks.stacking:StackingTask",
 }
 
 

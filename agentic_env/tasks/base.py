@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import mujoco
 import numpy as np
 
 from agentic_env.scene import SceneBuilder
+
+if TYPE_CHECKING:
+    from agentic_env.planning import PlanStep
+    from agentic_env.tasks.instructions import Instruction
+    from agentic_env.tasks.trial import TrialSpec
 
 
 @dataclass(frozen=True)
@@ -23,13 +28,23 @@ class TaskEvaluation:
 
     Attributes:
         success: the goal holds.
-        progress: fraction of the goal achieved, 0..1.
-        terms: named components of the score (logged separately).
+        progress: fraction of the goal predicates satisfied, 0..1.
+        terms: named components of the score (logged separately), e.g. one per goal predicate.
     """
 
     success: bool
     progress: float
     terms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def satisfied(self) -> int:
+        """Number of goal predicates satisfied."""
+        return int(sum(value > 0.5 for value in self.terms.values()))
+
+    @property
+    def total(self) -> int:
+        """Number of goal predicates."""
+        return len(self.terms)
 
 
 @dataclass(frozen=True)
@@ -59,7 +74,13 @@ class SceneState:
 
 
 class Task(Protocol):
-    """A benchmark task: see :class:`agentic_env.tasks.tabletop.TabletopTask` for an example."""
+    """A benchmark task: see :class:`agentic_env.tasks.stacking.StackingTask` for an example.
+
+    The env calls :meth:`build` once, then per episode either :meth:`reset` (sample a new
+    trial) or :meth:`apply_trial` (rebuild a recorded one), and :meth:`evaluate` after every
+    step. Free objects are placed by :meth:`reset`; the env records and restores their poses
+    itself, so :meth:`apply_trial` only restores what :meth:`trial_state` returned.
+    """
 
     name: str
 
@@ -67,11 +88,25 @@ class Task(Protocol):
         """Add the task's props to the scene (called once per env)."""
         ...
 
-    def reset(self, scene: SceneState, rng: np.random.Generator) -> None:
-        """Sample the initial layout into ``scene.data`` (before physics settles)."""
+    def reset(
+        self, scene: SceneState, rng: np.random.Generator, instruction_category: str | None
+    ) -> None:
+        """Sample the layout, the goal and the instruction (before physics settles)."""
         ...
 
-    def instruction(self) -> str:
+    def trial_state(self) -> dict[str, Any]:
+        """JSON-ready task state beyond object poses (fixture poses, goal details...)."""
+        ...
+
+    def apply_trial(self, scene: SceneState, trial: TrialSpec) -> None:
+        """Restore the goal, instruction and :meth:`trial_state` of a recorded trial."""
+        ...
+
+    def goal(self) -> dict[str, Any]:
+        """The structured goal of the episode (JSON-ready)."""
+        ...
+
+    def instruction(self) -> Instruction:
         """The language instruction of the current episode."""
         ...
 
@@ -81,4 +116,31 @@ class Task(Protocol):
 
     def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
         """Primitive actions of a ground-truth scripted expert, computed lazily."""
+        ...
+
+
+@runtime_checkable
+class SymbolicTask(Task, Protocol):
+    """A task with a PDDL model: true facts from the sim, a goal, and plan-step grounding.
+
+    ``domain`` names a file ``assets/pddl/<domain>.pddl``. The scripted expert solves the true
+    problem with Fast Downward and executes each step with :meth:`primitive_for`.
+    """
+
+    domain: str
+
+    def pddl_objects(self) -> dict[str, str]:
+        """PDDL object name -> type, for every object and fixture of the problem."""
+        ...
+
+    def facts(self, scene: SceneState) -> set[str]:
+        """True ground facts of the current state, e.g. ``"on-top-of red-cube blue-cube"``."""
+        ...
+
+    def goal_facts(self) -> list[str]:
+        """Ground facts the goal requires."""
+        ...
+
+    def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
+        """The primitive action that executes ``step`` with ground-truth poses."""
         ...

@@ -18,11 +18,14 @@ from typing import Any
 
 import numpy as np
 
-from agentic_env.actions import pick, place, top_down_pose
+from agentic_env.actions import box_top_grasp_yaw, pick, place, top_down_pose
+from agentic_env.errors import InvalidConfigError
 from agentic_env.props import BinSpec, ObjectSpec
 from agentic_env.robot import TCP_TO_FINGERTIP
 from agentic_env.scene import SceneBuilder
 from agentic_env.tasks.base import SceneState, TaskEvaluation
+from agentic_env.tasks.instructions import Instruction, join_words
+from agentic_env.tasks.trial import TrialSpec
 
 _CUBE_COLOURS: dict[str, tuple[float, float, float, float]] = {
     "red": (0.85, 0.12, 0.10, 1.0),
@@ -80,13 +83,16 @@ class TabletopTask:
             builder.add_object(cube)
         builder.add_bin(self.config.bin, self._bin_position)
 
-    def reset(self, scene: SceneState, rng: np.random.Generator) -> None:
+    def reset(self, scene: SceneState, rng: np.random.Generator,
+              instruction_category: str | None = None) -> None:
         """Jitter the bin, then place cubes by rejection sampling."""
         cfg = self.config
+        if instruction_category not in (None, "canonical"):
+            raise InvalidConfigError(
+                f"tabletop has only 'canonical' instructions, not {instruction_category!r}"
+            )
         jitter = rng.uniform(-cfg.bin_jitter, cfg.bin_jitter, size=2)
-        bin_id = scene.model.body(cfg.bin.name).id
-        nominal = scene.base_pos + self._bin_position
-        scene.model.body_pos[bin_id, :2] = nominal[:2] + jitter
+        self._place_bin(scene, self._bin_position[:2] + jitter)
         x0, x1, y0, y1 = cfg.cube_area
         placed: list[np.ndarray] = []
         for cube in self.cubes:
@@ -98,13 +104,27 @@ class TabletopTask:
             position = np.array([*xy, cube.half_height + 1e-3])
             scene.set_free_body_pose(cube.name, position, rng.uniform(-np.pi, np.pi))
 
-    def instruction(self) -> str:
+    def _place_bin(self, scene: SceneState, xy: np.ndarray) -> None:
+        bin_id = scene.model.body(self.config.bin.name).id
+        scene.model.body_pos[bin_id, :2] = scene.base_pos[:2] + xy
+        self._bin_xy = [float(v) for v in xy]
+
+    def trial_state(self) -> dict[str, Any]:
+        """The bin position (x, y), base frame, metres."""
+        return {"bin_xy": self._bin_xy}
+
+    def apply_trial(self, scene: SceneState, trial: TrialSpec) -> None:
+        """Restore the bin position."""
+        self._place_bin(scene, np.asarray(trial.task_state["bin_xy"]))
+
+    def goal(self) -> dict[str, Any]:
+        """``{"in_bin": [cube names]}``."""
+        return {"in_bin": [cube.name for cube in self.cubes]}
+
+    def instruction(self) -> Instruction:
         """E.g. "Put the red, green and blue cubes in the bin."."""
-        colours = list(self.config.cube_colours)
-        listed = colours[0]
-        if len(colours) > 1:
-            listed = ", ".join(colours[:-1]) + " and " + colours[-1]
-        return f"Put the {listed} cubes in the bin."
+        colours = join_words(list(self.config.cube_colours))
+        return Instruction(f"Put the {colours} cubes in the bin.", "canonical")
 
     def bin_floor(self, scene: SceneState) -> np.ndarray:
         """Bin floor centre in the base frame (3,), metres (privileged)."""
@@ -137,14 +157,8 @@ class TabletopTask:
             position = scene.body_position(cube.name)
             # grasp at the centre, but keep the fingertips 8 mm above the table
             position[2] = max(position[2], TCP_TO_FINGERTIP + 0.008)
-            yield pick(top_down_pose(position, cube_grasp_yaw(scene.body_rotation(cube.name))),
+            yield pick(top_down_pose(position, box_top_grasp_yaw(scene.body_rotation(cube.name))),
                        width=cube.grasp_width)
             target = self.bin_floor(scene) + [0.0, slot, cfg.bin.wall_thickness
                                               + cube.half_height + 0.015]
             yield place(top_down_pose(target, 0.0))
-
-
-def cube_grasp_yaw(rotation: np.ndarray) -> float:
-    """Yaw of a top grasp across a cube's faces, folded into [-pi/4, pi/4] (wrist friendly)."""
-    yaw = float(np.arctan2(rotation[1, 0], rotation[0, 0]))
-    return (yaw + np.pi / 4) % (np.pi / 2) - np.pi / 4

@@ -1,0 +1,144 @@
+"""Symbolic state from simulator geometry (privileged: scoring and the scripted expert only).
+
+Every predicate reads body poses and geom boxes from a :class:`SceneState`; heights are in the
+robot base frame, whose z = 0 plane is the table top. Tolerances are fields of
+:class:`Tolerances` and are part of the benchmark's definition of success:
+
+* **on-top-of(a, b)**: a's lowest point is within ``contact_gap`` (12 mm) of b's highest
+  point, and a's centre lies over b's footprint grown by ``footprint_margin`` (1 cm);
+* **on-table(a)**: a's lowest point is within ``contact_gap`` of the table top;
+* **in(a, region)**: a's centre lies inside the region's box (a container's interior);
+* **holding(a)**: a touches a pad of each finger (the grasp the gripper reports);
+* **clear(a)**: nothing is on top of a and a is not held;
+* **hand-empty**: no object is held;
+* **upright(a)**: a's body z axis is within ``upright_angle`` (15 deg) of vertical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from agentic_env.robot import FINGER_PAD_GEOMS
+from agentic_env.scene import ROBOT_PREFIX
+from agentic_env.tasks.base import SceneState
+
+
+@dataclass(frozen=True)
+class Tolerances:
+    """Geometric tolerances of the predicates (metres, degrees)."""
+
+    contact_gap: float = 0.012
+    footprint_margin: float = 0.01
+    upright_angle: float = 15.0
+
+
+DEFAULT_TOLERANCES = Tolerances()
+
+
+@dataclass(frozen=True)
+class Box:
+    """An axis-aligned box in the base frame: ``low`` and ``high`` corners (3,), metres."""
+
+    low: np.ndarray
+    high: np.ndarray
+
+    @property
+    def centre(self) -> np.ndarray:
+        """Centre (3,), metres."""
+        return (self.low + self.high) / 2.0
+
+    def contains_xy(self, point: np.ndarray, margin: float = 0.0) -> bool:
+        """Whether ``point``'s x, y lie within the box grown by ``margin``."""
+        return bool(np.all(point[:2] >= self.low[:2] - margin)
+                    and np.all(point[:2] <= self.high[:2] + margin))
+
+    def contains(self, point: np.ndarray) -> bool:
+        """Whether ``point`` (3,) lies inside the box."""
+        return bool(np.all(point >= self.low) and np.all(point <= self.high))
+
+
+def body_box(scene: SceneState, body: str) -> Box:
+    """Axis-aligned bounding box (base frame) of the colliding geoms of ``body``."""
+    model, data = scene.model, scene.data
+    body_id = model.body(body).id
+    geoms = np.flatnonzero((model.geom_bodyid == body_id)
+                           & ((model.geom_contype != 0) | (model.geom_conaffinity != 0)))
+    rotations = data.geom_xmat[geoms].reshape(-1, 3, 3)
+    centres = data.geom_xpos[geoms] + np.einsum("gij,gj->gi", rotations,
+                                                 model.geom_aabb[geoms, :3])
+    extents = np.einsum("gij,gj->gi", np.abs(rotations), model.geom_aabb[geoms, 3:])
+    low = np.min(centres - extents, axis=0) - scene.base_pos
+    high = np.max(centres + extents, axis=0) - scene.base_pos
+    return Box(low, high)
+
+
+def on_top_of(scene: SceneState, upper: str, lower: str,
+              tol: Tolerances = DEFAULT_TOLERANCES) -> bool:
+    """``upper`` rests on ``lower`` (see the module docstring)."""
+    if upper == lower or holding(scene, upper):
+        return False
+    a, b = body_box(scene, upper), body_box(scene, lower)
+    resting = abs(a.low[2] - b.high[2]) <= tol.contact_gap
+    return resting and b.contains_xy(scene.body_position(upper), tol.footprint_margin)
+
+
+def on_table(scene: SceneState, body: str, tol: Tolerances = DEFAULT_TOLERANCES) -> bool:
+    """``body`` rests on the table top (z = 0) and is not held."""
+    return body_box(scene, body).low[2] <= tol.contact_gap and not holding(scene, body)
+
+
+def inside(scene: SceneState, body: str, region: Box) -> bool:
+    """``body``'s centre lies in ``region`` (e.g. a container's interior) and it is not held."""
+    return region.contains(scene.body_position(body)) and not holding(scene, body)
+
+
+def holding(scene: SceneState, body: str) -> bool:
+    """``body`` touches a pad of each finger."""
+    touched = _pads_touching(scene, body)
+    return any("left" in pad for pad in touched) and any("right" in pad for pad in touched)
+
+
+def _pads_touching(scene: SceneState, body: str) -> set[str]:
+    model, data = scene.model, scene.data
+    body_id = model.body(body).id
+    pads = {model.geom(ROBOT_PREFIX + name).id: name for name in FINGER_PAD_GEOMS}
+    touched: set[str] = set()
+    for g1, g2 in data.contact.geom[: data.ncon]:
+        for pad, other in ((g1, g2), (g2, g1)):
+            if pad in pads and model.geom_bodyid[other] == body_id:
+                touched.add(pads[pad])
+    return touched
+
+
+def hand_empty(scene: SceneState, bodies: Iterable[str]) -> bool:
+    """No body of ``bodies`` is held."""
+    return not any(holding(scene, body) for body in bodies)
+
+
+def clear(scene: SceneState, body: str, others: Iterable[str],
+          tol: Tolerances = DEFAULT_TOLERANCES) -> bool:
+    """Nothing of ``others`` rests on ``body`` and ``body`` is not held."""
+    if holding(scene, body):
+        return False
+    return not any(on_top_of(scene, other, body, tol) for other in others if other != body)
+
+
+def tilt_degrees(scene: SceneState, body: str, axis: int = 2) -> float:
+    """Angle between the body's ``axis`` (0=x, 1=y, 2=z) and the base-frame z axis, degrees."""
+    direction = scene.body_rotation(body)[:, axis]
+    return float(np.degrees(np.arccos(np.clip(direction[2], -1.0, 1.0))))
+
+
+def upright(scene: SceneState, body: str, tol: Tolerances = DEFAULT_TOLERANCES) -> bool:
+    """The body's z axis points up within ``tol.upright_angle``."""
+    return tilt_degrees(scene, body) <= tol.upright_angle
+
+
+def free_body_names(model: mujoco.MjModel) -> list[str]:
+    """Names of all bodies with a free joint (task objects and distractors)."""
+    return [model.body(model.jnt_bodyid[j]).name for j in range(model.njnt)
+            if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE]
