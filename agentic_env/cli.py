@@ -14,6 +14,10 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("agentic_env.demo", "scripted expert on Tabletop-v0; writes a video and pictures"),
     "bench": ("agentic_env.bench", "speed and pick-success benchmark; prints and writes JSON"),
+    "bench-tasks": ("agentic_env.bench_tasks",
+                    "scripted expert over tasks x settings: success rate and time per cell"),
+    "setup-sheet": ("agentic_env.setup_sheet",
+                    "top-down layout sheet + trial spec for laying out a trial on a real table"),
 }
 
 
@@ -21,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     """Dispatch to a subcommand; return its exit code."""
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] in ("-h", "--help") or args[0] not in COMMANDS:
-        lines = [f"  {name:<8}{help_text}" for name, (_, help_text) in COMMANDS.items()]
+        lines = [f"  {name:<13}{help_text}" for name, (_, help_text) in COMMANDS.items()]
         print("usage: agentic-env {" + ",".join(COMMANDS) + "} [options]\n\ncommands:\n"
               + "\n".join(lines))
         if args and args[0] not in ("-h", "--help"):

@@ -22,7 +22,7 @@ import numpy as np
 
 from agentic_env.errors import InvalidConfigError
 from agentic_env.tasks.base import SceneState
-from agentic_env.tasks.predicates import body_box, free_body_names
+from agentic_env.tasks.predicates import body_box, free_body_names, holding
 
 #: Kinds of disturbance and the default magnitude of each (units in :class:`DisturbanceSpec`).
 KINDS: dict[str, float] = {
@@ -174,7 +174,8 @@ class DisturbanceRunner:
                              pose: np.ndarray | None) -> dict[str, Any]:
         """Shift the fixture under the place pose with everything resting on or in it.
 
-        Without a fixture there (e.g. a place on the table), the nearest object is shifted.
+        Without a fixture there, the topmost object under the place pose (not the held one)
+        is shifted; a place on the bare table has nothing to move.
         """
         assert pose is not None
         model, scene = self._scene.model, self._scene
@@ -195,7 +196,11 @@ class DisturbanceRunner:
             for other in carried:
                 self._shift_free_body(other, shift)
             return {"body": name, "carried": carried, "shift": shift.tolist()}
-        name = self._nearest_free_body(point)
+        under = [other for other in free_body_names(model) if not holding(scene, other)
+                 and body_box(scene, other).contains_xy(point, 0.0)]
+        if not under:  # a place on the bare table: there is no location to move
+            return {"body": None, "carried": [], "shift": [0.0, 0.0, 0.0]}
+        name = max(under, key=lambda other: body_box(scene, other).high[2])
         self._shift_free_body(name, shift)
         return {"body": name, "carried": [], "shift": shift.tolist()}
 

@@ -8,6 +8,10 @@ import gymnasium as gym
 ENV_IDS: dict[str, str] = {
     "AgenticEnv/Tabletop-v0": "tabletop",
     "AgenticEnv/Stacking-v0": "stacking",
+    "AgenticEnv/Crossword-v0": "crossword",
+    "AgenticEnv/Reorientation-v0": "reorientation",
+    "AgenticEnv/Sorting-v0": "sorting",
+    "AgenticEnv/Kitchen-v0": "kitchen",
 }
 
 

@@ -45,7 +45,7 @@ _CAMERA_DEFAULTS: dict[str, Any] = {"position_jitter": 0.0, "angle_jitter_deg": 
 _PLACEMENT_DEFAULTS: dict[str, Any] = {"regions": [], "keepout": [], "min_gap": 0.02,
                                        "yaw_jitter_deg": 180.0}
 _DISTRACTOR_DEFAULTS: dict[str, Any] = {"mass": 0.3, "yaw_deg": 0.0, "brightness_jitter": 0.0,
-                                        "tint_jitter": 0.0, "free": True}
+                                        "tint_jitter": 0.0, "free": False}
 _BACKGROUND_DEFAULTS: dict[str, Any] = {
     "yaw_deg": 0.0, "pos_jitter": [0.0, 0.0], "yaw_jitter_deg": 0.0, "probability": 1.0,
     "brightness_jitter": 0.0, "tint_jitter": 0.0,

@@ -13,7 +13,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
-from conftest import TABLETOP_ID, make_registered
+from conftest import EXPECTED_CHECKER_ADVICE, TABLETOP_ID, make_registered
 from gymnasium.utils.env_checker import check_env
 
 from agentic_env.actions import move_to, primitive, top_down_pose
@@ -23,14 +23,6 @@ from agentic_env.errors import InvalidActionError, InvalidConfigError
 from agentic_env.registry import ENV_IDS
 from agentic_env.tasks import TASKS
 from agentic_env.visualize import resize_nearest
-
-# check_env's advice on space bounds, which the contract knowingly departs from: calibration
-# matrices and the TCP pose are unbounded Boxes, and joint_position actions (and primitive
-# poses) are absolute radians / metres rather than [-1, 1]. Any other warning fails.
-EXPECTED_CHECKER_ADVICE = (
-    r".*A Box observation space (minimum|maximum) value is -?infinity",
-    r".*For Box action spaces, we recommend using a symmetric and normalized space",
-)
 
 
 def assert_observations_equal(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> None:

@@ -22,6 +22,7 @@ from agentic_env.contract import (
 )
 from agentic_env.control import SimRobot, StepStatus
 from agentic_env.disturbances import DisturbanceRunner, DisturbanceSpec, add_occluder
+from agentic_env.dressing import apply_dressing, randomize_dressing
 from agentic_env.errors import InvalidActionError, InvalidConfigError, SimulationDivergedError
 from agentic_env.kinematics import ArmKinematics
 from agentic_env.motion import exp_rotation, log_rotation
@@ -124,6 +125,7 @@ class SimEnv(gym.Env):
         self.model = builder.compile()
         self._model_defaults = {name: getattr(self.model, name).copy()
                                 for name in _RESETTABLE_MODEL_FIELDS}
+        self._dressing = builder.dressing
         self.data = mujoco.MjData(self.model)
         self._base_pos = builder.base_pos
         self._home_key = self.model.key(ROBOT_PREFIX + "home").id
@@ -234,10 +236,19 @@ class SimEnv(gym.Env):
             mujoco.mj_resetDataKeyframe(self.model, self.data, self._home_key)
             if trial is None:
                 self.task.reset(self.scene_state, self.np_random, category)
+                # the dressing draws from an RNG of its own, so layouts do not depend on it
+                dressing_rng = (np.random.default_rng([int(seed), 2])
+                                if self.scene_config.randomize else None)
+                dressing = randomize_dressing(
+                    self.model, self.data, self._dressing, dressing_rng, self._base_pos,
+                    keepout=getattr(self.task, "dressing_keepout", ()))
                 initial_poses = capture_object_poses(self.scene_state)
             else:
                 self.task.apply_trial(self.scene_state, trial)
                 apply_object_poses(self.scene_state, trial.objects)
+                # after the poses, so that distractor poses are bit-exact
+                apply_dressing(self.model, trial.dressing, self.data)
+                dressing = trial.dressing
                 initial_poses = trial.objects
                 disturbances = [DisturbanceSpec.from_dict(d) for d in trial.disturbances]
             mujoco.mj_forward(self.model, self.data)
@@ -255,12 +266,16 @@ class SimEnv(gym.Env):
             objects=initial_poses, instruction=instruction.text,
             instruction_category=instruction.category, goal=self.task.goal(),
             task_state=self.task.trial_state(),
+            dressing=dressing,
             disturbances=tuple(d.to_dict() for d in disturbances),
         )
         self._scorer = (EpisodeScorer(self.task, self.scene_state)
                         if isinstance(self.task, SymbolicTask) else None)
+        # an RNG of its own: replays draw the same directions whether or not the layout
+        # was sampled (sampling consumes the env's RNG)
         self._disturbances = DisturbanceRunner(self._resolve_last(disturbances),
-                                               self.scene_state, self.np_random)
+                                               self.scene_state,
+                                               np.random.default_rng([int(seed), 1]))
         self._steps = 0
         self._diverged = False
         self._tcp_target = self._tcp_pose_matrix()

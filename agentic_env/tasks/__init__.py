@@ -9,6 +9,10 @@ from agentic_env.tasks.base import Task
 TASKS: dict[str, str] = {
     "tabletop": "agentic_env.tasks.tabletop:TabletopTask",
     "stacking": "agentic_env.tasks.stacking:StackingTask",
+    "crossword": "agentic_env.tasks.crossword:CrosswordTask",
+    "reorientation": "agentic_env.tasks.reorientation:ReorientationTask",
+    "sorting": "agentic_env.tasks.sorting:SortingTask",
+    "kitchen": "agentic_env.tasks.kitchen:KitchenTask",
 }
 
 

@@ -34,7 +34,7 @@ from agentic_env.scene import TABLE_HEIGHT, SceneBuilder
 from agentic_env.tasks import symbolic
 from agentic_env.tasks.base import SceneState, TaskEvaluation
 from agentic_env.tasks.instructions import Instruction, choose_instruction, join_words
-from agentic_env.tasks.predicates import body_box, clear, holding, on_table, on_top_of
+from agentic_env.tasks.predicates import Box, body_box, clear, holding, on_table, on_top_of
 from agentic_env.tasks.trial import TrialSpec
 
 #: PDDL name of the bare table (an ``object``: the Fig. 9 domain has no table type).
@@ -271,7 +271,7 @@ class StackingTask:
             position = scene.body_position(cube)
             position[2] = max(position[2], body_box(scene, cube).low[2] + TCP_TO_FINGERTIP
                               + 0.008)
-            return pick(top_down_pose(position, box_top_grasp_yaw(scene.body_rotation(cube))),
+            return pick(top_down_pose(position, self._roomiest_yaw(scene, cube)),
                         width=2 * cfg.cube_half_size)
         if step.name == "place-on-object" and step.args[1] == TABLE:
             return place(top_down_pose(self._free_table_spot(scene), 0.0))
@@ -285,6 +285,25 @@ class StackingTask:
             return place(top_down_pose(position, yaw))
         raise InvalidConfigError(f"stacking has no primitive for {step}; valid: pick, "
                                  "place-on-object")
+
+    def _roomiest_yaw(self, scene: SceneState, cube: str) -> float:
+        """Of the two grasp yaws across the cube's faces, the one whose fingers land
+        farthest from other objects and plates (fingers sit beside the cube, ~3 cm out)."""
+        base_yaw = box_top_grasp_yaw(scene.body_rotation(cube))
+        centre = scene.body_position(cube)[:2]
+        others = [body_box(scene, self.cubes[c].name) for c in self._active
+                  if self.cubes[c].name != cube]
+        others += [body_box(scene, f"{p}-plate-1") for p in self.plates]
+        others = [box for box in others if not box.contains_xy(centre)]  # not what it sits on
+
+        def room(yaw: float) -> float:
+            closing = np.array([-np.sin(yaw), np.cos(yaw)])
+            fingers = [centre + sign * 0.035 * closing for sign in (-1.0, 1.0)]
+            return min((_distance_xy(box, finger) for box in others for finger in fingers),
+                       default=np.inf)
+
+        candidates = (base_yaw, base_yaw + np.pi / 2 if base_yaw < 0 else base_yaw - np.pi / 2)
+        return max(candidates, key=room)
 
     def _free_table_spot(self, scene: SceneState) -> np.ndarray:
         """TCP position for setting a cube down on the table away from plates and cubes."""
@@ -301,3 +320,9 @@ class StackingTask:
     def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
         """Execute the Fast Downward reference plan with ground-truth poses."""
         return symbolic.expert_actions(self, scene)
+
+
+def _distance_xy(box: Box, point: np.ndarray) -> float:
+    """Horizontal distance from ``point`` (x, y) to ``box``'s footprint (0 inside)."""
+    gap = np.maximum(np.maximum(box.low[:2] - point, point - box.high[:2]), 0.0)
+    return float(np.linalg.norm(gap))

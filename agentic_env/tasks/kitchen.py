@@ -1,0 +1,844 @@
+"""``AgenticEnv/Kitchen-v0``: long-horizon kitchen chores with a drawer, a pot and a bowl.
+
+**Description.** A kitchen cabinet with one drawer (:mod:`agentic_env.cabinet`, the PDDL
+drawer ``top-drawer``) stands on the table to the robot's left, its front facing the robot.
+On the right stand a pot with two handles and a low bowl (both static containers), a spice
+bottle, a blue snack pack, a chicken leg (in the pot) and two distractors (a tomato and a
+sponge). The episode is one of the three long-horizon instructions of AgenticLab Table V
+(``goal["variant"]``):
+
+* **A** "Put the spice bottle into the top drawer and close it." The drawer starts closed
+  and the bottle on the table: open, pick, place in the drawer, close (4 steps).
+* **B** "Place the blue snack pack in the top drawer, then move the spice bottle from the
+  drawer to the table, and finally close the drawer." The drawer starts open with the bottle
+  inside it (5 steps).
+* **C** "A chicken leg is in the pot. Take out the chicken leg, place it in the bowl, then
+  put the spice bottle back into the top drawer and close the drawer." The drawer starts
+  open, the bottle on the table, the chicken leg in the pot (5 steps).
+
+PDDL domain: ``assets/pddl/kitchen.pddl`` (types item, container, drawer). PDDL names are
+body names for the items and containers (``spice-bottle-1``, ``pot-1``...); the drawer is
+``top-drawer`` (bodies ``cabinet`` and ``cabinet_drawer``).
+
+The pot and the bowl are *static* bodies (welded to the world, moved per reset through
+``model.body_pos`` like stacking's plates): ``in`` then only depends on the item, the
+containers cannot be knocked over, and the robot touching a rim is a reported collision.
+
+**Randomizations.** The variant (uniform over ``KitchenConfig.variants``, or fixed by
+``KitchenConfig.variant``); the cabinet's front centre (x 0.58-0.63, y 0.2-0.3 m) and yaw
+(-0.3..0.05 rad), where the drawer primitives are known to plan; the drawer's initial opening
+(closed in A, 0.18-0.21 m in B and C); positions of the pot, the bowl and the items on the
+table (uniform in the area right of the cabinet, footprints at least 4 cm apart and clear of
+the cabinet and the swept drawer, by rejection sampling), the pot's and the items' yaws; the
+chicken leg's yaw in the pot; in B the bottle's place in the drawer; the instruction's
+paraphrase category.
+
+**Success conditions.** Every goal fact holds (tolerances below and in
+:mod:`agentic_env.tasks.predicates`):
+
+* A: ``in-drawer spice-bottle-1 top-drawer``, ``drawer-closed top-drawer``;
+* B: ``in-drawer blue-snack-pack-1 top-drawer``, ``on-table spice-bottle-1``,
+  ``drawer-closed top-drawer``;
+* C: ``in chicken-leg-1 bowl-1``, ``in-drawer spice-bottle-1 top-drawer``,
+  ``drawer-closed top-drawer``.
+
+Progress is the fraction of those facts that hold. Facts:
+
+* ``drawer-open top-drawer``: the drawer is pulled out by more than ``open_threshold``
+  (5 cm); ``drawer-closed top-drawer``: by less than ``closed_threshold`` (1 cm). A drawer
+  ajar in between has neither (no plan exists from there until it is opened or closed by
+  hand);
+* ``in-drawer x top-drawer``: x's centre lies inside the drawer's inner box (it moves with
+  the drawer, so the fact survives closing) and x is not held;
+* ``in x c``: x's centre lies inside the container's interior box (inner footprint, from the
+  table up to 3 cm above the rim) and x is not held;
+* ``on-table x``: x rests on the table top (lowest point within 12 mm), is in no container
+  and no drawer, and is not held;
+* ``holding x`` / ``hand-empty``: the finger pads touch x on both sides / nothing is held.
+
+An item's *centre* is its body origin, except the chicken leg's: the middle of its length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from agentic_env.actions import close_drawer, open_drawer, pick, place, top_down_pose
+from agentic_env.cabinet import (
+    CabinetSpec,
+    add_cabinet,
+    drawer_interior,
+    drawer_interior_pose,
+    drawer_opening,
+    handle_pose,
+    inside_drawer,
+    set_cabinet_pose,
+    set_drawer_opening,
+)
+from agentic_env.errors import InvalidConfigError
+from agentic_env.planning import PlanStep
+from agentic_env.props import PROP_FRICTION, PROP_SOLREF, ObjectSpec, Part
+from agentic_env.robot import TCP_SITE, TCP_TO_FINGERTIP
+from agentic_env.scene import ROBOT_PREFIX, SceneBuilder
+from agentic_env.tasks import symbolic
+from agentic_env.tasks.base import SceneState, TaskEvaluation
+from agentic_env.tasks.instructions import Instruction, choose_instruction
+from agentic_env.tasks.predicates import Box, holding, on_table
+from agentic_env.tasks.trial import TrialSpec
+
+#: PDDL name of the cabinet's drawer.
+DRAWER = "top-drawer"
+#: Name of the cabinet (prefix of its bodies, joint, geoms and sites).
+CABINET = "cabinet"
+POT = "pot-1"
+BOWL = "bowl-1"
+SPICE = "spice-bottle-1"
+SNACK = "blue-snack-pack-1"
+CHICKEN = "chicken-leg-1"
+TOMATO = "tomato-1"
+SPONGE = "sponge-1"
+VARIANTS: tuple[str, ...] = ("A", "B", "C")
+#: Fingertip clearance above whatever is below a grasped item, metres.
+_FINGERTIP_CLEARANCE = 0.008
+#: Release height of a placed item's bottom above its support, metres.
+_RELEASE_GAP = 0.01
+#: Approach distance of picks from and places into the drawer, and of places on the table:
+#: a pre-pose this high above the target makes the transit climb over the cabinet and the
+#: open drawer's walls with the carried item (a 0.1 m approach would cross them at ~0.25 m).
+_HIGH_APPROACH = 0.25
+_MEAT = (0.58, 0.33, 0.14, 1.0)
+_BONE = (0.93, 0.90, 0.82, 1.0)
+
+
+@dataclass(frozen=True)
+class KitchenItem:
+    """A free item of the kitchen and how the expert handles it.
+
+    Attributes:
+        spec: the free body.
+        footprint: radius of a circle around :attr:`centre` holding the item at any yaw, m.
+        centre: the item's centre in the body frame (x, y, z), metres.
+        grasp: the grasp point in the body frame (x, y, z), metres; the fingers close along
+            the body y axis (any horizontal axis for an upright cylinder).
+        grasp_width: width across the pads at the grasp, metres.
+        rest_height: height of the body origin above the support when resting, metres.
+        round: an upright cylinder or sphere (any grasp yaw works).
+    """
+
+    spec: ObjectSpec
+    footprint: float
+    centre: tuple[float, float, float]
+    grasp: tuple[float, float, float]
+    grasp_width: float
+    rest_height: float
+    round: bool = False
+
+    @property
+    def name(self) -> str:
+        """Body and PDDL name."""
+        return self.spec.name
+
+
+def _lying(angle: float = np.pi / 2) -> tuple[float, float, float, float]:
+    """Quaternion turning a part's z axis onto the body x axis."""
+    return (float(np.cos(angle / 2)), 0.0, float(np.sin(angle / 2)), 0.0)
+
+
+def kitchen_items() -> dict[str, KitchenItem]:
+    """The five free items of the kitchen, by name."""
+    items = [
+        KitchenItem(
+            ObjectSpec(SPICE, "cylinder", (0.02, 0.03), (0.86, 0.52, 0.18, 1.0), mass=0.07,
+                       attributes={"kind": "spice bottle"},
+                       parts=(Part("cylinder", (0.017, 0.006), (0.0, 0.0, 0.036),
+                                   rgba=(0.75, 0.10, 0.10, 1.0), mass=0.01),)),
+            footprint=0.021, centre=(0.0, 0.0, 0.0), grasp=(0.0, 0.0, 0.0), grasp_width=0.04,
+            rest_height=0.03, round=True),
+        KitchenItem(
+            ObjectSpec(SNACK, "box", (0.06, 0.03, 0.015), (0.10, 0.32, 0.85, 1.0), mass=0.05,
+                       attributes={"kind": "snack pack", "colour": "blue"},
+                       parts=(Part("box", (0.035, 0.018, 0.001), (0.0, 0.0, 0.0155),
+                                   rgba=(0.97, 0.83, 0.15, 1.0), mass=0.001),)),
+            footprint=0.068, centre=(0.0, 0.0, 0.0), grasp=(0.0, 0.0, 0.0), grasp_width=0.06,
+            rest_height=0.015),
+        # a drumstick lying with body z up: meat bulb (sphere, the body origin) and meat
+        # (capsule along +x), then a thin bone (capsule) and its knob (sphere); every part
+        # touches the plane 24 mm below the origin, so it rests on all four
+        KitchenItem(
+            ObjectSpec(CHICKEN, "sphere", (0.024,), _MEAT, mass=0.03,
+                       attributes={"kind": "chicken leg"},
+                       parts=(Part("capsule", (0.022, 0.025), (0.03, 0.0, -0.002), _lying(),
+                                   mass=0.04),
+                              Part("capsule", (0.007, 0.018), (0.075, 0.0, -0.017), _lying(),
+                                   rgba=_BONE, mass=0.005),
+                              Part("sphere", (0.011,), (0.1, 0.0, -0.013), rgba=_BONE,
+                                   mass=0.005))),
+            footprint=0.07, centre=(0.043, 0.0, 0.0), grasp=(0.03, 0.0, -0.002),
+            grasp_width=0.044, rest_height=0.024),
+        KitchenItem(
+            ObjectSpec(TOMATO, "ellipsoid", (0.03, 0.03, 0.027), (0.86, 0.16, 0.10, 1.0),
+                       mass=0.08, attributes={"kind": "tomato"},
+                       parts=(Part("cylinder", (0.005, 0.004), (0.0, 0.0, 0.029),
+                                   rgba=(0.20, 0.55, 0.15, 1.0), mass=0.001),)),
+            footprint=0.031, centre=(0.0, 0.0, 0.0), grasp=(0.0, 0.0, 0.0), grasp_width=0.06,
+            rest_height=0.027, round=True),
+        KitchenItem(
+            ObjectSpec(SPONGE, "box", (0.045, 0.03, 0.012), (0.96, 0.85, 0.22, 1.0),
+                       mass=0.02, attributes={"kind": "sponge"},
+                       parts=(Part("box", (0.045, 0.03, 0.004), (0.0, 0.0, 0.016),
+                                   rgba=(0.18, 0.55, 0.25, 1.0), mass=0.005),)),
+            footprint=0.055, centre=(0.0, 0.0, 0.0), grasp=(0.0, 0.0, 0.0), grasp_width=0.06,
+            rest_height=0.012),
+    ]
+    return {item.name: item for item in items}
+
+
+@dataclass(frozen=True)
+class ContainerSpec:
+    """A static round container built from a floor disc and a ring of wall segments.
+
+    Attributes:
+        name: body and PDDL name.
+        inner_radius: metres.
+        wall_height: metres above the table.
+        wall_thickness: metres.
+        segments: wall segments around the ring.
+        rgba: colour.
+        handles: add two handles (a pot's) on the body's +-x sides.
+    """
+
+    name: str
+    inner_radius: float
+    wall_height: float
+    wall_thickness: float = 0.008
+    segments: int = 16
+    rgba: tuple[float, float, float, float] = (0.36, 0.37, 0.40, 1.0)
+    handles: bool = False
+
+    @property
+    def floor_top(self) -> float:
+        """Height of the inner floor above the table, metres."""
+        return self.wall_thickness
+
+    @property
+    def footprint(self) -> float:
+        """Radius of the circle holding the container (handles included), metres."""
+        outer = self.inner_radius + self.wall_thickness
+        return outer + (0.04 if self.handles else 0.0)
+
+
+def add_container(spec: mujoco.MjSpec, container: ContainerSpec) -> None:
+    """Add ``container`` as a static body at the origin (moved per reset via body_pos)."""
+    body = spec.worldbody.add_body(name=container.name)
+    r, t, h = container.inner_radius, container.wall_thickness, container.wall_height
+    common = {"type": mujoco.mjtGeom.mjGEOM_BOX, "rgba": container.rgba, "solref": PROP_SOLREF,
+              "friction": PROP_FRICTION, "condim": 4}
+    body.add_geom(name=f"{container.name}_floor", type=mujoco.mjtGeom.mjGEOM_CYLINDER,
+                  size=[r + t, t / 2, 0], pos=[0, 0, t / 2], rgba=container.rgba,
+                  solref=PROP_SOLREF, friction=PROP_FRICTION, condim=4)
+    half_chord = (r + t) * np.tan(np.pi / container.segments) + 0.001
+    for k in range(container.segments):
+        angle = 2 * np.pi * k / container.segments
+        body.add_geom(name=f"{container.name}_wall{k}", size=[t / 2, half_chord, h / 2],
+                      pos=[(r + t / 2) * np.cos(angle), (r + t / 2) * np.sin(angle), h / 2],
+                      quat=[np.cos(angle / 2), 0, 0, np.sin(angle / 2)], **common)
+    if container.handles:
+        for sign, side in ((1.0, "+"), (-1.0, "-")):
+            body.add_geom(name=f"{container.name}_handle{side}", size=[0.02, 0.035, 0.006],
+                          pos=[sign * (r + t + 0.018), 0, h - 0.012], **common)
+
+
+@dataclass(frozen=True)
+class KitchenConfig:
+    """Tunables of the kitchen task.
+
+    Attributes:
+        variants: Table V instructions to sample from (uniformly), of ``A``, ``B``, ``C``.
+        variant: a fixed variant (overrides ``variants``), or ``None``.
+        cabinet: the cabinet's geometry.
+        front_x: range of the x of the cabinet front's centre, base frame, metres.
+        front_y: range of its y, metres.
+        yaw: range of the cabinet's yaw, radians (0 = front facing the robot).
+        open_range: initial opening of an open drawer (B, C), metres.
+        open_distance: how far the expert pulls a closed drawer, metres.
+        open_threshold: ``drawer-open`` above this opening, metres.
+        closed_threshold: ``drawer-closed`` below this opening, metres.
+        area: (x0, x1, y0, y1) where containers and items stand, base frame, metres.
+        max_reach: largest distance of an item's (or container's) centre from the base's
+            vertical axis, metres.
+        gap: smallest gap between footprints at reset, metres.
+        cabinet_margin: smallest gap between a footprint and the cabinet with its drawer
+            pulled fully out, metres.
+        container_headroom: the ``in`` box reaches this far above a container's rim, metres.
+        pot: the pot.
+        bowl: the bowl.
+    """
+
+    variants: tuple[str, ...] = VARIANTS
+    variant: str | None = None
+    cabinet: CabinetSpec = CabinetSpec(CABINET)
+    front_x: tuple[float, float] = (0.58, 0.63)
+    front_y: tuple[float, float] = (0.2, 0.3)
+    yaw: tuple[float, float] = (-0.3, 0.05)
+    open_range: tuple[float, float] = (0.18, 0.21)
+    open_distance: float = 0.2
+    open_threshold: float = 0.05
+    closed_threshold: float = 0.01
+    area: tuple[float, float, float, float] = (0.28, 0.66, -0.55, 0.0)
+    max_reach: float = 0.72
+    gap: float = 0.04
+    cabinet_margin: float = 0.04
+    container_headroom: float = 0.03
+    pot: ContainerSpec = ContainerSpec(POT, inner_radius=0.09, wall_height=0.07,
+                                       rgba=(0.36, 0.37, 0.40, 1.0), handles=True)
+    bowl: ContainerSpec = ContainerSpec(BOWL, inner_radius=0.092, wall_height=0.045,
+                                        wall_thickness=0.007, rgba=(0.55, 0.72, 0.55, 1.0))
+
+
+def _yaw_of(rotation: np.ndarray) -> float:
+    return float(np.arctan2(rotation[1, 0], rotation[0, 0]))
+
+
+def _wrap(angle: float) -> float:
+    return float((angle + np.pi) % (2 * np.pi) - np.pi)
+
+
+def _fold(angle: float) -> float:
+    """An angle folded into [-pi/2, pi/2) (a parallel gripper's symmetry)."""
+    return float((angle + np.pi / 2) % np.pi - np.pi / 2)
+
+
+def _rz(yaw: float) -> np.ndarray:
+    c, s = np.cos(yaw), np.sin(yaw)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def _segment_hits_box(start: np.ndarray, end: np.ndarray, low: np.ndarray,
+                      high: np.ndarray) -> bool:
+    """Whether the 2-D segment from ``start`` to ``end`` meets the box [low, high] (slabs)."""
+    t0, t1 = 0.0, 1.0
+    delta = end - start
+    for axis in range(2):
+        if abs(delta[axis]) < 1e-12:
+            if not low[axis] <= start[axis] <= high[axis]:
+                return False
+            continue
+        a = (low[axis] - start[axis]) / delta[axis]
+        b = (high[axis] - start[axis]) / delta[axis]
+        t0, t1 = max(t0, min(a, b)), min(t1, max(a, b))
+        if t0 > t1:
+            return False
+    return True
+
+
+def lowest_point(scene: SceneState, body: str) -> float:
+    """Exact height (base frame) of the lowest point of ``body``'s colliding geoms, metres."""
+    model, data = scene.model, scene.data
+    lowest = np.inf
+    for geom in np.flatnonzero(model.geom_bodyid == model.body(body).id):
+        row = data.geom_xmat[geom].reshape(3, 3)[2]
+        size = model.geom_size[geom]
+        kind = model.geom_type[geom]
+        if kind == mujoco.mjtGeom.mjGEOM_SPHERE:
+            half = size[0]
+        elif kind == mujoco.mjtGeom.mjGEOM_BOX:
+            half = float(np.sum(np.abs(row) * size))
+        elif kind == mujoco.mjtGeom.mjGEOM_ELLIPSOID:
+            half = float(np.sqrt(np.sum((row * size) ** 2)))
+        elif kind == mujoco.mjtGeom.mjGEOM_CAPSULE:
+            half = size[0] + size[1] * abs(row[2])
+        else:  # cylinder
+            half = size[1] * abs(row[2]) + size[0] * float(np.sqrt(max(0.0, 1 - row[2] ** 2)))
+        lowest = min(lowest, float(data.geom_xpos[geom, 2]) - half)
+    return lowest - float(scene.base_pos[2])
+
+
+class KitchenTask:
+    """Table V kitchen chores with a drawer, a pot and a bowl (see the module docstring)."""
+
+    name = "kitchen"
+    domain = "kitchen"
+
+    def __init__(self, config: KitchenConfig | None = None) -> None:
+        self.config = config or self.default_config()
+        cfg = self.config
+        bad = {v for v in (*cfg.variants, cfg.variant) if v is not None} - set(VARIANTS)
+        if bad or not cfg.variants:
+            raise InvalidConfigError(f"kitchen variants {sorted(bad) or '()'} are not valid; "
+                                     f"valid: {', '.join(VARIANTS)}")
+        self.items = kitchen_items()
+        self.containers = {cfg.pot.name: cfg.pot, cfg.bowl.name: cfg.bowl}
+        self._variant = cfg.variant or cfg.variants[0]
+        self._front = np.array([0.6, 0.25])
+        self._yaw = 0.0
+        self._opening = 0.0
+        self._container_pose: dict[str, list[float]] = {}
+        self._instruction = Instruction("", "canonical")
+
+    @staticmethod
+    def default_config() -> KitchenConfig:
+        """The configuration used by ``AgenticEnv/Kitchen-v0``."""
+        return KitchenConfig()
+
+    # -- scene ------------------------------------------------------------------------------
+
+    def build(self, builder: SceneBuilder) -> None:
+        """Add the cabinet, the pot, the bowl (static) and the five items (free)."""
+        add_cabinet(builder.spec, self.config.cabinet, builder.base_pos + [0.8, 0.25, 0.0])
+        for container in self.containers.values():
+            add_container(builder.spec, container)
+        for item in self.items.values():
+            builder.add_object(item.spec)
+
+    def reset(self, scene: SceneState, rng: np.random.Generator,
+              instruction_category: str | None) -> None:
+        """Sample the variant, the cabinet, the drawer, the containers and the items."""
+        cfg = self.config
+        self._variant = cfg.variant or str(rng.choice(cfg.variants))
+        self._front = rng.uniform([cfg.front_x[0], cfg.front_y[0]],
+                                  [cfg.front_x[1], cfg.front_y[1]])
+        self._yaw = float(rng.uniform(*cfg.yaw))
+        self._opening = 0.0 if self._variant == "A" else float(rng.uniform(*cfg.open_range))
+        self._apply_fixtures(scene)
+        on_table = [SPICE, SNACK, TOMATO, SPONGE]
+        if self._variant == "B":
+            on_table.remove(SPICE)
+        layout = self._sample_layout(rng, on_table)
+        self._place_containers(scene, {name: layout[name] for name in self.containers})
+        mujoco.mj_kinematics(scene.model, scene.data)
+        for name in on_table:
+            item = self.items[name]
+            x, y, yaw = layout[name]
+            centre = _rz(yaw) @ np.asarray(item.centre)
+            scene.set_free_body_pose(name, np.array([x - centre[0], y - centre[1],
+                                                     item.rest_height + 1e-3]), yaw)
+        self._put_chicken_in_pot(scene, rng)
+        if self._variant == "B":
+            self._put_in_drawer(scene, rng, SPICE)
+        self._instruction = choose_instruction(self.instructions(), rng, instruction_category)
+
+    def _apply_fixtures(self, scene: SceneState) -> None:
+        """Move the cabinet and set the drawer's opening (then update kinematics)."""
+        set_cabinet_pose(scene.model, CABINET, scene.base_pos + self.cabinet_origin(), self._yaw)
+        set_drawer_opening(scene.model, scene.data, CABINET, self._opening)
+        mujoco.mj_kinematics(scene.model, scene.data)
+
+    def cabinet_origin(self) -> np.ndarray:
+        """Bottom centre of the cabinet (base frame, metres) for the current layout."""
+        inward = np.array([np.cos(self._yaw), np.sin(self._yaw), 0.0])
+        return np.array([*self._front, 0.0]) + inward * self.config.cabinet.size[0] / 2
+
+    def _cabinet_rect(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The cabinet with its drawer fully out and the handle: (centre (2,), half extents
+        (2,), rotation (2, 2)) in the base frame."""
+        cab = self.config.cabinet
+        depth, width, _ = cab.size
+        front_reach = cab.drawer_travel + cab.handle_standoff + cab.handle_radius
+        rotation = _rz(self._yaw)[:2, :2]
+        # in the cabinet frame it spans x from -depth/2 - front_reach to depth/2
+        centre = self.cabinet_origin()[:2] + rotation @ np.array([-front_reach / 2, 0.0])
+        half = np.array([(depth + front_reach) / 2, width / 2])
+        return centre, half, rotation
+
+    def _clear_of_cabinet(self, xy: np.ndarray, radius: float) -> bool:
+        """Whether a footprint circle at ``xy`` keeps ``cabinet_margin`` from the cabinet with
+        its drawer fully out, and the way from it to the drawer does not cross the carcass.
+
+        Carried items climb over the cabinet only on the last part of the way into the drawer
+        (see ``_HIGH_APPROACH``), and the way back is nearly level at the carcass top's height,
+        so the straight line between the footprint and the drawer must pass beside the carcass
+        (grown by ``cabinet_margin``), not over it.
+        """
+        cfg = self.config
+        centre, half, rotation = self._cabinet_rect()
+        local = np.abs(rotation.T @ (np.asarray(xy) - centre))
+        outside = np.maximum(local - half, 0.0)
+        if np.linalg.norm(outside) < radius + cfg.cabinet_margin:
+            return False
+        depth, width, _ = cfg.cabinet.size
+        origin = self.cabinet_origin()[:2]
+        start = rotation.T @ (np.asarray(xy) - origin)
+        drawer = np.array([-depth / 2 - cfg.open_distance / 2, 0.0])  # the pulled-out part
+        grown = np.array([depth / 2, width / 2]) + cfg.cabinet_margin + radius
+        return not _segment_hits_box(start, drawer, -grown, grown)
+
+    @property
+    def dressing_keepout(self) -> list[list[float]]:
+        """Base-frame rectangle [x0, x1, y0, y1] the setting's clutter must avoid: the cabinet
+        with its drawer pulled fully out."""
+        centre, half, rotation = self._cabinet_rect()
+        corners = np.array([centre + rotation @ (half * s) for s in
+                            ((1, 1), (1, -1), (-1, 1), (-1, -1))])
+        low, high = corners.min(axis=0), corners.max(axis=0)
+        return [[float(low[0]), float(high[0]), float(low[1]), float(high[1])]]
+
+    def _sample_layout(self, rng: np.random.Generator,
+                       on_table: list[str]) -> dict[str, tuple[float, float, float]]:
+        """(x, y, yaw) of the containers and the table items: centres in the area, clear of
+        the cabinet and of each other by ``gap``, by rejection sampling (largest first)."""
+        cfg = self.config
+        x0, x1, y0, y1 = cfg.area
+        shapes = [(c.name, c.footprint) for c in self.containers.values()]
+        shapes += [(name, self.items[name].footprint) for name in on_table]
+        for _restart in range(50):
+            placed: dict[str, tuple[float, float, float]] = {}
+            circles: list[tuple[np.ndarray, float]] = []
+            for name, radius in shapes:
+                for _try in range(300):
+                    xy = rng.uniform([x0, y0], [x1, y1])
+                    yaw = float(rng.uniform(-np.pi, np.pi))
+                    if np.linalg.norm(xy) > cfg.max_reach or not self._clear_of_cabinet(
+                            xy, radius):
+                        continue
+                    if all(np.linalg.norm(xy - c) >= radius + r + cfg.gap for c, r in circles):
+                        break
+                else:
+                    break
+                placed[name] = (float(xy[0]), float(xy[1]), yaw)
+                circles.append((xy, radius))
+            if len(placed) == len(shapes):
+                return placed
+        raise InvalidConfigError("kitchen: could not lay out the containers and items; "
+                                 "enlarge KitchenConfig.area or reduce KitchenConfig.gap")
+
+    def _place_containers(self, scene: SceneState,
+                          poses: dict[str, tuple[float, float, float]]) -> None:
+        for name, (x, y, yaw) in poses.items():
+            body = scene.model.body(name).id
+            scene.model.body_pos[body] = scene.base_pos + [x, y, 0.0]
+            scene.model.body_quat[body] = [np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)]
+        self._container_pose = {name: [float(v) for v in pose] for name, pose in poses.items()}
+
+    def _put_chicken_in_pot(self, scene: SceneState, rng: np.random.Generator) -> None:
+        """The chicken leg lies in the pot, its centre at the pot's centre, any yaw."""
+        item = self.items[CHICKEN]
+        yaw = float(rng.uniform(-np.pi, np.pi))
+        x, y, _ = self._container_pose[POT]
+        centre = _rz(yaw) @ np.asarray(item.centre)
+        z = self.config.pot.floor_top + item.rest_height + 1e-3
+        scene.set_free_body_pose(CHICKEN, np.array([x - centre[0], y - centre[1], z]), yaw)
+
+    def _put_in_drawer(self, scene: SceneState, rng: np.random.Generator, name: str) -> None:
+        """Stand item ``name`` in the pulled-out part of the open drawer (B's bottle)."""
+        cab = self.config.cabinet
+        pose, half = drawer_interior(scene.model, scene.data, CABINET, scene.base_pos)
+        exposed = self._opening - cab.drawer_front_thickness
+        # clear of the drawer front and of the carcass (where the gripper must reach down)
+        depth = rng.uniform(0.05, max(0.05, exposed - 0.075))
+        lateral = rng.uniform(-0.12, 0.12)
+        item = self.items[name]
+        local = np.array([depth - half[0], lateral, -half[2] + item.rest_height + 1e-3])
+        position = pose[:3, 3] + pose[:3, :3] @ local
+        scene.set_free_body_pose(name, position, float(rng.uniform(-np.pi, np.pi)))
+
+    # -- trial state ------------------------------------------------------------------------
+
+    def trial_state(self) -> dict[str, Any]:
+        """Cabinet front (x, y) and yaw, the drawer's initial opening, container poses."""
+        return {"front": [float(v) for v in self._front], "yaw": self._yaw,
+                "opening": self._opening, "containers": self._container_pose}
+
+    def apply_trial(self, scene: SceneState, trial: TrialSpec) -> None:
+        """Restore the variant, cabinet, drawer, containers and instruction of ``trial``."""
+        state, goal = trial.task_state, trial.goal
+        if goal.get("variant") not in VARIANTS:
+            raise InvalidConfigError(f"kitchen trial variant {goal.get('variant')!r}; valid: "
+                                     f"{', '.join(VARIANTS)}")
+        self._variant = goal["variant"]
+        self._front = np.asarray(state["front"], dtype=float)
+        self._yaw = float(state["yaw"])
+        self._opening = float(state["opening"])
+        self._apply_fixtures(scene)
+        self._place_containers(scene, {name: tuple(pose) for name, pose
+                                       in state["containers"].items()})
+        self._instruction = Instruction(trial.instruction, trial.instruction_category)
+
+    def goal(self) -> dict[str, Any]:
+        """``{"variant", "in_drawer": [items], "on_table": [items], "in": {item: container},
+        "drawer_closed": True}``."""
+        goal: dict[str, Any] = {"variant": self._variant, "in_drawer": [], "on_table": [],
+                                "in": {}, "drawer_closed": True}
+        if self._variant == "A":
+            goal["in_drawer"] = [SPICE]
+        elif self._variant == "B":
+            goal["in_drawer"] = [SNACK]
+            goal["on_table"] = [SPICE]
+        else:
+            goal["in"] = {CHICKEN: BOWL}
+            goal["in_drawer"] = [SPICE]
+        return goal
+
+    @property
+    def variant(self) -> str:
+        """The current episode's Table V variant (A, B or C)."""
+        return self._variant
+
+    # -- language ---------------------------------------------------------------------------
+
+    def instructions(self) -> list[Instruction]:
+        """Instructions for the current variant, one per category (paper = Table V)."""
+        texts = _INSTRUCTIONS[self._variant]
+        return [Instruction(text, category) for category, text in texts.items()]
+
+    def instruction(self) -> Instruction:
+        """The episode's instruction."""
+        return self._instruction
+
+    # -- symbolic model ---------------------------------------------------------------------
+
+    def pddl_objects(self) -> dict[str, str]:
+        """The five items (item), the pot and the bowl (container), the drawer (drawer)."""
+        objects = {name: "item" for name in self.items}
+        objects.update({name: "container" for name in self.containers})
+        objects[DRAWER] = "drawer"
+        return objects
+
+    def item_centre(self, scene: SceneState, name: str) -> np.ndarray:
+        """The item's centre (base frame, metres): see the module docstring."""
+        return (scene.body_position(name)
+                + scene.body_rotation(name) @ np.asarray(self.items[name].centre))
+
+    def interior(self, scene: SceneState, container: str) -> Box:
+        """A container's interior box: its inner footprint's bounding square, from the table
+        up to ``container_headroom`` above the rim."""
+        spec = self.containers[container]
+        centre = scene.body_position(container)
+        r = spec.inner_radius
+        return Box(centre - [r, r, 0.0],
+                   centre + [r, r, spec.wall_height + self.config.container_headroom])
+
+    def in_container(self, scene: SceneState, item: str, container: str) -> bool:
+        """``in item container``."""
+        centre = self.item_centre(scene, item)
+        return self.interior(scene, container).contains(centre) and not holding(scene, item)
+
+    def in_drawer(self, scene: SceneState, item: str) -> bool:
+        """``in-drawer item top-drawer``."""
+        return inside_drawer(scene.model, scene.data, CABINET, self.item_centre(scene, item),
+                             scene.base_pos) and not holding(scene, item)
+
+    def on_table(self, scene: SceneState, item: str) -> bool:
+        """``on-table item``: on the table top, in no container or drawer, not held."""
+        return (on_table(scene, item) and not self.in_drawer(scene, item)
+                and not any(self.in_container(scene, item, c) for c in self.containers))
+
+    def opening(self, scene: SceneState) -> float:
+        """How far the drawer is pulled out, metres."""
+        return drawer_opening(scene.model, scene.data, CABINET)
+
+    def facts(self, scene: SceneState) -> set[str]:
+        """holding / hand-empty / in / in-drawer / on-table / drawer-open / drawer-closed."""
+        cfg = self.config
+        facts: set[str] = set()
+        held = [name for name in self.items if holding(scene, name)]
+        facts.update(f"holding {name}" for name in held)
+        if not held:
+            facts.add("hand-empty")
+        for name in self.items:
+            if name in held:
+                continue
+            centre = self.item_centre(scene, name)
+            located = False
+            for container in self.containers:
+                if self.interior(scene, container).contains(centre):
+                    facts.add(f"in {name} {container}")
+                    located = True
+            if inside_drawer(scene.model, scene.data, CABINET, centre, scene.base_pos):
+                facts.add(f"in-drawer {name} {DRAWER}")
+                located = True
+            if not located and on_table(scene, name):
+                facts.add(f"on-table {name}")
+        opening = self.opening(scene)
+        if opening > cfg.open_threshold:
+            facts.add(f"drawer-open {DRAWER}")
+        elif opening < cfg.closed_threshold:
+            facts.add(f"drawer-closed {DRAWER}")
+        return facts
+
+    def goal_facts(self) -> list[str]:
+        """The goal's facts (see the module docstring)."""
+        goal = self.goal()
+        facts = [f"in {item} {container}" for item, container in goal["in"].items()]
+        facts += [f"in-drawer {item} {DRAWER}" for item in goal["in_drawer"]]
+        facts += [f"on-table {item}" for item in goal["on_table"]]
+        facts.append(f"drawer-closed {DRAWER}")
+        return facts
+
+    def evaluate(self, scene: SceneState) -> TaskEvaluation:
+        """Success when every goal fact holds; progress = fraction holding."""
+        facts = self.facts(scene)
+        terms = {fact: float(fact in facts) for fact in self.goal_facts()}
+        return TaskEvaluation(all(v > 0.5 for v in terms.values()),
+                              float(np.mean(list(terms.values()))), terms)
+
+    # -- expert -----------------------------------------------------------------------------
+
+    def grasp_pose(self, scene: SceneState, name: str) -> np.ndarray:
+        """Top-down grasp (4x4, base frame) of item ``name`` at its grasp point, closing
+        across it, the fingertips at least 8 mm above the item's lowest point."""
+        item = self.items[name]
+        rotation = scene.body_rotation(name)
+        position = scene.body_position(name) + rotation @ np.asarray(item.grasp)
+        axis = rotation[:, 2]
+        if item.round and abs(axis[2]) > 0.7:  # upright: any yaw, keep the wrist centred
+            yaw = 0.0
+        elif item.round:  # a cylinder on its side: close across its axis
+            yaw = _fold(float(np.arctan2(axis[1], axis[0])) + np.pi / 2)
+        else:
+            yaw = _fold(_yaw_of(rotation))
+        position[2] = max(position[2],
+                          lowest_point(scene, name) + TCP_TO_FINGERTIP + _FINGERTIP_CLEARANCE)
+        return top_down_pose(position, yaw)
+
+    def _tcp(self, scene: SceneState) -> tuple[np.ndarray, float]:
+        site = scene.data.site(ROBOT_PREFIX + TCP_SITE)
+        return site.xpos - scene.base_pos, _yaw_of(site.xmat.reshape(3, 3))
+
+    def place_pose(self, scene: SceneState, name: str, target_xy: np.ndarray, surface: float,
+                   yaw: float | None = None) -> np.ndarray:
+        """TCP pose that puts the held item's centre over ``target_xy`` with its bottom
+        ``_RELEASE_GAP`` above ``surface`` (base-frame height), the TCP turned to ``yaw``
+        (``None``: as now)."""
+        tcp, tcp_yaw = self._tcp(scene)
+        target_yaw = tcp_yaw if yaw is None else yaw
+        turn = _wrap(target_yaw - tcp_yaw)
+        offset = _rz(turn)[:2, :2] @ (self.item_centre(scene, name)[:2] - tcp[:2])
+        hang = max(tcp[2] - lowest_point(scene, name), TCP_TO_FINGERTIP)
+        position = np.array([*(np.asarray(target_xy) - offset), surface + hang + _RELEASE_GAP])
+        return top_down_pose(position, target_yaw)
+
+    def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
+        """Ground one plan step (see :meth:`grasp_pose`, :meth:`place_pose`)."""
+        name, args = step.name, step.args
+        if name in ("pick", "pick-from", "pick-from-drawer") and args[0] in self.items:
+            approach = _HIGH_APPROACH if name == "pick-from-drawer" else 0.0
+            return pick(self.grasp_pose(scene, args[0]), self.items[args[0]].grasp_width,
+                        approach)
+        if name == "place-on-table":
+            target = self._free_table_spot(scene, args[0])
+            return place(self.place_pose(scene, args[0], target, 0.0), _HIGH_APPROACH)
+        if name == "place-in" and args[1] in self.containers:
+            container = self.containers[args[1]]
+            centre = scene.body_position(args[1])
+            return place(self.place_pose(scene, args[0], centre[:2],
+                                         centre[2] + container.floor_top))
+        if name == "place-in-drawer":
+            return place(self._drawer_place_pose(scene, args[0]), _HIGH_APPROACH)
+        if name == "open-drawer":
+            return open_drawer(handle_pose(scene.model, scene.data, CABINET, scene.base_pos),
+                               self.config.open_distance)
+        if name == "close-drawer":
+            distance = min(self.opening(scene) + 0.03, 0.3)
+            return close_drawer(handle_pose(scene.model, scene.data, CABINET, scene.base_pos),
+                                distance)
+        raise InvalidConfigError(
+            f"kitchen has no primitive for {step}; valid: pick, pick-from, pick-from-drawer, "
+            "place-on-table, place-in, place-in-drawer, open-drawer, close-drawer")
+
+    def _drawer_place_pose(self, scene: SceneState, name: str) -> np.ndarray:
+        """Place pose in the open drawer: at the middle of its pulled-out part along its
+        depth, across it where it is farthest from the items already inside, the fingers
+        closing along the drawer's depth."""
+        pose, half = drawer_interior(scene.model, scene.data, CABINET, scene.base_pos)
+        nominal = drawer_interior_pose(scene.model, scene.data, CABINET, scene.base_pos)
+        across = pose[:3, 1]
+        reach = self.items[name].footprint
+        limit = max(half[1] - reach - 0.015, 0.0)
+        others = []
+        for other in self.items:
+            if other != name and self.in_drawer(scene, other):
+                lateral = float(across @ (self.item_centre(scene, other) - pose[:3, 3]))
+                others.append((lateral, self.items[other].footprint))
+        best, best_score = 0.0, -np.inf
+        for lateral in np.linspace(-limit, limit, 15):
+            score = min((abs(lateral - o) - r - reach for o, r in others), default=1.0)
+            score = min(score, 0.05) - 1e-3 * abs(lateral)  # enough room: prefer the middle
+            if score > best_score:
+                best, best_score = float(lateral), score
+        target = nominal[:3, 3] + best * across
+        _, tcp_yaw = self._tcp(scene)
+        drawer_yaw = _yaw_of(nominal[:3, :3])
+        # the closing axis is symmetric: of the two yaws take the one nearer the current
+        yaw = drawer_yaw if abs(_wrap(drawer_yaw - tcp_yaw)) <= np.pi / 2 else _wrap(
+            drawer_yaw + np.pi)
+        floor = float(pose[2, 3] - half[2])
+        return self.place_pose(scene, name, target[:2], floor, yaw)
+
+    def _free_table_spot(self, scene: SceneState, name: str) -> np.ndarray:
+        """A table spot (x, y) in the item area farthest from the other items, the containers
+        and the cabinet with its drawer out."""
+        cfg = self.config
+        x0, x1, y0, y1 = cfg.area
+        reach = self.items[name].footprint
+        occupied = [(self.item_centre(scene, o)[:2], self.items[o].footprint)
+                    for o in self.items if o != name]
+        occupied += [(scene.body_position(c)[:2], spec.footprint)
+                     for c, spec in self.containers.items()]
+        best, best_clearance = np.array([(x0 + x1) / 2, (y0 + y1) / 2]), -np.inf
+        for x in np.linspace(x0 + 0.02, x1 - 0.02, 12):
+            for y in np.linspace(y0 + 0.02, y1 - 0.02, 18):
+                xy = np.array([x, y])
+                if np.linalg.norm(xy) > cfg.max_reach - 0.02 or not self._clear_of_cabinet(
+                        xy, reach):
+                    continue
+                clearance = min(np.linalg.norm(xy - c) - r - reach for c, r in occupied)
+                if clearance > best_clearance:
+                    best, best_clearance = xy, clearance
+        return best
+
+    def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
+        """Execute the Fast Downward reference plan with ground-truth poses."""
+        return symbolic.expert_actions(self, scene)
+
+
+#: Instructions per variant and category ("paper" = the exact Table V sentence).
+_INSTRUCTIONS: dict[str, dict[str, str]] = {
+    "A": {
+        "paper": "Put the spice bottle into the top drawer and close it.",
+        "canonical": "Put the spice bottle in the top drawer, then close the top drawer.",
+        "lexical": "Stow the seasoning jar in the upper drawer and shut it.",
+        "syntactic": "Could you place the spice bottle inside the top drawer and then close "
+                     "that drawer?",
+        "semantic": "ugh, the counter is a mess - can u pop the spice botle in the top drawer "
+                    "and shut it after? ty!",
+        "high_level": "Tidy away the little jar of seasoning you would sprinkle on a dish: it "
+                      "is kept in the top drawer, and the drawer should not be left open.",
+    },
+    "B": {
+        "paper": "Place the blue snack pack in the top drawer, then move the spice bottle from "
+                 "the drawer to the table, and finally close the drawer.",
+        "canonical": "Put the blue snack pack in the top drawer, take the spice bottle out of "
+                     "the drawer and put it on the table, then close the drawer.",
+        "lexical": "Stash the blue snack packet in the upper drawer, shift the seasoning "
+                   "bottle from the drawer onto the table, and finally shut the drawer.",
+        "syntactic": "The blue snack pack should go into the top drawer and the spice bottle "
+                     "should come out of it onto the table, after which the drawer should be "
+                     "closed.",
+        "semantic": "ok so - blue snack pack goes in the top drawer, the spice bottle comes "
+                    "out n goes on the table, then close the drawer pls. thx!!",
+        "high_level": "Swap what is stored in the open drawer: the blue bag of chips belongs "
+                      "inside it and the seasoning in it belongs on the table; leave the "
+                      "drawer shut when you are done.",
+    },
+    "C": {
+        "paper": "A chicken leg is in the pot. Take out the chicken leg, place it in the bowl, "
+                 "then put the spice bottle back into the top drawer and close the drawer.",
+        "canonical": "Move the chicken leg from the pot to the bowl, put the spice bottle in "
+                     "the top drawer, and close the drawer.",
+        "lexical": "Transfer the drumstick from the pot into the bowl, then stow the "
+                   "seasoning bottle in the upper drawer and shut the drawer.",
+        "syntactic": "Once the chicken leg has been taken out of the pot and put in the bowl, "
+                     "the spice bottle should go back into the top drawer, and the drawer "
+                     "should be closed.",
+        "semantic": "dinner prep time!! grab the chicken leg outta the pot n drop it in the "
+                    "bowl, then the spice bottle back in the top drawer and close it pls",
+        "high_level": "Serve the piece of poultry sitting in the cooking pot into the bowl, "
+                      "then return the seasoning to where it is kept in the top drawer and "
+                      "make sure the drawer ends up closed.",
+    },
+}

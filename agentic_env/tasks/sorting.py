@@ -1,0 +1,712 @@
+"""``AgenticEnv/Sorting-v0``: sort everyday objects into containers by a semantic or colour rule.
+
+**Description.** Three to seven objects from :mod:`agentic_env.tasks.catalogue` (fruit, toy
+blocks, toys, tools, packaged food) lie on the table between three static containers: a white
+bin, a blue bin and a low bowl. The instruction states a sorting rule; the robot must put every
+object the rule selects into its container and leave the objects the rule does not mention on
+the table. Rules (``goal["rule"]``):
+
+* ``fruit``: the fruits into one bin, all other objects into the other (AgenticLab Table V:
+  "Sort the fruits into the white bin and all other objects into the blue bin.");
+* ``food_toys``: the food (fruit and packaged food) into the bowl, the toys (toys and toy
+  blocks) into a bin; tools stay on the table (the paper's VLA tasks "Grab the food to the
+  bowl" / "Grab the toys to the bin");
+* ``colour``: the objects of one colour into one container, those of a second colour into
+  another; objects of other colours stay;
+* ``category``: three of the classes fruit / toys / tools / packaged food, each into its own
+  container; objects of the fourth class stay.
+
+PDDL domain: ``assets/pddl/sorting.pddl`` (items and containers; ``pick``, ``pick-from``,
+``place-in``, ``place-on-table``).
+
+**Randomizations.** The rule; the object count (3-7) and which catalogue objects appear
+(uniform, rejected until every group of the rule is non-empty and each container receives at
+most four objects that fit its two lanes); for ``fruit`` which bin gets the fruit, for
+``food_toys`` which bin gets the toys, for ``colour`` the two colours and containers, for
+``category`` the three classes and their containers; which container stands in which of the
+three slots (left, back, right) and a +-2 cm jitter of each; each object's position (uniform
+in the free table area, footprints at least 3 cm apart and 4.5 cm from the containers, by
+rejection sampling) and yaw (uniform); the instruction's paraphrase category.
+
+**Success conditions.** Every object the rule selects is ``in`` its container: its centre lies
+in the container's interior box (the inner floor footprint, from the table up to 3 cm above
+the rim, so fruit poking out of the low bowl counts) and it is not held. Every object the rule
+leaves out is ``on-table``: it rests on the table top (within 12 mm), outside every container
+and not held. Both kinds of facts are goal facts (so a plan that moves a distractor into a
+container is wrong, and the reference plan never touches one); progress is the fraction of
+goal facts that hold (distractor facts usually hold from the start).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from agentic_env.actions import pick, place, top_down_pose
+from agentic_env.errors import InvalidConfigError
+from agentic_env.planning import PlanStep
+from agentic_env.props import BinSpec
+from agentic_env.robot import TCP_SITE, TCP_TO_FINGERTIP
+from agentic_env.scene import ROBOT_PREFIX, TABLE_HEIGHT, SceneBuilder
+from agentic_env.tasks import symbolic
+from agentic_env.tasks.base import SceneState, TaskEvaluation
+from agentic_env.tasks.catalogue import CATALOGUE, CatalogueEntry, quat_to_matrix
+from agentic_env.tasks.instructions import Instruction, choose_instruction, join_words
+from agentic_env.tasks.predicates import Box, holding, inside, on_table
+from agentic_env.tasks.trial import TrialSpec
+
+RULES: tuple[str, ...] = ("fruit", "food_toys", "colour", "category")
+#: Classes of the ``category`` rule and ``food_toys``: label -> catalogue categories.
+CLASSES: dict[str, tuple[str, ...]] = {
+    "fruit": ("fruit",),
+    "toy": ("toy", "block"),
+    "tool": ("tool",),
+    "packaged": ("food",),
+}
+#: Colours the ``colour`` rule may name.
+RULE_COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue")
+WHITE_BIN, BLUE_BIN, BOWL = "white-bin", "blue-bin", "bowl"
+
+#: How each group of objects is named, per paraphrase style.
+GROUP_WORDS: dict[str, dict[str, str]] = {
+    "fruit": {"plain": "fruits", "lexical": "pieces of produce",
+              "riddle": "everything sweet that grew on a tree or a plant"},
+    "other": {"plain": "all other objects", "lexical": "all remaining items",
+              "riddle": "everything else"},
+    "food": {"plain": "food", "lexical": "edible items",
+             "riddle": "everything a person could eat or drink"},
+    "toy": {"plain": "toys", "lexical": "playthings",
+            "riddle": "everything a child would play with"},
+    "tool": {"plain": "tools", "lexical": "implements",
+             "riddle": "everything you would find in a workshop drawer"},
+    "packaged": {"plain": "packaged food", "lexical": "boxed and canned snacks",
+                 "riddle": "everything edible that came from a shop shelf in a wrapper, box "
+                           "or can"},
+}
+_COLOUR_RIDDLES = {
+    "red": "a fire engine", "yellow": "a ripe banana", "green": "fresh grass",
+    "blue": "a clear summer sky",
+}
+#: Container names per paraphrase style.
+CONTAINER_WORDS: dict[str, dict[str, str]] = {
+    WHITE_BIN: {"plain": "white bin", "lexical": "white container",
+                "riddle": "the bin the colour of fresh snow"},
+    BLUE_BIN: {"plain": "blue bin", "lexical": "blue container",
+               "riddle": "the bin the colour of the deep sea"},
+    BOWL: {"plain": "bowl", "lexical": "dish", "riddle": "the bowl you would serve fruit in"},
+}
+
+
+@dataclass(frozen=True)
+class SortingConfig:
+    """Tunables of the sorting task.
+
+    Attributes:
+        item_counts: allowed numbers of objects on the table (sampled uniformly).
+        rules: allowed rules (sampled uniformly), from :data:`RULES`.
+        containers: the three containers (names are PDDL objects).
+        container_slots: nominal container centres (x, y), base frame, metres.
+        container_jitter: uniform jitter of each container centre per axis, metres.
+        item_area: (x_min, x_max, y_min, y_max) that object footprints lie in, metres.
+        item_gap: smallest gap between two object footprints at reset, metres.
+        container_gap: smallest gap between an object footprint and a container's outer
+            walls at reset (room for the open fingers), metres.
+        capacity: most objects one container receives.
+        lane_offset: distance of each of a container's two lanes (along y) from its centre,
+            and of a lane's two half slots from the lane's middle, metres.
+        headroom: height above the rim that a container's interior box reaches, metres.
+        drop_clearance: height of the held object's bottom (and the fingertips) above the
+            rim when the expert releases it, metres.
+        park_position: (x, y) of the first parked (unused) object, on the floor behind the
+            robot, metres.
+    """
+
+    item_counts: tuple[int, ...] = (3, 4, 5, 6, 7)
+    rules: tuple[str, ...] = RULES
+    containers: tuple[BinSpec, ...] = field(default_factory=lambda: (
+        BinSpec(WHITE_BIN, (0.10, 0.10), 0.06, 0.008, (0.93, 0.93, 0.91, 1.0)),
+        BinSpec(BLUE_BIN, (0.10, 0.10), 0.06, 0.008, (0.15, 0.35, 0.80, 1.0)),
+        BinSpec(BOWL, (0.10, 0.10), 0.04, 0.008, (0.80, 0.52, 0.32, 1.0)),
+    ))
+    container_slots: tuple[tuple[float, float], ...] = ((0.44, -0.36), (0.66, 0.0),
+                                                        (0.44, 0.36))
+    container_jitter: float = 0.02
+    item_area: tuple[float, float, float, float] = (0.26, 0.62, -0.30, 0.30)
+    item_gap: float = 0.03
+    container_gap: float = 0.045
+    capacity: int = 4
+    lane_offset: float = 0.05
+    headroom: float = 0.03
+    drop_clearance: float = 0.012
+    park_position: tuple[float, float] = (-0.6, -0.8)
+
+
+@dataclass(frozen=True)
+class Group:
+    """Objects of one rule group and their container.
+
+    Attributes:
+        label: a key of :data:`GROUP_WORDS` or a colour word.
+        container: container name.
+        items: body names.
+    """
+
+    label: str
+    container: str
+    items: tuple[str, ...]
+
+
+def _yaw_of(rotation: np.ndarray) -> float:
+    return float(np.arctan2(rotation[1, 0], rotation[0, 0]))
+
+
+def _wrap(angle: float) -> float:
+    return float((angle + np.pi) % (2 * np.pi) - np.pi)
+
+
+def _rz(yaw: float) -> np.ndarray:
+    c, s = np.cos(yaw), np.sin(yaw)
+    return np.array([[c, -s], [s, c]])
+
+
+def lowest_point(scene: SceneState, body: str) -> float:
+    """Exact height (base frame) of the lowest point of ``body``'s colliding geoms, metres.
+
+    :func:`~agentic_env.tasks.predicates.body_box` turns each geom's bounding box, which
+    overestimates the extent of a tilted sphere, ellipsoid, capsule or cylinder; grasp heights
+    need the true lowest point.
+    """
+    model, data = scene.model, scene.data
+    body_id = model.body(body).id
+    lowest = np.inf
+    for geom in np.flatnonzero(model.geom_bodyid == body_id):
+        if model.geom_contype[geom] == 0 and model.geom_conaffinity[geom] == 0:
+            continue
+        row = data.geom_xmat[geom].reshape(3, 3)[2]
+        size = model.geom_size[geom]
+        kind = model.geom_type[geom]
+        if kind == mujoco.mjtGeom.mjGEOM_SPHERE:
+            half = size[0]
+        elif kind == mujoco.mjtGeom.mjGEOM_BOX:
+            half = float(np.sum(np.abs(row) * size))
+        elif kind == mujoco.mjtGeom.mjGEOM_ELLIPSOID:
+            half = float(np.sqrt(np.sum((row * size) ** 2)))
+        elif kind == mujoco.mjtGeom.mjGEOM_CAPSULE:
+            half = size[0] + size[1] * abs(row[2])
+        elif kind == mujoco.mjtGeom.mjGEOM_CYLINDER:
+            half = size[1] * abs(row[2]) + size[0] * float(np.sqrt(max(0.0, 1 - row[2] ** 2)))
+        else:  # meshes and others: their bounding box
+            half = float(np.sum(np.abs(row) * model.geom_aabb[geom, 3:]))
+        lowest = min(lowest, float(data.geom_xpos[geom, 2]) - half)
+    return lowest - float(scene.base_pos[2])
+
+
+def rects_overlap(a: tuple[np.ndarray, np.ndarray, float], b: tuple[np.ndarray, np.ndarray, float],
+                  gap: float) -> bool:
+    """Whether two yawed rectangles (centre (2,), half extents (2,), yaw) come within ``gap``."""
+    axes_a, axes_b = _rz(a[2]), _rz(b[2])
+    delta = b[0] - a[0]
+    for axis in (*axes_a.T, *axes_b.T):
+        reach_a = np.sum(np.abs(axes_a.T @ axis) * a[1])
+        reach_b = np.sum(np.abs(axes_b.T @ axis) * b[1])
+        if abs(delta @ axis) > reach_a + reach_b + gap:
+            return False
+    return True
+
+
+class SortingTask:
+    """Sort objects into containers by a rule (see the module docstring)."""
+
+    name = "sorting"
+    domain = "sorting"
+
+    def __init__(self, config: SortingConfig | None = None) -> None:
+        self.config = config or self.default_config()
+        unknown = set(self.config.rules) - set(RULES)
+        if unknown:
+            raise InvalidConfigError(f"unknown sorting rules {sorted(unknown)}; valid: "
+                                     f"{', '.join(RULES)}")
+        self.items: dict[str, CatalogueEntry] = {e.name: e for e in CATALOGUE.values()}
+        self.containers: dict[str, BinSpec] = {c.name: c for c in self.config.containers}
+        self._active: list[str] = []
+        self._rule = "fruit"
+        self._groups: list[Group] = []
+        self._stay: list[str] = []
+        self._slots: dict[str, tuple[str, np.ndarray]] = {}
+        self._container_xy: dict[str, np.ndarray] = {}
+        self._instruction = Instruction("", "canonical")
+
+    @staticmethod
+    def default_config() -> SortingConfig:
+        """The configuration used by ``AgenticEnv/Sorting-v0``."""
+        return SortingConfig()
+
+    # -- scene ------------------------------------------------------------------------------
+
+    def build(self, builder: SceneBuilder) -> None:
+        """Add every catalogue object (unused ones are parked off the table) and the
+        containers (static bodies moved at reset)."""
+        for entry in self.items.values():
+            builder.add_object(entry.spec)
+        for index, container in enumerate(self.config.containers):
+            x, y = self.config.container_slots[index]
+            builder.add_bin(container, np.array([x, y, 0.0]))
+
+    def reset(self, scene: SceneState, rng: np.random.Generator,
+              instruction_category: str | None) -> None:
+        """Sample the rule, the objects, the containers' slots, the layout, the instruction."""
+        cfg = self.config
+        for _ in range(100):
+            self._sample_goal(rng)
+            slots = rng.permutation(len(cfg.container_slots))
+            container_xy = {
+                c.name: np.asarray(cfg.container_slots[s]) + rng.uniform(
+                    -cfg.container_jitter, cfg.container_jitter, 2)
+                for c, s in zip(cfg.containers, slots, strict=True)}
+            layout = self._sample_layout(rng, container_xy)
+            if layout is not None:
+                break
+        else:  # pragma: no cover - the default areas always fit
+            raise InvalidConfigError("sorting: no collision-free layout found; enlarge "
+                                     "item_area or lower item_counts")
+        self._place_containers(scene, container_xy)
+        for name, (xy, yaw) in layout.items():
+            self._set_pose(scene, name, xy, yaw)
+        self._park(scene)
+        self._instruction = choose_instruction(self.instructions(), rng, instruction_category)
+
+    def _sample_goal(self, rng: np.random.Generator) -> None:
+        cfg = self.config
+        rule = str(rng.choice(cfg.rules))
+        count = int(rng.choice(cfg.item_counts))
+        for _ in range(2000):
+            kinds = [str(k) for k in rng.choice(list(CATALOGUE), count, replace=False)]
+            active = [CATALOGUE[k].name for k in kinds]
+            groups = self._make_groups(rule, active, rng)
+            if groups is not None and all(self._fits(g) for g in self._merge(groups)):
+                break
+        else:  # pragma: no cover
+            raise InvalidConfigError(f"sorting: cannot sample {count} objects for rule {rule!r}")
+        self._rule, self._active, self._groups = rule, active, groups
+        chosen = {item for g in groups for item in g.items}
+        self._stay = [name for name in active if name not in chosen]
+        self._slots = self._allocate_slots()
+
+    def _make_groups(self, rule: str, active: list[str],
+                     rng: np.random.Generator) -> list[Group] | None:
+        """The rule's groups over ``active`` objects, or ``None`` if a group would be empty."""
+        entries = [self.items[name] for name in active]
+
+        def members(predicate: Any) -> tuple[str, ...]:
+            return tuple(e.name for e in entries if predicate(e))
+
+        bins = [WHITE_BIN, BLUE_BIN]
+        if rule == "fruit":
+            fruit_bin, other_bin = (bins if rng.random() < 0.5 else bins[::-1])
+            groups = [Group("fruit", fruit_bin, members(lambda e: e.category == "fruit")),
+                      Group("other", other_bin, members(lambda e: e.category != "fruit"))]
+        elif rule == "food_toys":
+            toy_bin = bins[int(rng.integers(2))]
+            groups = [Group("food", BOWL, members(lambda e: "edible" in e.attributes)),
+                      Group("toy", toy_bin, members(lambda e: e.category in CLASSES["toy"]))]
+        elif rule == "colour":
+            present = [c for c in RULE_COLOURS if any(e.colour == c for e in entries)]
+            if len(present) < 2:
+                return None
+            colours = rng.choice(present, 2, replace=False)
+            targets = rng.choice(list(self.containers), 2, replace=False)
+            groups = [Group(str(c), str(t), members(lambda e, c=c: e.colour == c))
+                      for c, t in zip(colours, targets, strict=True)]
+        else:  # category
+            present = [label for label, cats in CLASSES.items()
+                       if any(e.category in cats for e in entries)]
+            if len(present) < 3:
+                return None
+            labels = rng.choice(present, 3, replace=False)
+            targets = rng.permutation(list(self.containers))
+            groups = [Group(str(label), str(t),
+                            members(lambda e, label=label: e.category in CLASSES[str(label)]))
+                      for label, t in zip(labels, targets, strict=True)]
+        return groups if all(g.items for g in groups) else None
+
+    @staticmethod
+    def _merge(groups: Sequence[Group]) -> list[Group]:
+        by_container: dict[str, list[str]] = {}
+        for group in groups:
+            by_container.setdefault(group.container, []).extend(group.items)
+        return [Group("", c, tuple(items)) for c, items in by_container.items()]
+
+    def _is_long(self, name: str) -> bool:
+        return self.items[name].length > 2 * self.config.lane_offset
+
+    def _fits(self, group: Group) -> bool:
+        """At most ``capacity`` objects, and they fit the container's two lanes."""
+        longs = sum(self._is_long(name) for name in group.items)
+        shorts = len(group.items) - longs
+        return len(group.items) <= self.config.capacity and longs + (shorts + 1) // 2 <= 2
+
+    def _allocate_slots(self) -> dict[str, tuple[str, np.ndarray]]:
+        """Drop point of each goal object, relative to its container's centre (x, y).
+
+        Each container has two lanes along y; a long object takes a whole lane, two short
+        ones share one (one per half).
+        """
+        d = self.config.lane_offset
+        slots: dict[str, tuple[str, np.ndarray]] = {}
+        for group in self._merge(self._groups):
+            items = sorted(group.items, key=lambda n: (not self._is_long(n), n))
+            lane, half = 0, 0
+            for name in items:
+                lane_x = (-d, d)[min(lane, 1)]
+                if self._is_long(name):
+                    slots[name] = (group.container, np.array([lane_x, 0.0]))
+                    lane += 1
+                    continue
+                slots[name] = (group.container, np.array([lane_x, (-d, d)[half]]))
+                half += 1
+                if half == 2:
+                    lane, half = lane + 1, 0
+        return slots
+
+    def _container_rect(self, name: str, xy: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        spec = self.containers[name]
+        half = np.asarray(spec.inner_size) + spec.wall_thickness
+        return np.asarray(xy, dtype=float), half, 0.0
+
+    def _item_rect(self, name: str, xy: np.ndarray,
+                   yaw: float) -> tuple[np.ndarray, np.ndarray, float]:
+        centre, half = self.items[name].footprint
+        return np.asarray(xy) + _rz(yaw) @ centre, half, yaw
+
+    def _sample_layout(self, rng: np.random.Generator, container_xy: dict[str, np.ndarray]
+                       ) -> dict[str, tuple[np.ndarray, float]] | None:
+        """Collision-free (x, y, yaw) of every active object, or ``None``."""
+        cfg = self.config
+        x0, x1, y0, y1 = cfg.item_area
+        walls = [self._container_rect(c, xy) for c, xy in container_xy.items()]
+        order = sorted(self._active, key=lambda n: -float(np.prod(self.items[n].footprint[1])))
+        for _ in range(50):
+            placed: dict[str, tuple[np.ndarray, float]] = {}
+            rects = []
+            for name in order:
+                for _ in range(200):
+                    yaw = float(rng.uniform(-np.pi, np.pi))
+                    xy = rng.uniform([x0, y0], [x1, y1])
+                    rect = self._item_rect(name, xy, yaw)
+                    corners = rect[0] + (_rz(yaw) @ (rect[1] * np.array(
+                        [[1, 1], [1, -1], [-1, 1], [-1, -1]])).T).T
+                    if (corners.min(axis=0) < [x0, y0]).any() or (
+                            corners.max(axis=0) > [x1, y1]).any():
+                        continue
+                    if any(rects_overlap(rect, w, cfg.container_gap) for w in walls):
+                        continue
+                    if any(rects_overlap(rect, r, cfg.item_gap) for r in rects):
+                        continue
+                    placed[name] = (xy, yaw)
+                    rects.append(rect)
+                    break
+                else:
+                    break
+            if len(placed) == len(order):
+                return placed
+        return None
+
+    def _set_pose(self, scene: SceneState, name: str, xy: np.ndarray, yaw: float,
+                  z: float | None = None) -> None:
+        """Rest ``name`` at (x, y) turned by ``yaw`` about the vertical, 1 mm above ``z``."""
+        entry = self.items[name]
+        base = 0.0 if z is None else z
+        scene.set_free_body_pose(name, np.array([xy[0], xy[1], base + entry.rest_height + 1e-3]),
+                                 0.0)
+        yaw_quat = np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
+        quat = np.zeros(4)
+        mujoco.mju_mulQuat(quat, yaw_quat, np.asarray(entry.rest_quat, dtype=float))
+        adr = scene.model.jnt_qposadr[scene.model.body(name).jntadr[0]]
+        scene.data.qpos[adr + 3: adr + 7] = quat
+
+    def _park(self, scene: SceneState) -> None:
+        """Unused objects rest on the floor behind the robot, out of the workspace."""
+        x, y = self.config.park_position
+        unused = [name for name in self.items if name not in self._active]
+        for index, name in enumerate(unused):
+            xy = np.array([x - 0.2 * (index % 2), y + 0.2 * (index // 2)])
+            self._set_pose(scene, name, xy, 0.0, z=-TABLE_HEIGHT)
+
+    def _place_containers(self, scene: SceneState, container_xy: dict[str, np.ndarray]) -> None:
+        for name, xy in container_xy.items():
+            body = scene.model.body(name).id
+            scene.model.body_pos[body] = scene.base_pos + [xy[0], xy[1], 0.0]
+        self._container_xy = {name: np.asarray(xy, dtype=float)
+                              for name, xy in container_xy.items()}
+
+    @property
+    def dressing_keepout(self) -> list[list[float]]:
+        """Base-frame rectangles ``[x0, x1, y0, y1]`` a setting's clutter must avoid: the
+        object area and each container (grown by 3 cm)."""
+        x0, x1, y0, y1 = self.config.item_area
+        rects = [[x0, x1, y0, y1]]
+        for name, xy in self._container_xy.items():
+            spec = self.containers[name]
+            hx, hy = np.asarray(spec.inner_size) + spec.wall_thickness + 0.03
+            rects.append([float(xy[0] - hx), float(xy[0] + hx), float(xy[1] - hy),
+                          float(xy[1] + hy)])
+        return rects
+
+    # -- trial state ------------------------------------------------------------------------
+
+    def trial_state(self) -> dict[str, Any]:
+        """Container positions and the objects on the table."""
+        return {"container_xy": {n: [float(v) for v in xy]
+                                 for n, xy in self._container_xy.items()},
+                "items": list(self._active)}
+
+    def apply_trial(self, scene: SceneState, trial: TrialSpec) -> None:
+        """Restore containers, objects on the table, goal and instruction from ``trial``."""
+        state, goal = trial.task_state, trial.goal
+        names = set(state["items"]) | set(goal["stay"]) | {
+            i for g in goal["groups"] for i in g["items"]}
+        containers = set(state["container_xy"]) | {g["container"] for g in goal["groups"]}
+        if names - set(self.items) or containers - set(self.containers) or (
+                goal["rule"] not in RULES):
+            raise InvalidConfigError(
+                f"sorting trial names unknown objects {sorted(names - set(self.items))}, "
+                f"containers {sorted(containers - set(self.containers))} or rule "
+                f"{goal['rule']!r}; objects: {', '.join(self.items)}; containers: "
+                f"{', '.join(self.containers)}; rules: {', '.join(RULES)}")
+        self._active = list(state["items"])
+        self._rule = goal["rule"]
+        self._groups = [Group(g["label"], g["container"], tuple(g["items"]))
+                        for g in goal["groups"]]
+        self._stay = list(goal["stay"])
+        self._slots = self._allocate_slots()
+        self._place_containers(scene, {n: np.asarray(xy)
+                                       for n, xy in state["container_xy"].items()})
+        self._instruction = Instruction(trial.instruction, trial.instruction_category)
+
+    def goal(self) -> dict[str, Any]:
+        """``{"rule", "groups": [{"label", "container", "items"}], "assignment": {object:
+        container}, "stay": [objects left on the table]}``."""
+        return {
+            "rule": self._rule,
+            "groups": [{"label": g.label, "container": g.container, "items": list(g.items)}
+                       for g in self._groups],
+            "assignment": self.assignment(),
+            "stay": list(self._stay),
+        }
+
+    def assignment(self) -> dict[str, str]:
+        """Goal object -> its container."""
+        return {item: g.container for g in self._groups for item in g.items}
+
+    # -- language ---------------------------------------------------------------------------
+
+    def _group_words(self, group: Group, style: str) -> str:
+        if group.label in GROUP_WORDS:
+            return GROUP_WORDS[group.label][style]
+        colour = group.label
+        return {"plain": f"{colour} objects", "lexical": f"{colour} items",
+                "riddle": f"everything the colour of {_COLOUR_RIDDLES[colour]}"}[style]
+
+    def instructions(self) -> list[Instruction]:
+        """Instructions for the current goal, at least one per category."""
+        groups = self._groups
+        plain = [(self._group_words(g, "plain"), CONTAINER_WORDS[g.container]["plain"])
+                 for g in groups]
+        lexical = [(self._group_words(g, "lexical"), CONTAINER_WORDS[g.container]["lexical"])
+                   for g in groups]
+        riddle = [(self._group_words(g, "riddle"), CONTAINER_WORDS[g.container]["riddle"])
+                  for g in groups]
+        leave = "" if self._rule == "fruit" else " Leave everything else on the table."
+        if self._rule == "fruit":
+            paper = (f"Sort the fruits into the {plain[0][1]} and all other objects into the "
+                     f"{plain[1][1]}.")
+        elif self._rule == "food_toys":
+            paper = f"Grab the food to the {plain[0][1]} and the toys to the {plain[1][1]}."
+        else:
+            paper = "Sort " + join_words([f"the {w} into the {c}" for w, c in plain]) + "."
+        canonical = "Put " + join_words([self._the(w) + f" in the {c}" for w, c in plain])
+        lexical_text = "Place " + join_words([self._the(w) + f" inside the {c}"
+                                              for w, c in lexical])
+        first, *rest = plain
+        syntactic = (f"Could you move {self._the(first[0])} to the {first[1]}, and then "
+                     + join_words([self._the(w) + f" to the {c}" for w, c in rest]) + "?")
+        semantic = ("hey, quick tidy-up pls :) " + ", ".join(
+            f"{w} -> {c}" for w, c in plain) + (", rest stays put" if leave else "")
+            + ". thx!!")
+        high = ("Tidy up: " + join_words([f"{w} goes into {c}" for w, c in riddle]) + "."
+                + (" Anything else stays where it is." if leave else ""))
+        return [
+            Instruction(paper, "paper"),
+            Instruction(canonical + "." + leave, "canonical"),
+            Instruction(lexical_text + "." + leave.replace("Leave everything else on the table",
+                                                           "Do not move the other items"),
+                        "lexical"),
+            Instruction(syntactic + (" The remaining objects should stay on the table."
+                                     if leave else ""), "syntactic"),
+            Instruction(semantic, "semantic"),
+            Instruction(high, "high_level"),
+        ]
+
+    @staticmethod
+    def _the(words: str) -> str:
+        return words if words.startswith("all ") else f"the {words}"
+
+    def instruction(self) -> Instruction:
+        """The episode's instruction."""
+        return self._instruction
+
+    # -- symbolic model ---------------------------------------------------------------------
+
+    def interior(self, scene: SceneState, container: str) -> Box:
+        """A container's interior box (base frame): its inner floor footprint, from the table
+        top up to ``headroom`` above the rim."""
+        spec = self.containers[container]
+        centre = scene.body_position(container)
+        half = np.array([*spec.inner_size, 0.0])
+        low = centre - half
+        high = centre + half
+        high[2] = centre[2] + spec.wall_height + self.config.headroom
+        return Box(low, high)
+
+    def in_container(self, scene: SceneState, item: str, container: str) -> bool:
+        """``in item container`` (see the module docstring)."""
+        return inside(scene, item, self.interior(scene, container))
+
+    def on_table_outside(self, scene: SceneState, item: str) -> bool:
+        """``on-table item``: resting on the table top, outside every container, not held."""
+        return on_table(scene, item) and not any(
+            self.interior(scene, c).contains(scene.body_position(item)) for c in self.containers)
+
+    def pddl_objects(self) -> dict[str, str]:
+        """The objects on the table (type item) and the three containers (type container)."""
+        objects = {name: "item" for name in self._active}
+        objects.update({name: "container" for name in self.containers})
+        return objects
+
+    def facts(self, scene: SceneState) -> set[str]:
+        """holding / hand-empty / in / on-table over the objects on the table."""
+        facts: set[str] = set()
+        held = [name for name in self._active if holding(scene, name)]
+        facts.update(f"holding {name}" for name in held)
+        if not held:
+            facts.add("hand-empty")
+        interiors = {c: self.interior(scene, c) for c in self.containers}
+        for name in self._active:
+            if name in held:
+                continue
+            position = scene.body_position(name)
+            containing = [c for c, box in interiors.items() if box.contains(position)]
+            facts.update(f"in {name} {c}" for c in containing)
+            if not containing and on_table(scene, name):
+                facts.add(f"on-table {name}")
+        return facts
+
+    def goal_facts(self) -> list[str]:
+        """``in`` for every goal object, ``on-table`` for every object the rule leaves out."""
+        return ([f"in {item} {c}" for item, c in self.assignment().items()]
+                + [f"on-table {name}" for name in self._stay])
+
+    def evaluate(self, scene: SceneState) -> TaskEvaluation:
+        """Success when every goal fact holds; progress = fraction holding."""
+        terms = {}
+        for fact in self.goal_facts():
+            parts = fact.split()
+            if parts[0] == "in":
+                terms[fact] = float(self.in_container(scene, parts[1], parts[2]))
+            else:
+                terms[fact] = float(self.on_table_outside(scene, parts[1]))
+        return TaskEvaluation(all(v > 0.5 for v in terms.values()),
+                              float(np.mean(list(terms.values()))), terms)
+
+    # -- expert -----------------------------------------------------------------------------
+
+    def rest_yaw(self, scene: SceneState, name: str) -> float:
+        """Yaw of the object's rest frame (x = long axis) about the vertical, radians."""
+        rotation = scene.body_rotation(name) @ self.items[name].rest_rotation.T
+        return _yaw_of(rotation)
+
+    def _reference_xy(self, scene: SceneState, name: str) -> np.ndarray:
+        """Centre of the object's footprint (base frame x, y)."""
+        entry = self.items[name]
+        centre = np.array([*entry.footprint[0], 0.0])
+        local = entry.rest_rotation.T @ centre
+        return (scene.body_position(name) + scene.body_rotation(name) @ local)[:2]
+
+    def grasp_action(self, scene: SceneState, name: str) -> dict[str, Any]:
+        """Top grasp across the object's rest-frame y at its grasp point."""
+        entry = self.items[name]
+        yaw = self.rest_yaw(scene, name)
+        rotation = scene.body_rotation(name)
+        offset = entry.rest_rotation.T @ np.array([*entry.grasp_offset, 0.0])
+        position = scene.body_position(name) + rotation @ offset
+        position[2] = lowest_point(scene, name) + entry.tcp_height
+        grasp_yaw = (yaw + np.pi / 2) % np.pi - np.pi / 2
+        return pick(top_down_pose(position, grasp_yaw), width=entry.grasp_width)
+
+    def _tcp(self, scene: SceneState) -> tuple[np.ndarray, float]:
+        site = scene.data.site(ROBOT_PREFIX + TCP_SITE)
+        return site.xpos - scene.base_pos, _yaw_of(site.xmat.reshape(3, 3))
+
+    def drop_action(self, scene: SceneState, name: str, target_xy: np.ndarray,
+                    bottom_z: float, object_yaw: float | None = None) -> dict[str, Any]:
+        """Place the held ``name`` so its footprint centre is over ``target_xy``, its bottom
+        and the fingertips at least at ``bottom_z``, its long axis along ``object_yaw`` (mod
+        pi; ``None`` keeps the current yaw)."""
+        tcp, tcp_yaw = self._tcp(scene)
+        turn = 0.0
+        if object_yaw is not None:
+            turn = (object_yaw - self.rest_yaw(scene, name) + np.pi / 2) % np.pi - np.pi / 2
+        offset = _rz(turn) @ (self._reference_xy(scene, name) - tcp[:2])
+        above_bottom = max(tcp[2] - lowest_point(scene, name), TCP_TO_FINGERTIP)
+        position = np.array([*(np.asarray(target_xy) - offset), bottom_z + above_bottom])
+        return place(top_down_pose(position, _wrap(tcp_yaw + turn)))
+
+    def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
+        """``pick`` / ``pick-from``: a top grasp; ``place-in``: release above the object's
+        lane slot, just above the rim; ``place-on-table``: set down at a free spot."""
+        if step.name in ("pick", "pick-from"):
+            return self.grasp_action(scene, step.args[0])
+        if step.name == "place-in":
+            item, container = step.args
+            slot_container, offset = self._slots.get(item, (container, np.zeros(2)))
+            if slot_container != container:
+                offset = np.zeros(2)
+            target = scene.body_position(container)[:2] + offset
+            rim = scene.body_position(container)[2] + self.containers[container].wall_height
+            return self.drop_action(scene, item, target, rim + self.config.drop_clearance,
+                                    np.pi / 2)
+        if step.name == "place-on-table":
+            item = step.args[0]
+            return self.drop_action(scene, item, self._free_spot(scene, item), 0.01)
+        raise InvalidConfigError(f"sorting has no primitive for {step}; valid: pick, "
+                                 "pick-from, place-in, place-on-table")
+
+    def _free_spot(self, scene: SceneState, name: str) -> np.ndarray:
+        """A table spot (x, y) where ``name`` at its current yaw touches nothing, nearest to
+        the TCP."""
+        cfg = self.config
+        x0, x1, y0, y1 = cfg.item_area
+        yaw = self.rest_yaw(scene, name)
+        walls = [self._container_rect(c, scene.body_position(c)[:2]) for c in self.containers]
+        others = [self._item_rect(o, scene.body_position(o)[:2], self.rest_yaw(scene, o))
+                  for o in self._active if o != name]
+        tcp = self._tcp(scene)[0][:2]
+        best, best_distance = np.array([(x0 + x1) / 2, (y0 + y1) / 2]), np.inf
+        for x in np.arange(x0 + 0.03, x1 - 0.03, 0.02):
+            for y in np.arange(y0 + 0.03, y1 - 0.03, 0.02):
+                rect = self._item_rect(name, np.array([x, y]), yaw)
+                if any(rects_overlap(rect, w, cfg.container_gap) for w in walls) or any(
+                        rects_overlap(rect, o, cfg.item_gap) for o in others):
+                    continue
+                distance = float(np.linalg.norm(rect[0] - tcp))
+                if distance < best_distance:
+                    best, best_distance = rect[0], distance
+        return best
+
+    def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
+        """Execute the Fast Downward reference plan with ground-truth poses."""
+        return symbolic.expert_actions(self, scene)
