@@ -25,7 +25,9 @@ bundled binary in a subprocess; nothing touches the network.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -425,7 +427,11 @@ def solve(
     parsed = _parse(domain, problem)
     _check_supported(parsed)
     engine = "fast-downward-opt" if optimal else "fast-downward"
-    with shortcuts.OneshotPlanner(name=engine) as planner:
+    # Fast Downward's translator writes output.sas into the working directory: run each solve
+    # in a private one, or concurrent processes started in one folder swap plans.
+    with (tempfile.TemporaryDirectory(prefix="agentic-fd-") as workdir,
+          contextlib.chdir(workdir),
+          shortcuts.OneshotPlanner(name=engine) as planner):
         result = planner.solve(parsed, timeout=timeout)
     status = result.status
     if status in (Status.SOLVED_SATISFICING, Status.SOLVED_OPTIMALLY) and result.plan is not None:

@@ -118,7 +118,7 @@ def add_object(spec: mujoco.MjSpec, obj: ObjectSpec) -> mujoco.MjsBody:
             quat=part.quat,
             rgba=part.rgba or obj.rgba,
             mass=part.mass,
-            condim=4,
+            condim=6,  # torsional and rolling friction: round things do not roll forever
             friction=PROP_FRICTION,
             solref=PROP_SOLREF,
         )

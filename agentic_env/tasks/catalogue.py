@@ -231,7 +231,7 @@ def _banana() -> CatalogueEntry:
     ends = []
     for sign in (1.0, -1.0):
         along = middle + end * np.cos(bend)
-        ends.append(Part("capsule", (radius * 0.95, end),
+        ends.append(Part("capsule", (radius, end),
                          (0.0, end * np.sin(bend), sign * along),
                          _about_x(-sign * bend), None, 0.035))
     tip = middle + 2 * end * np.cos(bend) + 0.012
@@ -305,7 +305,7 @@ CATALOGUE: dict[str, CatalogueEntry] = {entry.kind: entry for entry in (
                              rgba=(0.95, 0.80, 0.30, 1.0), mass=0.001),),
            grasp_height=0.075),
     _entry("soda-can", "food", "red", {"edible", "packaged", "drink", "round"}, "cylinder",
-           (0.029, 0.050), 0.15,
+           (0.029, 0.050), 0.149,
            parts=(Part("cylinder", (0.024, 0.001), (0.0, 0.0, 0.0505), rgba=_RGBA["steel"],
                        mass=0.001),),
            grasp_height=0.075),

@@ -26,7 +26,7 @@ containers cannot be knocked over, and the robot touching a rim is a reported co
 
 **Randomizations.** The variant (uniform over ``KitchenConfig.variants``, or fixed by
 ``KitchenConfig.variant``); the cabinet's front centre (x 0.58-0.63, y 0.2-0.3 m) and yaw
-(-0.3..0.05 rad), where the drawer primitives are known to plan; the drawer's initial opening
+(-0.2..0.05 rad), where the drawer primitives are known to plan; the drawer's initial opening
 (closed in A, 0.18-0.21 m in B and C); positions of the pot, the bowl and the items on the
 table (uniform in the area right of the cabinet, footprints at least 4 cm apart and clear of
 the cabinet and the swept drawer, by rejection sampling), the pot's and the items' yaws; the
@@ -274,6 +274,8 @@ class KitchenConfig:
         gap: smallest gap between footprints at reset, metres.
         cabinet_margin: smallest gap between a footprint and the cabinet with its drawer
             pulled fully out, metres.
+        path_margin: smallest gap between the carcass and the straight way from a footprint
+            towards the drawer (see ``KitchenTask._clear_of_cabinet``), metres.
         container_headroom: the ``in`` box reaches this far above a container's rim, metres.
         pot: the pot.
         bowl: the bowl.
@@ -284,7 +286,7 @@ class KitchenConfig:
     cabinet: CabinetSpec = CabinetSpec(CABINET)
     front_x: tuple[float, float] = (0.58, 0.63)
     front_y: tuple[float, float] = (0.2, 0.3)
-    yaw: tuple[float, float] = (-0.3, 0.05)
+    yaw: tuple[float, float] = (-0.2, 0.05)
     open_range: tuple[float, float] = (0.18, 0.21)
     open_distance: float = 0.2
     open_threshold: float = 0.05
@@ -293,6 +295,7 @@ class KitchenConfig:
     max_reach: float = 0.72
     gap: float = 0.04
     cabinet_margin: float = 0.04
+    path_margin: float = 0.02
     container_headroom: float = 0.03
     pot: ContainerSpec = ContainerSpec(POT, inner_radius=0.09, wall_height=0.07,
                                        rgba=(0.36, 0.37, 0.40, 1.0), handles=True)
@@ -400,15 +403,22 @@ class KitchenTask:
         """Sample the variant, the cabinet, the drawer, the containers and the items."""
         cfg = self.config
         self._variant = cfg.variant or str(rng.choice(cfg.variants))
-        self._front = rng.uniform([cfg.front_x[0], cfg.front_y[0]],
-                                  [cfg.front_x[1], cfg.front_y[1]])
-        self._yaw = float(rng.uniform(*cfg.yaw))
-        self._opening = 0.0 if self._variant == "A" else float(rng.uniform(*cfg.open_range))
-        self._apply_fixtures(scene)
         on_table = [SPICE, SNACK, TOMATO, SPONGE]
         if self._variant == "B":
             on_table.remove(SPICE)
-        layout = self._sample_layout(rng, on_table)
+        layout = None
+        for _attempt in range(20):  # a cabinet pose that leaves too little room: draw again
+            self._front = rng.uniform([cfg.front_x[0], cfg.front_y[0]],
+                                      [cfg.front_x[1], cfg.front_y[1]])
+            self._yaw = float(rng.uniform(*cfg.yaw))
+            layout = self._sample_layout(rng, on_table)
+            if layout is not None:
+                break
+        if layout is None:
+            raise InvalidConfigError("kitchen: could not lay out the containers and items; "
+                                     "enlarge KitchenConfig.area or reduce KitchenConfig.gap")
+        self._opening = 0.0 if self._variant == "A" else float(rng.uniform(*cfg.open_range))
+        self._apply_fixtures(scene)
         self._place_containers(scene, {name: layout[name] for name in self.containers})
         mujoco.mj_kinematics(scene.model, scene.data)
         for name in on_table:
@@ -445,14 +455,16 @@ class KitchenTask:
         half = np.array([(depth + front_reach) / 2, width / 2])
         return centre, half, rotation
 
-    def _clear_of_cabinet(self, xy: np.ndarray, radius: float) -> bool:
+    def _clear_of_cabinet(self, xy: np.ndarray, radius: float, reach: float = 0.5) -> bool:
         """Whether a footprint circle at ``xy`` keeps ``cabinet_margin`` from the cabinet with
-        its drawer fully out, and the way from it to the drawer does not cross the carcass.
+        its drawer fully out, and the first ``reach`` of the straight way from ``xy`` to the
+        drawer passes beside the carcass (grown by ``cabinet_margin``), not over it.
 
-        Carried items climb over the cabinet only on the last part of the way into the drawer
-        (see ``_HIGH_APPROACH``), and the way back is nearly level at the carcass top's height,
-        so the straight line between the footprint and the drawer must pass beside the carcass
-        (grown by ``cabinet_margin``), not over it.
+        A transit into the drawer leaves the table at 0.25 m and climbs to the high pre-place
+        pose (``_HIGH_APPROACH``): a carried item clears the carcass top (0.30 m) after about
+        45 % of the way, and a transit from the drawer down to the table (or to a pick) is
+        below it on the last 40 %. The way from the drawer back to a table spot for
+        ``place-on-table`` is nearly level at the carcass top's height: ``reach=1``.
         """
         cfg = self.config
         centre, half, rotation = self._cabinet_rect()
@@ -464,8 +476,8 @@ class KitchenTask:
         origin = self.cabinet_origin()[:2]
         start = rotation.T @ (np.asarray(xy) - origin)
         drawer = np.array([-depth / 2 - cfg.open_distance / 2, 0.0])  # the pulled-out part
-        grown = np.array([depth / 2, width / 2]) + cfg.cabinet_margin + radius
-        return not _segment_hits_box(start, drawer, -grown, grown)
+        grown = np.array([depth / 2, width / 2]) + cfg.path_margin
+        return not _segment_hits_box(start, start + reach * (drawer - start), -grown, grown)
 
     @property
     def dressing_keepout(self) -> list[list[float]]:
@@ -477,15 +489,16 @@ class KitchenTask:
         low, high = corners.min(axis=0), corners.max(axis=0)
         return [[float(low[0]), float(high[0]), float(low[1]), float(high[1])]]
 
-    def _sample_layout(self, rng: np.random.Generator,
-                       on_table: list[str]) -> dict[str, tuple[float, float, float]]:
+    def _sample_layout(self, rng: np.random.Generator, on_table: list[str]
+                       ) -> dict[str, tuple[float, float, float]] | None:
         """(x, y, yaw) of the containers and the table items: centres in the area, clear of
-        the cabinet and of each other by ``gap``, by rejection sampling (largest first)."""
+        the cabinet and of each other by ``gap``, by rejection sampling (largest first);
+        ``None`` if none is found."""
         cfg = self.config
         x0, x1, y0, y1 = cfg.area
         shapes = [(c.name, c.footprint) for c in self.containers.values()]
         shapes += [(name, self.items[name].footprint) for name in on_table]
-        for _restart in range(50):
+        for _restart in range(10):
             placed: dict[str, tuple[float, float, float]] = {}
             circles: list[tuple[np.ndarray, float]] = []
             for name, radius in shapes:
@@ -503,8 +516,7 @@ class KitchenTask:
                 circles.append((xy, radius))
             if len(placed) == len(shapes):
                 return placed
-        raise InvalidConfigError("kitchen: could not lay out the containers and items; "
-                                 "enlarge KitchenConfig.area or reduce KitchenConfig.gap")
+        return None
 
     def _place_containers(self, scene: SceneState,
                           poses: dict[str, tuple[float, float, float]]) -> None:
@@ -784,7 +796,7 @@ class KitchenTask:
             for y in np.linspace(y0 + 0.02, y1 - 0.02, 18):
                 xy = np.array([x, y])
                 if np.linalg.norm(xy) > cfg.max_reach - 0.02 or not self._clear_of_cabinet(
-                        xy, reach):
+                        xy, reach, 1.0):
                     continue
                 clearance = min(np.linalg.norm(xy - c) - r - reach for c, r in occupied)
                 if clearance > best_clearance:

@@ -11,18 +11,24 @@ others are distractors and may stay as they are. Three goal families:
   handle points to the robot's left (base +y), its right (base -y), toward the robot (from
   the mug to the robot base) or away from the robot.
 
-The top-down ``pick`` and the any-pose ``place`` primitives re-orient objects: the expert
-picks the lying bottle from above across its middle (closing axis across the bottle, tool x
-along the bottle towards its neck) and places it with the tool turned 90 deg about the closing
-axis (tool z horizontal, tool x up), so the bottle's axis becomes vertical; it picks the
-upright box from above near its top across its narrow side and places it with the same
-horizontal tool, so the box's axis becomes horizontal; it picks the mug from above across the
-body (closing axis perpendicular to the handle) and places it top-down with the yaw changed
-by the handle's missing rotation. Place poses are computed from the object's actual pose in
-the hand (so a grasp that slipped is compensated), release the object 5 mm above the table,
-and are checked for reachability and clearance with :class:`agentic_env.kinematics
-.ArmKinematics` and the primitives' own path planner. PDDL domain:
-``assets/pddl/reorientation.pddl``.
+The ``pick`` and ``place`` primitives re-orient objects when the tool turns about its
+closing axis between the grasp and the release. The expert splits a 90 deg turn between the
+two, so the arm stays above the hand (a horizontal tool would bring the forearm down onto a
+standing bottle): it picks the lying bottle across its body near the shoulder, 11.5 cm from
+its base, with the tool tilted 45 deg from vertical towards the base (closing axis across the
+bottle), and places it with the tool tilted 45 deg the other way, so the bottle's axis turns
+vertical; it picks the upright box near its top across its narrow side with the tool leaning
+45 deg along its wide side and places it leaning the other way, so the box lies on a narrow
+side. If a 45 deg pick cannot be planned, 35, 55, 25, 65 and 15 deg are tried. The mug is
+picked from above across its body (closing axis perpendicular to the handle) and placed from
+above with the yaw changed by the handle's missing rotation. Place poses are computed from
+the object's actual pose in the hand (a grasp that slipped is compensated) and release it
+5 mm above the table; the yaw of a turning place is free and is searched, leaning away from
+the robot first, for a pose that the primitives' planner (:class:`agentic_env.kinematics
+.ArmKinematics`, Cartesian paths via the 25 cm transit height) reaches and along whose path
+a kinematic sweep of the arm and the held object (MuJoCo collision detection with 1 cm
+margins) touches nothing. Objects roll with friction (``condim`` 6) so a lying bottle stays
+where the grasp was planned. PDDL domain: ``assets/pddl/reorientation.pddl``.
 
 **Randomizations.** The goal family (uniform), the goal object's colour (one of two per
 family) and, for mugs, the handle direction (uniform over four); one or two distractors drawn
@@ -122,7 +128,7 @@ class PoseTolerances:
 
 @dataclass(frozen=True)
 class ReorientationConfig:
-    """Tunables of the reorientation task (sizes in metres, angles in radians).
+    """Tunables of the reorientation task (sizes in metres, angles in radians unless stated).
 
     Attributes:
         families: goal families sampled uniformly (from ``bottle``, ``box``, ``mug``).
@@ -503,6 +509,16 @@ class ReorientationTask:
             rotation = np.eye(3)
             z = -TABLE_HEIGHT - lowest_offset(scene.model, name, rotation) + 1e-3
             set_body_pose(scene, name, np.array([-0.6, -0.6 + 0.15 * index, z]), rotation)
+
+    @property
+    def dressing_keepout(self) -> list[list[float]]:
+        """Base-frame rectangle ``[x0, x1, y0, y1]`` a setting's clutter must avoid: the
+        object slots grown by the jitter and the reach of a lying bottle (17 cm)."""
+        cfg = self.config
+        jx, jy = cfg.slot_jitter
+        reach = 0.17
+        return [[cfg.slot_x - jx - reach, cfg.slot_x + jx + reach,
+                 min(cfg.slot_ys) - jy - reach, max(cfg.slot_ys) + jy + reach]]
 
     # -- trial state ------------------------------------------------------------------------
 

@@ -24,9 +24,10 @@ PDDL domain: ``assets/pddl/sorting.pddl`` (items and containers; ``pick``, ``pic
 most four objects that fit its two lanes); for ``fruit`` which bin gets the fruit, for
 ``food_toys`` which bin gets the toys, for ``colour`` the two colours and containers, for
 ``category`` the three classes and their containers; which container stands in which of the
-three slots (left, back, right) and a +-2 cm jitter of each; each object's position (uniform
-in the free table area, footprints at least 3 cm apart and 4.5 cm from the containers, by
-rejection sampling) and yaw (uniform); the instruction's paraphrase category.
+three slots (one on each side of the object area, one behind it) and a +-2 cm jitter of
+each; each object's position (uniform in the free table area, footprints at least 3 cm apart
+and 4.5 cm from the containers, by rejection sampling) and yaw (uniform); the instruction's
+paraphrase category.
 
 **Success conditions.** Every object the rule selects is ``in`` its container: its centre lies
 in the container's interior box (the inner floor footprint, from the table up to 3 cm above
@@ -54,7 +55,7 @@ from agentic_env.robot import TCP_SITE, TCP_TO_FINGERTIP
 from agentic_env.scene import ROBOT_PREFIX, TABLE_HEIGHT, SceneBuilder
 from agentic_env.tasks import symbolic
 from agentic_env.tasks.base import SceneState, TaskEvaluation
-from agentic_env.tasks.catalogue import CATALOGUE, CatalogueEntry, quat_to_matrix
+from agentic_env.tasks.catalogue import CATALOGUE, CatalogueEntry
 from agentic_env.tasks.instructions import Instruction, choose_instruction, join_words
 from agentic_env.tasks.predicates import Box, holding, inside, on_table
 from agentic_env.tasks.trial import TrialSpec
