@@ -225,10 +225,15 @@ def test_reset_layout_is_separated_and_settles_still(env: SimEnv) -> None:
         rects = [task._item_rect(n, scene.body_position(n)[:2], task.rest_yaw(scene, n))
                  for n in active]
         walls = [task._container_rect(c, scene.body_position(c)[:2]) for c in task.containers]
+        grips = [task._grip_rect(n, scene.body_position(n)[:2], task.rest_yaw(scene, n))
+                 for n in active]
         for i, rect in enumerate(rects):
             assert not any(rects_overlap(rect, wall, cfg.container_gap - 0.005) for wall in walls)
             assert not any(rects_overlap(rect, other, cfg.item_gap - 0.005)
                            for other in rects[i + 1:])
+            # nothing stands where the open fingers go down to grasp this object
+            assert not any(rects_overlap(grips[i], other, 0.0)
+                           for j, other in enumerate(rects) if j != i)
         for name in task.items:  # unused objects are parked on the floor
             assert (scene.body_position(name)[2] > 0) == (name in active)
         # containers keep their slots apart and do not overlap

@@ -15,6 +15,8 @@ rests and is grasped:
 * the **rest frame**: the body turned by ``rest_quat`` and then by a yaw about the vertical.
   Its x axis is the object's long horizontal axis, its y axis the one the fingers close along;
 * ``grasp_offset``: where the TCP goes, in the rest frame (x, y relative to the body origin);
+* ``grasp_span``: the object's width between the pads at the grasp point (``None``: the
+  footprint's width across y; a curved banana is narrower where it is grasped);
 * ``grasp_height``: TCP height above the object's lowest point (``None``: the body origin's
   height, raised so that the fingertips stay 8 mm above the lowest point).
 
@@ -68,6 +70,8 @@ class CatalogueEntry:
         spec: the free body (named ``<kind>-1``).
         rest_quat: body orientation (w, x, y, z) when resting with yaw 0.
         grasp_offset: TCP (x, y) in the rest frame relative to the body origin, metres.
+        grasp_span: width between the pads at the grasp point, metres, or ``None`` (the
+            footprint's width across y).
         grasp_height: TCP height above the object's lowest point, metres, or ``None`` (see
             the module docstring).
     """
@@ -79,6 +83,7 @@ class CatalogueEntry:
     spec: ObjectSpec
     rest_quat: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
     grasp_offset: tuple[float, float] = (0.0, 0.0)
+    grasp_span: float | None = None
     grasp_height: float | None = None
 
     @property
@@ -113,7 +118,9 @@ class CatalogueEntry:
 
     @property
     def grasp_width(self) -> float:
-        """Width across the rest frame's y axis (between the pads), metres."""
+        """Width between the pads at the grasp point, metres."""
+        if self.grasp_span is not None:
+            return self.grasp_span
         return float(2.0 * self.footprint[1][1])
 
     @property
@@ -209,8 +216,8 @@ def hex_prism(inradius: float, half_length: float, z: float = 0.0,
     """A hexagonal prism along the body z axis as three boxes turned by 0 and +-60 deg.
 
     One pair of flats faces the body x axis, which :data:`LYING` turns downwards, so a lying
-    prism rests on a flat and cannot roll (a lying cylinder rolls forever: MuJoCo's condim 4
-    contacts have no rolling friction).
+    prism rests on a flat and cannot roll (a lying cylinder, a neutral equilibrium, creeps
+    away from any disturbance: the props' small rolling friction only slows it).
     """
     half_side = inradius / np.sqrt(3.0)  # half the side of the hexagon
     return tuple(Part("box", (inradius, half_side, half_length), (0.0, 0.0, z), _about_z(a),
@@ -238,7 +245,8 @@ def _banana() -> CatalogueEntry:
     stem = Part("cylinder", (0.005, 0.007), (0.0, 2 * end * np.sin(bend) + 0.002, tip),
                 _about_x(-bend), (0.35, 0.25, 0.10, 1.0), 0.001)
     return _entry("banana", "fruit", "yellow", {"edible", "long"}, "capsule", (radius, middle),
-                  0.05, rgba="banana", parts=(*ends, stem), rest_quat=LYING)
+                  0.05, rgba="banana", parts=(*ends, stem), rest_quat=LYING,
+                  grasp_span=2 * radius)
 
 
 def _screwdriver() -> CatalogueEntry:
@@ -262,8 +270,8 @@ def _marker() -> CatalogueEntry:
 
 #: Every object of the catalogue, by kind.
 CATALOGUE: dict[str, CatalogueEntry] = {entry.kind: entry for entry in (
-    # -- fruit (slightly oblate ellipsoids: a sphere has no rolling friction and would roll
-    # away at the slightest touch; these rock back onto their flatter bottom) -------------
+    # -- fruit (slightly oblate ellipsoids: a sphere rolls away at the slightest touch; these
+    # rock back onto their flatter bottom) -------------------------------------------------
     _entry("apple", "fruit", "red", {"edible", "round"}, "ellipsoid", (0.031, 0.031, 0.028),
            0.12, rgba="apple-red",
            parts=(Part("cylinder", (0.0025, 0.006), (0.0, 0.0, 0.031),

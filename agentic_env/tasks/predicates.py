@@ -76,6 +76,38 @@ def body_box(scene: SceneState, body: str) -> Box:
     return Box(low, high)
 
 
+def lowest_point(scene: SceneState, body: str) -> float:
+    """Exact height (base frame) of the lowest point of ``body``'s colliding geoms, metres.
+
+    :func:`body_box` turns each geom's bounding box, which
+    overestimates the extent of a tilted sphere, ellipsoid, capsule or cylinder; grasp heights
+    need the true lowest point.
+    """
+    model, data = scene.model, scene.data
+    body_id = model.body(body).id
+    lowest = np.inf
+    for geom in np.flatnonzero(model.geom_bodyid == body_id):
+        if model.geom_contype[geom] == 0 and model.geom_conaffinity[geom] == 0:
+            continue
+        row = data.geom_xmat[geom].reshape(3, 3)[2]
+        size = model.geom_size[geom]
+        kind = model.geom_type[geom]
+        if kind == mujoco.mjtGeom.mjGEOM_SPHERE:
+            half = size[0]
+        elif kind == mujoco.mjtGeom.mjGEOM_BOX:
+            half = float(np.sum(np.abs(row) * size))
+        elif kind == mujoco.mjtGeom.mjGEOM_ELLIPSOID:
+            half = float(np.sqrt(np.sum((row * size) ** 2)))
+        elif kind == mujoco.mjtGeom.mjGEOM_CAPSULE:
+            half = size[0] + size[1] * abs(row[2])
+        elif kind == mujoco.mjtGeom.mjGEOM_CYLINDER:
+            half = size[1] * abs(row[2]) + size[0] * float(np.sqrt(max(0.0, 1 - row[2] ** 2)))
+        else:  # meshes and others: their bounding box
+            half = float(np.sum(np.abs(row) * model.geom_aabb[geom, 3:]))
+        lowest = min(lowest, float(data.geom_xpos[geom, 2]) - half)
+    return lowest - float(scene.base_pos[2])
+
+
 def on_top_of(scene: SceneState, upper: str, lower: str,
               tol: Tolerances = DEFAULT_TOLERANCES) -> bool:
     """``upper`` rests on ``lower`` (see the module docstring)."""

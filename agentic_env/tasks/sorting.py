@@ -26,8 +26,8 @@ most four objects that fit its two lanes); for ``fruit`` which bin gets the frui
 ``category`` the three classes and their containers; which container stands in which of the
 three slots (one on each side of the object area, one behind it) and a +-2 cm jitter of
 each; each object's position (uniform in the free table area, footprints at least 3 cm apart
-and 4.5 cm from the containers, by rejection sampling) and yaw (uniform); the instruction's
-paraphrase category.
+and 4.5 cm from the containers, nothing where the open fingers go down to grasp another
+object; by rejection sampling) and yaw (uniform); the instruction's paraphrase category.
 
 **Success conditions.** Every object the rule selects is ``in`` its container: its centre lies
 in the container's interior box (the inner floor footprint, from the table up to 3 cm above
@@ -57,7 +57,7 @@ from agentic_env.tasks import symbolic
 from agentic_env.tasks.base import SceneState, TaskEvaluation
 from agentic_env.tasks.catalogue import CATALOGUE, CatalogueEntry
 from agentic_env.tasks.instructions import Instruction, choose_instruction, join_words
-from agentic_env.tasks.predicates import Box, holding, inside, on_table
+from agentic_env.tasks.predicates import Box, holding, inside, lowest_point, on_table
 from agentic_env.tasks.trial import TrialSpec
 
 RULES: tuple[str, ...] = ("fruit", "food_toys", "colour", "category")
@@ -116,6 +116,10 @@ class SortingConfig:
         item_gap: smallest gap between two object footprints at reset, metres.
         container_gap: smallest gap between an object footprint and a container's outer
             walls at reset (room for the open fingers), metres.
+        finger_reach: how far the open fingers reach beyond half the grasp width on each side
+            of the grasp point, along the closing axis (1 cm opening margin, the pads, and
+            the carriages for tall neighbours), metres. At reset no other object lies in the
+            fingers' way, so a top grasp never lands a finger on a neighbour.
         capacity: most objects one container receives.
         lane_offset: distance of each of a container's two lanes (along y) from its centre,
             and of a lane's two half slots from the lane's middle, metres.
@@ -139,6 +143,7 @@ class SortingConfig:
     item_area: tuple[float, float, float, float] = (0.26, 0.62, -0.30, 0.30)
     item_gap: float = 0.03
     container_gap: float = 0.045
+    finger_reach: float = 0.03
     capacity: int = 4
     lane_offset: float = 0.05
     headroom: float = 0.03
@@ -172,38 +177,6 @@ def _wrap(angle: float) -> float:
 def _rz(yaw: float) -> np.ndarray:
     c, s = np.cos(yaw), np.sin(yaw)
     return np.array([[c, -s], [s, c]])
-
-
-def lowest_point(scene: SceneState, body: str) -> float:
-    """Exact height (base frame) of the lowest point of ``body``'s colliding geoms, metres.
-
-    :func:`~agentic_env.tasks.predicates.body_box` turns each geom's bounding box, which
-    overestimates the extent of a tilted sphere, ellipsoid, capsule or cylinder; grasp heights
-    need the true lowest point.
-    """
-    model, data = scene.model, scene.data
-    body_id = model.body(body).id
-    lowest = np.inf
-    for geom in np.flatnonzero(model.geom_bodyid == body_id):
-        if model.geom_contype[geom] == 0 and model.geom_conaffinity[geom] == 0:
-            continue
-        row = data.geom_xmat[geom].reshape(3, 3)[2]
-        size = model.geom_size[geom]
-        kind = model.geom_type[geom]
-        if kind == mujoco.mjtGeom.mjGEOM_SPHERE:
-            half = size[0]
-        elif kind == mujoco.mjtGeom.mjGEOM_BOX:
-            half = float(np.sum(np.abs(row) * size))
-        elif kind == mujoco.mjtGeom.mjGEOM_ELLIPSOID:
-            half = float(np.sqrt(np.sum((row * size) ** 2)))
-        elif kind == mujoco.mjtGeom.mjGEOM_CAPSULE:
-            half = size[0] + size[1] * abs(row[2])
-        elif kind == mujoco.mjtGeom.mjGEOM_CYLINDER:
-            half = size[1] * abs(row[2]) + size[0] * float(np.sqrt(max(0.0, 1 - row[2] ** 2)))
-        else:  # meshes and others: their bounding box
-            half = float(np.sum(np.abs(row) * model.geom_aabb[geom, 3:]))
-        lowest = min(lowest, float(data.geom_xpos[geom, 2]) - half)
-    return lowest - float(scene.base_pos[2])
 
 
 def rects_overlap(a: tuple[np.ndarray, np.ndarray, float], b: tuple[np.ndarray, np.ndarray, float],
@@ -383,6 +356,13 @@ class SortingTask:
         centre, half = self.items[name].footprint
         return np.asarray(xy) + _rz(yaw) @ centre, half, yaw
 
+    def _grip_rect(self, name: str, xy: np.ndarray,
+                   yaw: float) -> tuple[np.ndarray, np.ndarray, float]:
+        """Where the open fingers go down for the top grasp of ``name`` at (xy, yaw)."""
+        entry = self.items[name]
+        half = np.array([0.015, entry.grasp_width / 2 + self.config.finger_reach])
+        return np.asarray(xy) + _rz(yaw) @ np.asarray(entry.grasp_offset), half, yaw
+
     def _sample_layout(self, rng: np.random.Generator, container_xy: dict[str, np.ndarray]
                        ) -> dict[str, tuple[np.ndarray, float]] | None:
         """Collision-free (x, y, yaw) of every active object, or ``None``."""
@@ -392,7 +372,8 @@ class SortingTask:
         order = sorted(self._active, key=lambda n: -float(np.prod(self.items[n].footprint[1])))
         for _ in range(50):
             placed: dict[str, tuple[np.ndarray, float]] = {}
-            rects = []
+            rects: list[tuple[np.ndarray, np.ndarray, float]] = []
+            grips: list[tuple[np.ndarray, np.ndarray, float]] = []
             for name in order:
                 for _ in range(200):
                     yaw = float(rng.uniform(-np.pi, np.pi))
@@ -407,8 +388,13 @@ class SortingTask:
                         continue
                     if any(rects_overlap(rect, r, cfg.item_gap) for r in rects):
                         continue
+                    grip = self._grip_rect(name, xy, yaw)
+                    if any(rects_overlap(grip, r, 0.005) for r in rects) or any(
+                            rects_overlap(rect, g, 0.005) for g in grips):
+                        continue
                     placed[name] = (xy, yaw)
                     rects.append(rect)
+                    grips.append(grip)
                     break
                 else:
                     break
