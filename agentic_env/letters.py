@@ -221,8 +221,8 @@ def slot_image(number: int, size: int = TEXTURE_SIZE, target: float = 0.66,
                             width=0.8 * inner, bold=0.05, bitmap=bitmap), TILE_FAINT)
     margin = (size - inner) / 2.0
     border = max(size // 32, 1)
-    corner = 0.62 * (margin - border)  # label height in the corner
-    corner_width = 0.8 * corner * len(label)
+    corner = 0.8 * (margin - border)  # label height in the corner
+    corner_width = 0.75 * corner * len(label)
     _paint(image, text_mask(label, size, (border + 0.25 * margin + corner_width / 2.0,
                                           border + 0.5 * (margin - border)),
                             corner, width=corner_width, bold=0.08, bitmap=bitmap), TILE_INK)

@@ -39,14 +39,6 @@ SMALL = SceneConfig(shoulder_camera=azure_kinect_color(64, 36),
                     wrist_camera=realsense_d405(64, 36))
 
 
-@pytest.fixture
-def private_cwd(tmp_path, monkeypatch):
-    """Run in a private working directory: Fast Downward's driver writes its intermediate
-    ``output.sas`` into the working directory, so planners running at the same time in one
-    directory (parallel test runs) read each other's tasks."""
-    monkeypatch.chdir(tmp_path)
-
-
 def _env(make_sim_env: Callable[..., SimEnv], config: CrosswordConfig | None = None) -> SimEnv:
     return make_sim_env(task=CrosswordTask(config), scene=SMALL)
 
@@ -295,7 +287,7 @@ def _letters_upright(env: SimEnv) -> bool:
 
 
 def test_expert_takes_out_a_misplaced_block_and_fills_the_word(
-    make_sim_env: Callable[..., SimEnv], private_cwd: None
+    make_sim_env: Callable[..., SimEnv],
 ) -> None:
     config = CrosswordConfig(word_counts=(1,), given_probability=0.0,
                              misplaced_probability=1.0, distractor_counts=(2,))
@@ -318,8 +310,7 @@ def test_expert_takes_out_a_misplaced_block_and_fills_the_word(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1, 2, 3, 4])
-def test_expert_solves_default_puzzles(make_sim_env: Callable[..., SimEnv], private_cwd: None,
-                                       seed: int) -> None:
+def test_expert_solves_default_puzzles(make_sim_env: Callable[..., SimEnv], seed: int) -> None:
     env = _env(make_sim_env)
     env.reset(seed=seed)
     info, steps = _run_expert(env)

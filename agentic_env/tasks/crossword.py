@@ -55,7 +55,7 @@ from agentic_env.letters import (
 )
 from agentic_env.planning import PlanStep
 from agentic_env.props import PROP_FRICTION, PROP_SOLREF
-from agentic_env.robot import TCP_SITE, TCP_TO_FINGERTIP
+from agentic_env.robot import ARM_JOINTS, HOME_JOINT_POSITIONS, TCP_SITE, TCP_TO_FINGERTIP
 from agentic_env.scene import ROBOT_PREFIX, TABLE_HEIGHT, SceneBuilder
 from agentic_env.tasks import symbolic
 from agentic_env.tasks.base import SceneState, TaskEvaluation
@@ -165,6 +165,10 @@ BOARD_RGBA = (0.16, 0.16, 0.18, 1.0)
 _HIDDEN_DEPTH = 5.0
 _ACROSS, _DOWN = "across", "down"
 _TCP = ROBOT_PREFIX + TCP_SITE
+_WRIST_JOINT = ROBOT_PREFIX + ARM_JOINTS[5]
+_WRIST_HOME = float(HOME_JOINT_POSITIONS[5])
+#: Largest wrist-3 angle the expert plans for (the joint stops at +-2 pi), rad.
+_WRIST_LIMIT = 2 * np.pi - 0.6
 
 
 @dataclass(frozen=True)
@@ -362,6 +366,7 @@ class CrosswordConfig:
         misplaced_probability: chance that one slot starts filled with a distractor.
         slot_tolerance: largest x-y distance of a block's centre from its slot's, metres.
         yaw_tolerance_deg: largest angle between a block's faces and its slot's axes, degrees.
+        words: the vocabulary (keys of :data:`WORDS`, which holds their clues).
     """
 
     word_counts: tuple[int, ...] = (1, 2, 3)
@@ -425,6 +430,11 @@ def _wrap(angle: float) -> float:
 
 def _yaw_of(rotation: np.ndarray, axis: int) -> float:
     return float(np.arctan2(rotation[1, axis], rotation[0, axis]))
+
+
+def _bearing_change(start: np.ndarray, end: np.ndarray) -> float:
+    """Change of bearing (rad) about the robot base from point ``start`` to ``end`` (x, y)."""
+    return _wrap(np.arctan2(end[1], end[0]) - np.arctan2(start[1], start[0]))
 
 
 def face_up_axis(rotation: np.ndarray) -> int:
@@ -884,8 +894,10 @@ class CrosswordTask:
 
         The plan's pick-place pairs are independent, so they are reordered: blocks taken
         out of slots first, then crossing slots before the others (a crossing is filled
-        before its neighbours, so its fingers never reach beside a block), and each pick
-        turns its grasp so that the block's letter ends upright on the board.
+        before its neighbours, so its fingers never reach beside a block). Each pick turns
+        its grasp so that the block's letter ends upright on the board, choosing between the
+        two such grasps the one that keeps the wrist nearer its home angle (over a long
+        episode the wrist would otherwise wind up to its +-2 pi stops).
         """
         plan = symbolic.reference_plan(self, scene)
         for pair in self._ordered_pairs(plan):
@@ -960,24 +972,45 @@ class CrosswordTask:
         cfg = self.config
         position = scene.body_position(block)
         rotation = scene.body_rotation(block)
-        base = face_yaw(rotation)
-        options = [_wrap(base + k * np.pi / 2) for k in (-1, 0, 1, 2)]
         upright = face_up_axis(rotation) == 2 and rotation[2, 2] > 0
         if target_slot is not None and upright:
             # grasp so that the letter (the block's +y on its top face) ends along the
-            # board's +y with the fingers across the slot's free axis
+            # board's +y with the fingers across the slot's free axis; of the two such
+            # grasps, the one that keeps the wrist nearer its home angle over pick and place
             free_axis = self._slot_grasp_axis(scene, target_slot, block)
             letter_up = _yaw_of(rotation, 1)
-            options = [_wrap(free_axis * np.pi / 2 + letter_up - np.pi / 2 + k * np.pi)
-                       for k in (0, 1)]
-            options.sort(key=abs)
-            yaw = options[0]
+            turn = self._board_yaw + np.pi / 2 - letter_up  # carried turn, pick to place
+            slot_xy = scene.body_position(target_slot)[:2]
+
+            def wrist_cost(yaw: float) -> float:
+                at_pick = self._wrist_after(scene, position[:2], yaw)
+                at_place = at_pick + _bearing_change(position[:2], slot_xy) - turn
+                return max(abs(at_pick - _WRIST_HOME), abs(at_place - _WRIST_HOME))
+
+            yaw = min((_wrap(free_axis * np.pi / 2 + letter_up - np.pi / 2 + k * np.pi)
+                       for k in (0, 1)), key=wrist_cost)
         else:
-            yaw = max(options, key=lambda g: (min(self._clearance(scene, position[:2], g, block),
-                                                  0.09), -abs(g)))
+            base = face_yaw(rotation)
+            yaw = max((_wrap(base + k * np.pi / 2) for k in (-1, 0, 1, 2)),
+                      key=lambda g: (min(self._clearance(scene, position[:2], g, block), 0.09),
+                                     -abs(self._wrist_after(scene, position[:2], g)
+                                          - _WRIST_HOME)))
         low = body_box(scene, block).low[2]
         position[2] = max(position[2], low + TCP_TO_FINGERTIP + 0.008)
         return pick(top_down_pose(position, yaw), width=2 * cfg.block_half_size)
+
+    def _wrist_after(self, scene: SceneState, xy: np.ndarray, yaw: float) -> float:
+        """Predicted wrist-3 angle (rad) once the TCP points down at ``xy`` with ``yaw``.
+
+        For a top-down TCP the wrist angle follows the shoulder pan minus the TCP yaw; the
+        primitives' Cartesian paths turn the TCP the short way round, so the prediction is
+        the current angle plus the change of bearing minus the wrapped change of yaw. Choosing
+        among grasps that are equivalent for the block by this keeps the wrist away from its
+        +-2 pi limits over a long episode.
+        """
+        wrist = float(scene.data.joint(_WRIST_JOINT).qpos[0])
+        tcp = scene.data.site(_TCP).xpos - scene.base_pos
+        return wrist + _bearing_change(tcp[:2], xy) - _wrap(yaw - self._tcp_yaw(scene))
 
     def _slot_grasp_axis(self, scene: SceneState, slot: str, block: str) -> int:
         """0: fingers close along the board's y axis; 1: along its x axis."""
@@ -1015,22 +1048,24 @@ class CrosswordTask:
         _, letter_yaw, tcp_yaw = self._held_offset(scene, block)
         rotation = scene.body_rotation(block)
         # turn so that the letter points along the board's +y; among the four 90-degree
-        # variants keep the fingers along the free axis, then the letter upright, then the
-        # smallest wrist turn
+        # variants keep the fingers along the free axis and the wrist clear of its stops,
+        # then the letter upright, then the wrist nearest its home angle
         ideal = tcp_yaw + (self._board_yaw + np.pi / 2 - letter_yaw)
         upright = face_up_axis(rotation) == 2 and rotation[2, 2] > 0
         if not upright:
             ideal = tcp_yaw + _wrap(self._board_yaw - face_yaw(rotation))
 
+        xy = scene.body_position(slot)[:2]
+
         def cost(k: int) -> tuple[bool, bool, bool, float]:
             yaw = ideal + k * np.pi / 2
             axis_error = abs(_wrap(2 * (yaw - self._board_yaw - axis * np.pi / 2))) / 2
-            turn = abs(_wrap(yaw - tcp_yaw))
-            return (axis_error > np.pi / 4, turn > 0.75 * np.pi, k != 0 and upright, turn)
+            wrist = self._wrist_after(scene, xy, yaw)
+            return (axis_error > np.pi / 4, abs(wrist) > _WRIST_LIMIT, k != 0 and upright,
+                    abs(wrist - _WRIST_HOME))
 
         k = min(range(4), key=cost)
         yaw = tcp_yaw + _wrap(ideal + k * np.pi / 2 - tcp_yaw)
-        xy = scene.body_position(slot)[:2]
         return place(self._place_pose(scene, block, xy, self.config.board_top, yaw))
 
     def _place_on_table_action(self, scene: SceneState, block: str) -> dict[str, Any]:
