@@ -146,6 +146,13 @@ def _pads_touching(scene: SceneState, body: str) -> set[str]:
     return touched
 
 
+def hand_facts(scene: SceneState, bodies: Iterable[str]) -> set[str]:
+    """PDDL facts of the hand: ``holding x`` for each held body of ``bodies``, else
+    ``hand-empty``."""
+    held = {f"holding {body}" for body in bodies if holding(scene, body)}
+    return held or {"hand-empty"}
+
+
 def hand_empty(scene: SceneState, bodies: Iterable[str]) -> bool:
     """No body of ``bodies`` is held."""
     return not any(holding(scene, body) for body in bodies)

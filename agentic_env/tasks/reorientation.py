@@ -75,7 +75,7 @@ from agentic_env.scene import ROBOT_PREFIX, TABLE_HEIGHT, SceneBuilder
 from agentic_env.tasks import symbolic
 from agentic_env.tasks.base import SceneState, TaskEvaluation
 from agentic_env.tasks.instructions import Instruction, choose_instruction
-from agentic_env.tasks.predicates import body_box, holding
+from agentic_env.tasks.predicates import body_box, hand_facts, holding
 from agentic_env.tasks.trial import TrialSpec
 
 FAMILIES: tuple[str, ...] = ("bottle", "box", "mug")
@@ -617,10 +617,7 @@ class ReorientationTask:
     def facts(self, scene: SceneState) -> set[str]:
         """in-pose / holding / hand-empty over the active objects."""
         facts: set[str] = set()
-        held = [name for name in self._active if holding(scene, name)]
-        facts.update(f"holding {name}" for name in held)
-        if not held:
-            facts.add("hand-empty")
+        facts.update(hand_facts(scene, self._active))
         for name in self._active:
             pose = self._pose_of(scene, name)
             if pose is not None:

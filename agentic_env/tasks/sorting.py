@@ -57,7 +57,7 @@ from agentic_env.tasks import symbolic
 from agentic_env.tasks.base import SceneState, TaskEvaluation
 from agentic_env.tasks.catalogue import CATALOGUE, CatalogueEntry
 from agentic_env.tasks.instructions import Instruction, choose_instruction, join_words
-from agentic_env.tasks.predicates import Box, holding, inside, lowest_point, on_table
+from agentic_env.tasks.predicates import Box, hand_facts, inside, lowest_point, on_table
 from agentic_env.tasks.trial import TrialSpec
 
 RULES: tuple[str, ...] = ("fruit", "food_toys", "colour", "category")
@@ -576,14 +576,10 @@ class SortingTask:
 
     def facts(self, scene: SceneState) -> set[str]:
         """holding / hand-empty / in / on-table over the objects on the table."""
-        facts: set[str] = set()
-        held = [name for name in self._active if holding(scene, name)]
-        facts.update(f"holding {name}" for name in held)
-        if not held:
-            facts.add("hand-empty")
+        facts = hand_facts(scene, self._active)
         interiors = {c: self.interior(scene, c) for c in self.containers}
         for name in self._active:
-            if name in held:
+            if f"holding {name}" in facts:
                 continue
             position = scene.body_position(name)
             containing = [c for c, box in interiors.items() if box.contains(position)]

@@ -34,7 +34,14 @@ from agentic_env.scene import TABLE_HEIGHT, SceneBuilder
 from agentic_env.tasks import symbolic
 from agentic_env.tasks.base import SceneState, TaskEvaluation
 from agentic_env.tasks.instructions import Instruction, choose_instruction, join_words
-from agentic_env.tasks.predicates import Box, body_box, clear, holding, on_table, on_top_of
+from agentic_env.tasks.predicates import (
+    Box,
+    body_box,
+    clear,
+    hand_facts,
+    on_table,
+    on_top_of,
+)
 from agentic_env.tasks.trial import TrialSpec
 
 #: PDDL name of the bare table (an ``object``: the Fig. 9 domain has no table type).
@@ -230,10 +237,7 @@ class StackingTask:
         cubes = [self.cubes[c].name for c in self._active]
         supports = cubes + [f"{p}-plate-1" for p in self.plates]
         facts: set[str] = set()
-        held = [c for c in cubes if holding(scene, c)]
-        facts.update(f"holding {c}" for c in held)
-        if not held:
-            facts.add("hand-empty")
+        facts.update(hand_facts(scene, cubes))
         for cube in cubes:
             on_support = False
             for support in supports:
