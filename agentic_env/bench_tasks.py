@@ -48,14 +48,14 @@ def _run_episode(job: tuple[str, str, int, int]) -> EpisodeResult:
     from agentic_env.scene import SceneConfig
 
     key = (task, setting)
-    if key not in _ENVS:
-        width, height = resolution, resolution * 9 // 16
-        scene = SceneConfig(shoulder_camera=azure_kinect_color(width, height),
-                            wrist_camera=realsense_d405(width, height))
-        _ENVS[key] = SimEnv(task=task, setting=setting, scene=scene)
-    env = _ENVS[key]
     start = time.perf_counter()
     try:
+        if key not in _ENVS:
+            width, height = resolution, resolution * 9 // 16
+            scene = SceneConfig(shoulder_camera=azure_kinect_color(width, height),
+                                wrist_camera=realsense_d405(width, height))
+            _ENVS[key] = SimEnv(task=task, setting=setting, scene=scene)
+        env = _ENVS[key]
         _, info = env.reset(seed=seed)
         steps = 0
         for action in env.task.expert_actions(env.scene_state):

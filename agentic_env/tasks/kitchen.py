@@ -25,13 +25,18 @@ The pot and the bowl are *static* bodies (welded to the world, moved per reset t
 containers cannot be knocked over, and the robot touching a rim is a reported collision.
 
 **Randomizations.** The variant (uniform over ``KitchenConfig.variants``, or fixed by
-``KitchenConfig.variant``); the cabinet's front centre (x 0.58-0.63, y 0.2-0.3 m) and yaw
-(-0.2..0.05 rad), where the drawer primitives are known to plan; the drawer's initial opening
-(closed in A, 0.18-0.21 m in B and C); positions of the pot, the bowl and the items on the
-table (uniform in the area right of the cabinet, footprints at least 4 cm apart and clear of
-the cabinet and the swept drawer, by rejection sampling), the pot's and the items' yaws; the
-chicken leg's yaw in the pot; in B the bottle's place in the drawer; the instruction's
-paraphrase category.
+``KitchenConfig.variant``); the cabinet's front centre (x 0.60-0.65, y 0.22-0.27 m) and yaw
+(-0.25..0 rad): inside the range where the drawer primitives plan (x 0.58-0.65, y 0.2-0.3,
+yaw -0.3..0.05), away from the part of it where the way between the drawer's handle and the
+table passes the shoulder singularity (small x, yaw > 0), and leaving the kitchen setting's
+clutter room behind the cabinet (y <= 0.27); the drawer's initial opening (closed in A,
+0.18-0.21 m in B and C); positions of the pot, the bowl and the items on the table (uniform
+in the area right of the cabinet within 0.72 m of the base axis, footprints at least 4 cm
+apart and clear of the cabinet and the swept drawer, by rejection sampling; the containers
+and the items the goal puts into the drawer also need a way to the drawer that does not
+cross the cabinet low, see ``KitchenTask._clear_of_cabinet``), the pot's and the items'
+yaws; the chicken leg's yaw in the pot; in B the bottle's place in the drawer; the
+instruction's paraphrase category.
 
 **Success conditions.** Every goal fact holds (tolerances below and in
 :mod:`agentic_env.tasks.predicates`):
@@ -88,7 +93,7 @@ from agentic_env.scene import ROBOT_PREFIX, SceneBuilder
 from agentic_env.tasks import symbolic
 from agentic_env.tasks.base import SceneState, TaskEvaluation
 from agentic_env.tasks.instructions import Instruction, choose_instruction
-from agentic_env.tasks.predicates import Box, holding, on_table
+from agentic_env.tasks.predicates import Box, hand_facts, holding, lowest_point, on_table
 from agentic_env.tasks.trial import TrialSpec
 
 #: PDDL name of the cabinet's drawer.
@@ -160,11 +165,11 @@ def kitchen_items() -> dict[str, KitchenItem]:
             footprint=0.021, centre=(0.0, 0.0, 0.0), grasp=(0.0, 0.0, 0.0), grasp_width=0.04,
             rest_height=0.03, round=True),
         KitchenItem(
-            ObjectSpec(SNACK, "box", (0.06, 0.03, 0.015), (0.10, 0.32, 0.85, 1.0), mass=0.05,
-                       attributes={"kind": "snack pack", "colour": "blue"},
-                       parts=(Part("box", (0.035, 0.018, 0.001), (0.0, 0.0, 0.0155),
+            ObjectSpec(SNACK, "box", (0.055, 0.0275, 0.015), (0.10, 0.32, 0.85, 1.0),
+                       mass=0.05, attributes={"kind": "snack pack", "colour": "blue"},
+                       parts=(Part("box", (0.032, 0.016, 0.001), (0.0, 0.0, 0.0155),
                                    rgba=(0.97, 0.83, 0.15, 1.0), mass=0.001),)),
-            footprint=0.068, centre=(0.0, 0.0, 0.0), grasp=(0.0, 0.0, 0.0), grasp_width=0.06,
+            footprint=0.062, centre=(0.0, 0.0, 0.0), grasp=(0.0, 0.0, 0.0), grasp_width=0.055,
             rest_height=0.015),
         # a drumstick lying with body z up: meat bulb (sphere, the body origin) and meat
         # (capsule along +x), then a thin bone (capsule) and its knob (sphere); every part
@@ -274,8 +279,10 @@ class KitchenConfig:
         gap: smallest gap between footprints at reset, metres.
         cabinet_margin: smallest gap between a footprint and the cabinet with its drawer
             pulled fully out, metres.
-        path_margin: smallest gap between the carcass and the straight way from a footprint
-            towards the drawer (see ``KitchenTask._clear_of_cabinet``), metres.
+        path_margin: smallest gap between the cabinet and the low part of the straight way
+            from a footprint towards the drawer (see ``KitchenTask._clear_of_cabinet``), m.
+        base_clearance: smallest distance from the base's vertical axis of the way from the
+            opened drawer's handle to the first item to pick (see ``_sample_layout``), m.
         container_headroom: the ``in`` box reaches this far above a container's rim, metres.
         pot: the pot.
         bowl: the bowl.
@@ -284,9 +291,9 @@ class KitchenConfig:
     variants: tuple[str, ...] = VARIANTS
     variant: str | None = None
     cabinet: CabinetSpec = CabinetSpec(CABINET)
-    front_x: tuple[float, float] = (0.58, 0.63)
-    front_y: tuple[float, float] = (0.2, 0.3)
-    yaw: tuple[float, float] = (-0.2, 0.05)
+    front_x: tuple[float, float] = (0.6, 0.65)
+    front_y: tuple[float, float] = (0.22, 0.27)
+    yaw: tuple[float, float] = (-0.25, 0.0)
     open_range: tuple[float, float] = (0.18, 0.21)
     open_distance: float = 0.2
     open_threshold: float = 0.05
@@ -296,6 +303,7 @@ class KitchenConfig:
     gap: float = 0.04
     cabinet_margin: float = 0.04
     path_margin: float = 0.02
+    base_clearance: float = 0.36
     container_headroom: float = 0.03
     pot: ContainerSpec = ContainerSpec(POT, inner_radius=0.09, wall_height=0.07,
                                        rgba=(0.36, 0.37, 0.40, 1.0), handles=True)
@@ -321,44 +329,29 @@ def _rz(yaw: float) -> np.ndarray:
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 
 
-def _segment_hits_box(start: np.ndarray, end: np.ndarray, low: np.ndarray,
-                      high: np.ndarray) -> bool:
-    """Whether the 2-D segment from ``start`` to ``end`` meets the box [low, high] (slabs)."""
-    t0, t1 = 0.0, 1.0
+def _segments_hit_box(start: np.ndarray, end: np.ndarray, low: np.ndarray,
+                      high: np.ndarray) -> np.ndarray:
+    """Whether each 2-D segment from ``start[i]`` to ``end[i]`` (N, 2) meets the box
+    [low, high] (slab test); (N,) bool."""
+    t0 = np.zeros(len(start))
+    t1 = np.ones(len(start))
     delta = end - start
     for axis in range(2):
-        if abs(delta[axis]) < 1e-12:
-            if not low[axis] <= start[axis] <= high[axis]:
-                return False
-            continue
-        a = (low[axis] - start[axis]) / delta[axis]
-        b = (high[axis] - start[axis]) / delta[axis]
-        t0, t1 = max(t0, min(a, b)), min(t1, max(a, b))
-        if t0 > t1:
-            return False
-    return True
+        flat = np.abs(delta[:, axis]) < 1e-12
+        safe = np.where(flat, 1.0, delta[:, axis])
+        a = (low[axis] - start[:, axis]) / safe
+        b = (high[axis] - start[:, axis]) / safe
+        inside = (low[axis] <= start[:, axis]) & (start[:, axis] <= high[axis])
+        t0 = np.where(flat, np.where(inside, t0, np.inf), np.maximum(t0, np.minimum(a, b)))
+        t1 = np.where(flat, t1, np.minimum(t1, np.maximum(a, b)))
+    return t0 <= t1
 
 
-def lowest_point(scene: SceneState, body: str) -> float:
-    """Exact height (base frame) of the lowest point of ``body``'s colliding geoms, metres."""
-    model, data = scene.model, scene.data
-    lowest = np.inf
-    for geom in np.flatnonzero(model.geom_bodyid == model.body(body).id):
-        row = data.geom_xmat[geom].reshape(3, 3)[2]
-        size = model.geom_size[geom]
-        kind = model.geom_type[geom]
-        if kind == mujoco.mjtGeom.mjGEOM_SPHERE:
-            half = size[0]
-        elif kind == mujoco.mjtGeom.mjGEOM_BOX:
-            half = float(np.sum(np.abs(row) * size))
-        elif kind == mujoco.mjtGeom.mjGEOM_ELLIPSOID:
-            half = float(np.sqrt(np.sum((row * size) ** 2)))
-        elif kind == mujoco.mjtGeom.mjGEOM_CAPSULE:
-            half = size[0] + size[1] * abs(row[2])
-        else:  # cylinder
-            half = size[1] * abs(row[2]) + size[0] * float(np.sqrt(max(0.0, 1 - row[2] ** 2)))
-        lowest = min(lowest, float(data.geom_xpos[geom, 2]) - half)
-    return lowest - float(scene.base_pos[2])
+def _segment_distance(start: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Distance from the origin to each 2-D segment from ``start`` (2,) to ``ends[i]``."""
+    delta = ends - start
+    t = np.clip(-(delta @ start) / np.maximum(np.sum(delta**2, axis=1), 1e-12), 0.0, 1.0)
+    return np.linalg.norm(start + t[:, None] * delta, axis=1)
 
 
 class KitchenTask:
@@ -406,6 +399,7 @@ class KitchenTask:
         on_table = [SPICE, SNACK, TOMATO, SPONGE]
         if self._variant == "B":
             on_table.remove(SPICE)
+        self._opening = 0.0 if self._variant == "A" else float(rng.uniform(*cfg.open_range))
         layout = None
         for _attempt in range(20):  # a cabinet pose that leaves too little room: draw again
             self._front = rng.uniform([cfg.front_x[0], cfg.front_y[0]],
@@ -417,7 +411,6 @@ class KitchenTask:
         if layout is None:
             raise InvalidConfigError("kitchen: could not lay out the containers and items; "
                                      "enlarge KitchenConfig.area or reduce KitchenConfig.gap")
-        self._opening = 0.0 if self._variant == "A" else float(rng.uniform(*cfg.open_range))
         self._apply_fixtures(scene)
         self._place_containers(scene, {name: layout[name] for name in self.containers})
         mujoco.mj_kinematics(scene.model, scene.data)
@@ -455,65 +448,113 @@ class KitchenTask:
         half = np.array([(depth + front_reach) / 2, width / 2])
         return centre, half, rotation
 
-    def _clear_of_cabinet(self, xy: np.ndarray, radius: float, reach: float = 0.5) -> bool:
+    def _clear_of_cabinet(self, xy: np.ndarray, radius: float, path_radius: float | None,
+                          to_table: bool = False) -> bool:
         """Whether a footprint circle at ``xy`` keeps ``cabinet_margin`` from the cabinet with
-        its drawer fully out, and the first ``reach`` of the straight way from ``xy`` to the
-        drawer passes beside the carcass (grown by ``cabinet_margin``), not over it.
+        its drawer fully out, and the straight way between ``xy`` and the open drawer keeps
+        clear of the cabinet where a carried item (of radius ``path_radius``; ``None``: no
+        check of the way) is low.
 
-        A transit into the drawer leaves the table at 0.25 m and climbs to the high pre-place
-        pose (``_HIGH_APPROACH``): a carried item clears the carcass top (0.30 m) after about
-        45 % of the way, and a transit from the drawer down to the table (or to a pick) is
-        below it on the last 40 %. The way from the drawer back to a table spot for
-        ``place-on-table`` is nearly level at the carcass top's height: ``reach=1``.
+        A transit into the drawer leaves the table at 0.25 m TCP height and climbs to the high
+        pre-place pose (``_HIGH_APPROACH``): a carried item's bottom (up to 3.6 cm below the
+        TCP) clears the walls of the pulled-out drawer (0.27-0.28 m) after about 30 % of the
+        way and the carcass top (0.30 m) after about 50 %. So the first 30 % of the way from
+        ``xy`` must keep the item out of the pulled-out drawer's footprint (grown by
+        ``path_margin``) and the first 50 % beside the carcass (grown by ``path_margin``).
+        The empty gripper's transit from above the drawer down to a pick is low over the same
+        stretch. With ``to_table`` (a spot for ``place-on-table``, reached nearly level at
+        about the carcass top's height from the drawer): the whole way beside the carcass and
+        the first half out of the drawer's footprint.
         """
+        point = np.asarray(xy, dtype=float)[None]
+        return bool(self._clear_mask(point, radius, path_radius, to_table)[0])
+
+    def _clear_mask(self, xy: np.ndarray, radius: float, path_radius: float | None,
+                    to_table: bool = False) -> np.ndarray:
+        """:meth:`_clear_of_cabinet` for points ``xy`` (N, 2); (N,) bool."""
         cfg = self.config
+        cab = cfg.cabinet
         centre, half, rotation = self._cabinet_rect()
-        local = np.abs(rotation.T @ (np.asarray(xy) - centre))
-        outside = np.maximum(local - half, 0.0)
-        if np.linalg.norm(outside) < radius + cfg.cabinet_margin:
-            return False
-        depth, width, _ = cfg.cabinet.size
-        origin = self.cabinet_origin()[:2]
-        start = rotation.T @ (np.asarray(xy) - origin)
-        drawer = np.array([-depth / 2 - cfg.open_distance / 2, 0.0])  # the pulled-out part
-        grown = np.array([depth / 2, width / 2]) + cfg.path_margin
-        return not _segment_hits_box(start, start + reach * (drawer - start), -grown, grown)
+        local = np.abs((xy - centre) @ rotation)
+        clear = np.linalg.norm(np.maximum(local - half, 0.0), axis=1) >= (
+            radius + cfg.cabinet_margin)
+        if path_radius is None:
+            return clear
+        depth, width, _ = cab.size
+        start = (xy - self.cabinet_origin()[:2]) @ rotation
+        way = np.array([-depth / 2 - cfg.open_distance / 2, 0.0]) - start  # to the drawer
+        carcass = np.array([depth / 2, width / 2]) + cfg.path_margin
+        crossing = _segments_hit_box(start, start + (1.0 if to_table else 0.5) * way,
+                                     -carcass, carcass)
+        grow = cfg.path_margin + path_radius
+        front = -depth / 2 - cab.drawer_travel - cab.handle_standoff - cab.handle_radius
+        drawer_low = np.array([front - grow, -width / 2 - grow])
+        drawer_high = np.array([-depth / 2, width / 2 + grow])
+        crossing |= _segments_hit_box(start, start + (0.5 if to_table else 0.3) * way,
+                                      drawer_low, drawer_high)
+        return clear & ~crossing
+
+    def _retreat_xy(self) -> np.ndarray:
+        """Where ``open_drawer`` leaves the TCP (x, y, base frame): 0.1 m in front of the
+        handle pulled out by ``open_distance``."""
+        cab = self.config.cabinet
+        local = -cab.size[0] / 2 - self.config.open_distance - cab.handle_standoff - 0.1
+        return self.cabinet_origin()[:2] + _rz(self._yaw)[:2, :2] @ np.array([local, 0.0])
 
     @property
     def dressing_keepout(self) -> list[list[float]]:
-        """Base-frame rectangle [x0, x1, y0, y1] the setting's clutter must avoid: the cabinet
-        with its drawer pulled fully out."""
+        """Base-frame rectangles [x0, x1, y0, y1] the setting's clutter must avoid: the
+        cabinet with its drawer pulled fully out, as the bounding boxes of four slices across
+        its depth (tighter than one box when the cabinet is turned)."""
         centre, half, rotation = self._cabinet_rect()
-        corners = np.array([centre + rotation @ (half * s) for s in
-                            ((1, 1), (1, -1), (-1, 1), (-1, -1))])
-        low, high = corners.min(axis=0), corners.max(axis=0)
-        return [[float(low[0]), float(high[0]), float(low[1]), float(high[1])]]
+        rects = []
+        for k in range(4):
+            low_x = -half[0] + k * half[0] / 2
+            corners = np.array([centre + rotation @ np.array([x, y])
+                                for x in (low_x, low_x + half[0] / 2) for y in (-half[1], half[1])])
+            low, high = corners.min(axis=0), corners.max(axis=0)
+            rects.append([float(low[0]), float(high[0]), float(low[1]), float(high[1])])
+        return rects
 
     def _sample_layout(self, rng: np.random.Generator, on_table: list[str]
                        ) -> dict[str, tuple[float, float, float]] | None:
         """(x, y, yaw) of the containers and the table items: centres in the area, clear of
         the cabinet and of each other by ``gap``, by rejection sampling (largest first);
-        ``None`` if none is found."""
+        ``None`` if none is found.
+
+        The way to the drawer (:meth:`_clear_of_cabinet`) is checked for the items the goal
+        carries into the drawer (with their radius) and for the containers (with the open
+        gripper's, 4 cm: the gripper moves between them and the drawer); distractors only
+        keep clear of the cabinet. When the drawer starts closed, the first pick follows the
+        opening: the straight way from where ``open_drawer`` leaves the TCP (pointing into the
+        cabinet, 0.1 m in front of the pulled handle) to the item turns the wrist down on the
+        way, and must keep ``base_clearance`` from the base's vertical axis (nearer, it
+        passes the shoulder singularity).
+        """
         cfg = self.config
         x0, x1, y0, y1 = cfg.area
-        shapes = [(c.name, c.footprint) for c in self.containers.values()]
-        shapes += [(name, self.items[name].footprint) for name in on_table]
+        to_drawer = set(self.goal()["in_drawer"])
+        shapes = [(c.name, c.footprint, 0.04) for c in self.containers.values()]
+        shapes += [(name, self.items[name].footprint,
+                    self.items[name].footprint if name in to_drawer else None)
+                   for name in on_table]
         for _restart in range(10):
             placed: dict[str, tuple[float, float, float]] = {}
             circles: list[tuple[np.ndarray, float]] = []
-            for name, radius in shapes:
-                for _try in range(300):
-                    xy = rng.uniform([x0, y0], [x1, y1])
-                    yaw = float(rng.uniform(-np.pi, np.pi))
-                    if np.linalg.norm(xy) > cfg.max_reach or not self._clear_of_cabinet(
-                            xy, radius):
-                        continue
-                    if all(np.linalg.norm(xy - c) >= radius + r + cfg.gap for c, r in circles):
-                        break
-                else:
+            for name, radius, path_radius in shapes:
+                xy = rng.uniform([x0, y0], [x1, y1], size=(300, 2))
+                yaw = rng.uniform(-np.pi, np.pi, size=300)
+                valid = (np.linalg.norm(xy, axis=1) <= cfg.max_reach) & self._clear_mask(
+                    xy, radius, path_radius)
+                if path_radius is not None and self._opening == 0.0 and name in self.items:
+                    valid &= _segment_distance(self._retreat_xy(), xy) >= cfg.base_clearance
+                for centre, r in circles:
+                    valid &= np.linalg.norm(xy - centre, axis=1) >= radius + r + cfg.gap
+                if not valid.any():
                     break
-                placed[name] = (float(xy[0]), float(xy[1]), yaw)
-                circles.append((xy, radius))
+                first = int(np.argmax(valid))
+                placed[name] = (float(xy[first, 0]), float(xy[first, 1]), float(yaw[first]))
+                circles.append((xy[first], radius))
             if len(placed) == len(shapes):
                 return placed
         return None
@@ -646,13 +687,9 @@ class KitchenTask:
     def facts(self, scene: SceneState) -> set[str]:
         """holding / hand-empty / in / in-drawer / on-table / drawer-open / drawer-closed."""
         cfg = self.config
-        facts: set[str] = set()
-        held = [name for name in self.items if holding(scene, name)]
-        facts.update(f"holding {name}" for name in held)
-        if not held:
-            facts.add("hand-empty")
+        facts = hand_facts(scene, self.items)
         for name in self.items:
-            if name in held:
+            if f"holding {name}" in facts:
                 continue
             centre = self.item_centre(scene, name)
             located = False
@@ -697,7 +734,9 @@ class KitchenTask:
         rotation = scene.body_rotation(name)
         position = scene.body_position(name) + rotation @ np.asarray(item.grasp)
         axis = rotation[:, 2]
-        if item.round and abs(axis[2]) > 0.7:  # upright: any yaw, keep the wrist centred
+        if item.round and abs(axis[2]) > 0.7 and self.in_drawer(scene, name):
+            yaw = self.outward_yaw(scene)  # upright in the drawer: as it was placed there
+        elif item.round and abs(axis[2]) > 0.7:  # upright: any yaw, keep the wrist centred
             yaw = 0.0
         elif item.round:  # a cylinder on its side: close across its axis
             yaw = _fold(float(np.arctan2(axis[1], axis[0])) + np.pi / 2)
@@ -725,20 +764,41 @@ class KitchenTask:
         return top_down_pose(position, target_yaw)
 
     def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
-        """Ground one plan step (see :meth:`grasp_pose`, :meth:`place_pose`)."""
+        """Ground one plan step with ground-truth poses.
+
+        * ``pick`` / ``pick-from`` / ``pick-from-drawer``: a top grasp (:meth:`grasp_pose`);
+          from the drawer with a 0.25 m approach, so the empty gripper comes down over the
+          drawer's front and walls rather than through them;
+        * ``place-on-table``: the free table spot farthest from everything
+          (:meth:`_free_table_spot`), released 1 cm above the table, 0.25 m approach (an item
+          coming out of the drawer stays above the drawer's walls on the way);
+        * ``place-in``: the item's centre over the container's centre, released 1 cm above
+          its floor;
+        * ``place-in-drawer``: :meth:`_drawer_place_pose` with a 0.25 m approach: the
+          default transit height (0.25 m) is below the cabinet top (0.30 m), so the carried
+          item climbs from 0.25 m to the pre-place pose 0.25 m above the release, crossing
+          the drawer's walls and passing the carcass high enough (the reset layout keeps the
+          low part of that way clear, see :meth:`_clear_of_cabinet`);
+        * ``open-drawer``: ``open_drawer`` at the handle's grasp pose, pulling
+          ``open_distance``; ``close-drawer``: ``close_drawer`` pushing 3 cm more than the
+          drawer is open (it stops, successfully, where the drawer closes).
+        """
         name, args = step.name, step.args
         if name in ("pick", "pick-from", "pick-from-drawer") and args[0] in self.items:
             approach = _HIGH_APPROACH if name == "pick-from-drawer" else 0.0
             return pick(self.grasp_pose(scene, args[0]), self.items[args[0]].grasp_width,
                         approach)
+        # on the table and in containers the item may turn by pi with the parallel gripper:
+        # take the wrist yaw of the two nearer zero (e.g. after the drawer's outward yaw)
+        folded = _fold(self._tcp(scene)[1])
         if name == "place-on-table":
             target = self._free_table_spot(scene, args[0])
-            return place(self.place_pose(scene, args[0], target, 0.0), _HIGH_APPROACH)
+            return place(self.place_pose(scene, args[0], target, 0.0, folded), _HIGH_APPROACH)
         if name == "place-in" and args[1] in self.containers:
             container = self.containers[args[1]]
             centre = scene.body_position(args[1])
             return place(self.place_pose(scene, args[0], centre[:2],
-                                         centre[2] + container.floor_top))
+                                         centre[2] + container.floor_top, folded))
         if name == "place-in-drawer":
             return place(self._drawer_place_pose(scene, args[0]), _HIGH_APPROACH)
         if name == "open-drawer":
@@ -754,8 +814,13 @@ class KitchenTask:
 
     def _drawer_place_pose(self, scene: SceneState, name: str) -> np.ndarray:
         """Place pose in the open drawer: at the middle of its pulled-out part along its
-        depth, across it where it is farthest from the items already inside, the fingers
-        closing along the drawer's depth."""
+        depth, across it where it is farthest from the items already inside.
+
+        The fingers close across the drawer and the tool x axis (where the wrist camera sits)
+        points out of the cabinet (:meth:`outward_yaw`): towards the carcass the gripper then
+        reaches only 2.8 cm (the servo housing's half depth), where closing along the depth
+        would bring a finger carriage or the housing (4.5-6 cm) close to the carcass top
+        panel, which is at the height of the gripper body."""
         pose, half = drawer_interior(scene.model, scene.data, CABINET, scene.base_pos)
         nominal = drawer_interior_pose(scene.model, scene.data, CABINET, scene.base_pos)
         across = pose[:3, 1]
@@ -773,13 +838,14 @@ class KitchenTask:
             if score > best_score:
                 best, best_score = float(lateral), score
         target = nominal[:3, 3] + best * across
-        _, tcp_yaw = self._tcp(scene)
-        drawer_yaw = _yaw_of(nominal[:3, :3])
-        # the closing axis is symmetric: of the two yaws take the one nearer the current
-        yaw = drawer_yaw if abs(_wrap(drawer_yaw - tcp_yaw)) <= np.pi / 2 else _wrap(
-            drawer_yaw + np.pi)
         floor = float(pose[2, 3] - half[2])
-        return self.place_pose(scene, name, target[:2], floor, yaw)
+        return self.place_pose(scene, name, target[:2], floor, self.outward_yaw(scene))
+
+    def outward_yaw(self, scene: SceneState) -> float:
+        """Yaw of a top-down TCP whose x axis points out of the drawer (fingers closing
+        across it), radians."""
+        pose, _ = drawer_interior(scene.model, scene.data, CABINET, scene.base_pos)
+        return float(np.arctan2(-pose[1, 0], -pose[0, 0]))
 
     def _free_table_spot(self, scene: SceneState, name: str) -> np.ndarray:
         """A table spot (x, y) in the item area farthest from the other items, the containers
@@ -791,17 +857,16 @@ class KitchenTask:
                     for o in self.items if o != name]
         occupied += [(scene.body_position(c)[:2], spec.footprint)
                      for c, spec in self.containers.items()]
-        best, best_clearance = np.array([(x0 + x1) / 2, (y0 + y1) / 2]), -np.inf
-        for x in np.linspace(x0 + 0.02, x1 - 0.02, 12):
-            for y in np.linspace(y0 + 0.02, y1 - 0.02, 18):
-                xy = np.array([x, y])
-                if np.linalg.norm(xy) > cfg.max_reach - 0.02 or not self._clear_of_cabinet(
-                        xy, reach, 1.0):
-                    continue
-                clearance = min(np.linalg.norm(xy - c) - r - reach for c, r in occupied)
-                if clearance > best_clearance:
-                    best, best_clearance = xy, clearance
-        return best
+        xs, ys = np.meshgrid(np.linspace(x0 + 0.02, x1 - 0.02, 12),
+                             np.linspace(y0 + 0.02, y1 - 0.02, 18))
+        xy = np.stack([xs.ravel(), ys.ravel()], axis=1)
+        clearance = np.min([np.linalg.norm(xy - c, axis=1) - r - reach for c, r in occupied],
+                           axis=0)
+        valid = (np.linalg.norm(xy, axis=1) <= cfg.max_reach - 0.02) & self._clear_mask(
+            xy, reach, reach, to_table=True)
+        if not valid.any():
+            return np.array([(x0 + x1) / 2, (y0 + y1) / 2])
+        return xy[int(np.argmax(np.where(valid, clearance, -np.inf)))]
 
     def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
         """Execute the Fast Downward reference plan with ground-truth poses."""
