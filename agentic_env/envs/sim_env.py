@@ -26,6 +26,7 @@ from agentic_env.dressing import apply_dressing, randomize_dressing
 from agentic_env.errors import InvalidActionError, InvalidConfigError, SimulationDivergedError
 from agentic_env.kinematics import ArmKinematics
 from agentic_env.motion import exp_rotation, log_rotation
+from agentic_env.planning import PlanNotFoundError
 from agentic_env.primitives import PrimitiveConfig, PrimitiveExecutor, parse_primitive_action
 from agentic_env.robot import GRIPPER_WIDTH_RANGE
 from agentic_env.scene import ROBOT_PREFIX, SceneBuilder, SceneConfig
@@ -369,7 +370,10 @@ class SimEnv(gym.Env):
         truncated = self._steps >= self.max_episode_steps and not terminated
         info = self._info(evaluation) | extra
         if (terminated or truncated) and self._scorer is not None and not self._diverged:
-            info["progress_score"] = asdict(self.progress_score())
+            try:
+                info["progress_score"] = asdict(self.progress_score())
+            except PlanNotFoundError:  # the start state had no plan: no reference to score
+                info["progress_score"] = None
         return observation, float(evaluation.success), terminated, truncated, info
 
     def _low_level_targets(self, action: Any) -> tuple[np.ndarray, float]:

@@ -112,10 +112,14 @@ VARIANTS: tuple[str, ...] = ("A", "B", "C")
 _FINGERTIP_CLEARANCE = 0.008
 #: Release height of a placed item's bottom above its support, metres.
 _RELEASE_GAP = 0.01
-#: Approach distance of picks from and places into the drawer, and of places on the table:
-#: a pre-pose this high above the target makes the transit climb over the cabinet and the
-#: open drawer's walls with the carried item (a 0.1 m approach would cross them at ~0.25 m).
+#: Approach distance of picks from and places into the drawer: a pre-pose this high above
+#: the target makes the transit climb over the open drawer's walls and past the carcass with
+#: the carried item (a 0.1 m approach would cross them at the 0.25 m transit height).
 _HIGH_APPROACH = 0.25
+#: Approach distance of places on the table: an item lifted out of the drawer (its bottom at
+#: ~0.32 m) travels nearly level to the pre-place pose, its bottom 0.31 m high there: above
+#: the drawer's walls (0.28 m) and the carcass top (0.30 m) all the way.
+_TABLE_APPROACH = 0.3
 _MEAT = (0.58, 0.33, 0.14, 1.0)
 _BONE = (0.93, 0.90, 0.82, 1.0)
 
@@ -462,9 +466,10 @@ class KitchenTask:
         ``xy`` must keep the item out of the pulled-out drawer's footprint (grown by
         ``path_margin``) and the first 50 % beside the carcass (grown by ``path_margin``).
         The empty gripper's transit from above the drawer down to a pick is low over the same
-        stretch. With ``to_table`` (a spot for ``place-on-table``, reached nearly level at
-        about the carcass top's height from the drawer): the whole way beside the carcass and
-        the first half out of the drawer's footprint.
+        stretch. With ``to_table`` (a spot for ``place-on-table``, reached nearly level from
+        the drawer with the item's bottom 1-2 cm above the carcass top, see
+        ``_TABLE_APPROACH``): the whole way beside the carcass; the drawer's walls are 3 cm
+        below the item there.
         """
         point = np.asarray(xy, dtype=float)[None]
         return bool(self._clear_mask(point, radius, path_radius, to_table)[0])
@@ -490,8 +495,8 @@ class KitchenTask:
         front = -depth / 2 - cab.drawer_travel - cab.handle_standoff - cab.handle_radius
         drawer_low = np.array([front - grow, -width / 2 - grow])
         drawer_high = np.array([-depth / 2, width / 2 + grow])
-        crossing |= _segments_hit_box(start, start + (0.5 if to_table else 0.3) * way,
-                                      drawer_low, drawer_high)
+        if not to_table:
+            crossing |= _segments_hit_box(start, start + 0.3 * way, drawer_low, drawer_high)
         return clear & ~crossing
 
     def _retreat_xy(self) -> np.ndarray:
@@ -770,7 +775,7 @@ class KitchenTask:
           from the drawer with a 0.25 m approach, so the empty gripper comes down over the
           drawer's front and walls rather than through them;
         * ``place-on-table``: the free table spot farthest from everything
-          (:meth:`_free_table_spot`), released 1 cm above the table, 0.25 m approach (an item
+          (:meth:`_free_table_spot`), released 1 cm above the table, 0.3 m approach (an item
           coming out of the drawer stays above the drawer's walls on the way);
         * ``place-in``: the item's centre over the container's centre, released 1 cm above
           its floor;
@@ -793,7 +798,7 @@ class KitchenTask:
         folded = _fold(self._tcp(scene)[1])
         if name == "place-on-table":
             target = self._free_table_spot(scene, args[0])
-            return place(self.place_pose(scene, args[0], target, 0.0, folded), _HIGH_APPROACH)
+            return place(self.place_pose(scene, args[0], target, 0.0, folded), _TABLE_APPROACH)
         if name == "place-in" and args[1] in self.containers:
             container = self.containers[args[1]]
             centre = scene.body_position(args[1])
@@ -848,11 +853,12 @@ class KitchenTask:
         return float(np.arctan2(-pose[1, 0], -pose[0, 0]))
 
     def _free_table_spot(self, scene: SceneState, name: str) -> np.ndarray:
-        """A table spot (x, y) in the item area farthest from the other items, the containers
-        and the cabinet with its drawer out."""
+        """A table spot (x, y) in the item area farthest from the other items and the
+        containers (the item's footprint counts at least 5 cm: the opening fingers), clear of
+        the cabinet with its drawer out and reached from the drawer beside the carcass."""
         cfg = self.config
         x0, x1, y0, y1 = cfg.area
-        reach = self.items[name].footprint
+        reach = max(self.items[name].footprint, 0.05)
         occupied = [(self.item_centre(scene, o)[:2], self.items[o].footprint)
                     for o in self.items if o != name]
         occupied += [(scene.body_position(c)[:2], spec.footprint)
