@@ -251,8 +251,8 @@ class SceneBuilder:
 
     def _add_overview_camera(self) -> None:
         """A third-person camera for videos (not part of the observation)."""
-        eye = self.base_pos + np.array([1.45, 0.75, 0.75])
-        target = self.base_pos + np.array([0.35, -0.05, 0.1])
+        eye = self.base_pos + np.array([1.45, -0.75, 0.75])  # opposite the kitchen cabinet
+        target = self.base_pos + np.array([0.35, 0.05, 0.1])
         camera = self.spec.worldbody.add_camera(name="overview", pos=eye, fovy=45.0)
         camera.alt.type = mujoco.mjtOrientation.mjORIENTATION_XYAXES
         camera.alt.xyaxes = look_at_xyaxes(eye, target)
