@@ -460,18 +460,8 @@ class PrimitiveExecutor:
         height to above ``goal`` and descends to it, so carried objects clear stacks and
         containers. Each segment stops at its end.
         """
-        height = self.config.transit_height
         pose = self.robot.kinematics.forward(q_start)
-        via = []
-        if pose[2, 3] < height:
-            up = pose.copy()
-            up[2, 3] = height
-            via.append(up)
-        above_goal = goal.copy()
-        above_goal[2, 3] = max(height, goal[2, 3])
-        via.append(above_goal)
-        if goal[2, 3] < above_goal[2, 3]:
-            via.append(goal)
+        via = transit_poses(pose, goal, self.config.transit_height)
         segments: list[JointPath] = []
         q = q_start
         for target in via:
@@ -569,6 +559,25 @@ class PrimitiveExecutor:
                 self.on_step(joint_target, width_target, status)
             if status.diverged or np.max(np.abs(self.robot.joint_velocities())) < STOPPED_SPEED:
                 return
+
+
+def transit_poses(start: np.ndarray, goal: np.ndarray, height: float) -> list[np.ndarray]:
+    """Via poses (4x4, base frame) from ``start`` to ``goal`` through the transit ``height``.
+
+    Rise vertically to ``height`` (if lower), cross to above ``goal``, descend to it; the last
+    pose is ``goal`` itself (or the one above it, when ``goal`` is that high already).
+    """
+    via = []
+    if start[2, 3] < height:
+        up = start.copy()
+        up[2, 3] = height
+        via.append(up)
+    above_goal = goal.copy()
+    above_goal[2, 3] = max(height, goal[2, 3])
+    via.append(above_goal)
+    if goal[2, 3] < above_goal[2, 3]:
+        via.append(goal)
+    return via
 
 
 def offset_along_approach(pose: np.ndarray, distance: float) -> np.ndarray:

@@ -50,3 +50,17 @@ def make_sim_env() -> Iterator[Callable[..., SimEnv]]:
     yield factory
     for env in envs:
         env.close()
+
+
+def run_expert(env: SimEnv) -> tuple[dict[str, Any], list[str]]:
+    """Step the scripted expert of a reset env until the episode ends; every primitive must
+    succeed. Returns the last info and the PDDL step each primitive performed."""
+    steps: list[str] = []
+    info: dict[str, Any] = {}
+    for action in env.task.expert_actions(env.scene_state):
+        _, _, terminated, truncated, info = env.step(action)
+        assert info["primitive"]["ok"], info["primitive"]
+        steps.append(info["symbolic_step"])
+        if terminated or truncated:
+            break
+    return info, steps

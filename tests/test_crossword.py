@@ -9,7 +9,7 @@ from collections.abc import Callable
 import mujoco
 import numpy as np
 import pytest
-from conftest import EXPECTED_CHECKER_ADVICE
+from conftest import EXPECTED_CHECKER_ADVICE, run_expert
 from gymnasium.utils.env_checker import check_env
 
 from agentic_env.cameras import azure_kinect_color, realsense_d405
@@ -262,18 +262,6 @@ def test_every_category_mentions_the_slots_and_words(make_sim_env: Callable[...,
 # -- expert -------------------------------------------------------------------------------------
 
 
-def _run_expert(env: SimEnv) -> tuple[dict, list[str]]:
-    steps: list[str] = []
-    info: dict = {}
-    for action in env.task.expert_actions(env.scene_state):
-        _, _, terminated, truncated, info = env.step(action)
-        assert info["primitive"]["ok"], info["primitive"]
-        steps.append(info["symbolic_step"])
-        if terminated or truncated:
-            break
-    return info, steps
-
-
 def _letters_upright(env: SimEnv) -> bool:
     """Every filled slot's letter reads along the board's +y axis (within 20 degrees)."""
     task, scene = env.task, env.scene_state
@@ -299,7 +287,7 @@ def test_expert_takes_out_a_misplaced_block_and_fills_the_word(
     misplaced = [f.split()[1] for f in start if f.startswith("in-slot")]
     assert len(misplaced) == 1 and misplaced[0] not in assignment.values()
     assert letters[misplaced[0]] not in info["trial"]["goal"]["slots"].values()
-    info, steps = _run_expert(env)
+    info, steps = run_expert(env)
     assert info["success"]
     assert steps[:2] == [f"(pick-from-slot {misplaced[0]} "
                          f"{next(f.split()[2] for f in start if f.startswith('in-slot'))})",
@@ -313,6 +301,6 @@ def test_expert_takes_out_a_misplaced_block_and_fills_the_word(
 def test_expert_solves_default_puzzles(make_sim_env: Callable[..., SimEnv], seed: int) -> None:
     env = _env(make_sim_env)
     env.reset(seed=seed)
-    info, steps = _run_expert(env)
+    info, steps = run_expert(env)
     assert info["success"], steps
     assert _letters_upright(env)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 import mujoco
 import numpy as np
 import pytest
-from conftest import EXPECTED_CHECKER_ADVICE
+from conftest import EXPECTED_CHECKER_ADVICE, run_expert
 from gymnasium.utils.env_checker import check_env
 
 from agentic_env.cameras import azure_kinect_color, realsense_d405
@@ -389,18 +389,6 @@ def test_pddl_problem_and_reference_plan(env: SimEnv, private_cwd: None) -> None
 # -- expert -------------------------------------------------------------------------------------
 
 
-def _run_expert(env: SimEnv) -> tuple[dict, list[str]]:
-    steps: list[str] = []
-    info: dict = {}
-    for action in env.task.expert_actions(env.scene_state):
-        _, _, terminated, truncated, info = env.step(action)
-        assert info["primitive"]["ok"], info["primitive"]
-        steps.append(info["symbolic_step"])
-        if terminated or truncated:
-            break
-    return info, steps
-
-
 def test_expert_takes_a_distractor_out_and_sorts(make_sim_env: Callable[..., SimEnv],
                                                  private_cwd: None) -> None:
     config = SortingConfig(item_counts=(3,), rules=("food_toys",))
@@ -417,7 +405,7 @@ def test_expert_takes_a_distractor_out_and_sorts(make_sim_env: Callable[..., Sim
     for _ in range(10):  # settle
         env.robot.send(env.robot.joint_reference(), env.robot.gripper_reference())
     assert f"in {stay} {spare}" in task.facts(env.scene_state)
-    info, steps = _run_expert(env)
+    info, steps = run_expert(env)
     assert info["success"], steps
     assert len(steps) == 2 * (len(goal["assignment"]) + 1)
     index = steps.index(f"(pick-from {stay} {spare})")
@@ -432,7 +420,7 @@ def test_expert_sorts_default_trials(make_sim_env: Callable[..., SimEnv], privat
     env = make_sim_env(task="sorting", scene=SMALL)
     _, info = env.reset(seed=seed)
     assignment = info["trial"]["goal"]["assignment"]
-    info, steps = _run_expert(env)
+    info, steps = run_expert(env)
     assert info["success"], steps
     assert len(steps) == 2 * len(assignment)
     assert info["progress_score"]["score"] == pytest.approx(1.0)
@@ -443,7 +431,7 @@ def test_expert_sorts_a_small_trial(make_sim_env: Callable[..., SimEnv],
     config = SortingConfig(item_counts=(3,), rules=("fruit",))
     env = make_sim_env(task=SortingTask(config), scene=SMALL)
     _, info = env.reset(seed=2)
-    info, steps = _run_expert(env)
+    info, steps = run_expert(env)
     assert info["success"], steps
     assert steps[0].startswith("(pick ") and steps[1].startswith("(place-in ")
     assert info["progress_score"]["score"] == pytest.approx(1.0)

@@ -67,8 +67,9 @@ from agentic_env.actions import pick, place
 from agentic_env.contract import Workspace
 from agentic_env.errors import InvalidConfigError
 from agentic_env.kinematics import ArmKinematics
-from agentic_env.motion import MotionLimits, PlanningError, plan_cartesian_path
+from agentic_env.motion import MotionLimits, PlanningError, exp_rotation, plan_cartesian_path
 from agentic_env.planning import PlanStep
+from agentic_env.primitives import PrimitiveConfig, transit_poses
 from agentic_env.props import ObjectSpec, Part
 from agentic_env.robot import GRIPPER_PREFIX, TCP_SITE, TCP_TO_FINGERTIP, RobotIndices
 from agentic_env.scene import ROBOT_PREFIX, TABLE_HEIGHT, SceneBuilder
@@ -836,17 +837,7 @@ class ReorientationTask:
         pre = target.copy()
         pre[:3, 3] -= approach * target[:3, 2]
         current = self._kinematics.forward(q)
-        via = []
-        if current[2, 3] < _TRANSIT_HEIGHT:
-            up = current.copy()
-            up[2, 3] = _TRANSIT_HEIGHT
-            via.append(up)
-        above = pre.copy()
-        above[2, 3] = max(_TRANSIT_HEIGHT, pre[2, 3])
-        via.append(above)
-        if pre[2, 3] < above[2, 3]:
-            via.append(pre)
-        return [*via, target]
+        return [*transit_poses(current, pre, PrimitiveConfig().transit_height), target]
 
     def _pick_feasible(self, q: np.ndarray, grasp: np.ndarray) -> bool:
         """Whether the pick primitive can plan its path to ``grasp`` and its lift."""
@@ -870,7 +861,6 @@ class ReorientationTask:
 
 #: Primitive defaults the expert plans with (see :class:`agentic_env.primitives
 #: .PrimitiveConfig`): transit height, lift height, approach distance, metres.
-_TRANSIT_HEIGHT = 0.25
 _LIFT_HEIGHT = 0.12
 _APPROACH = 0.1
 #: Half width of the finger pads across the closing axis, metres.
@@ -882,10 +872,8 @@ def _unit(vector: np.ndarray) -> np.ndarray:
 
 
 def _axis_rotation(axis: np.ndarray, angle: float) -> np.ndarray:
-    """Rotation (3, 3) by ``angle`` radians about unit vector ``axis``."""
-    k = _unit(axis)
-    skew = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
-    return np.eye(3) + np.sin(angle) * skew + (1 - np.cos(angle)) * skew @ skew
+    """Rotation (3, 3) by ``angle`` radians about ``axis``."""
+    return exp_rotation(_unit(axis) * angle)
 
 
 def _leaning_pose(position: np.ndarray, lean: np.ndarray, tilt: float) -> np.ndarray:
