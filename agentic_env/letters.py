@@ -26,6 +26,7 @@ import mujoco
 import numpy as np
 
 from agentic_env.errors import InvalidConfigError
+from agentic_env.textures import add_texture
 
 #: Letters that have a block texture.
 LETTERS: str = string.ascii_uppercase
@@ -247,21 +248,13 @@ def slot_texture_name(number: int) -> str:
     return f"slot-tile/{number}"
 
 
-def _add(spec: mujoco.MjSpec, name: str, image: np.ndarray) -> mujoco.MjsTexture:
-    height, width, channels = image.shape
-    texture = spec.add_texture(name=name, type=mujoco.mjtTexture.mjTEXTURE_2D, width=width,
-                               height=height, nchannel=channels)
-    texture.data = np.ascontiguousarray(image, dtype=np.uint8).tobytes()
-    return texture
-
-
 def add_letter_textures(spec: mujoco.MjSpec, letters: str = LETTERS) -> None:
     """Add one block texture per letter of ``letters`` to ``spec``."""
     for letter in letters:
-        _add(spec, letter_texture_name(letter), letter_image(letter))
+        add_texture(spec, letter_texture_name(letter), letter_image(letter))
 
 
 def add_slot_textures(spec: mujoco.MjSpec, numbers: Sequence[int]) -> None:
     """Add one tile texture per slot number to ``spec``."""
     for number in numbers:
-        _add(spec, slot_texture_name(number), slot_image(number))
+        add_texture(spec, slot_texture_name(number), slot_image(number))
