@@ -1,0 +1,171 @@
+"""What one agent episode is asked to do and what it reports: the harness's unit of work.
+
+:class:`EpisodeSpec` is plain data (JSON-ready, hashable key) so sweeps can store, compare and
+resume it; :class:`EpisodeResult` carries the privileged score the harness computed and the
+agent's own accounting (actions, replans, model usage, the first module that failed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from agentic_env.errors import InvalidConfigError
+
+#: Verification modes of the AgenticLab ablation (paper section VI-D).
+VERIFICATION_MODES: tuple[str, ...] = ("none", "goal", "full")
+#: Where a failed episode is attributed: a pipeline module, or the execution of a primitive.
+FAILURE_SOURCES: tuple[str, ...] = (
+    "parser", "detector", "grasp", "checker", "goal", "execution", "limits", "error",
+)
+
+
+@dataclass(frozen=True)
+class EpisodeSpec:
+    """One episode of one agent on one trial.
+
+    Attributes:
+        task: task name (``sorting``, ``stacking``, ``crossword``, ``reorientation``,
+            ``kitchen``).
+        setting: ``lab``, ``kitchen`` or ``outdoor``.
+        seed: trial seed (layout, instruction, appearance) and the agent's seed.
+        agent: agent name (``agenticlab``...).
+        model: model spec for every module, e.g. ``"sim-oracle"``,
+            ``"sim-oracle?checker=0.1"``, ``"gemini/gemini-3-flash"``, ``"replay:DIR"``.
+        modules: per-module overrides, module name -> model spec.
+        verification: ``none``, ``goal`` or ``full``.
+        disturbances: disturbance specs passed to the env's reset (JSON-ready dicts).
+        instruction_category: paraphrase category, ``None`` = the task's default.
+        max_actions: primitive actions before the episode is cut off.
+        max_replans: task-parser replans before the episode is cut off.
+        max_wall_s: wall-clock limit of the episode, seconds.
+    """
+
+    task: str
+    setting: str = "lab"
+    seed: int = 0
+    agent: str = "agenticlab"
+    model: str = "sim-oracle"
+    modules: tuple[tuple[str, str], ...] = ()
+    verification: str = "full"
+    disturbances: tuple[tuple[tuple[str, Any], ...], ...] = ()
+    instruction_category: str | None = None
+    max_actions: int = 40
+    max_replans: int = 5
+    max_wall_s: float = 900.0
+
+    def __post_init__(self) -> None:
+        if self.verification not in VERIFICATION_MODES:
+            raise InvalidConfigError(
+                f"verification {self.verification!r}; valid: {', '.join(VERIFICATION_MODES)}"
+            )
+
+    def module_models(self) -> dict[str, str]:
+        """Per-module overrides as a dict."""
+        return dict(self.modules)
+
+    def disturbance_dicts(self) -> list[dict[str, Any]]:
+        """Disturbance specs as dicts, as the env's reset takes them."""
+        return [dict(items) for items in self.disturbances]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (modules and disturbances as plain dicts)."""
+        data = asdict(self)
+        data["modules"] = self.module_models()
+        data["disturbances"] = self.disturbance_dicts()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EpisodeSpec:
+        """Inverse of :meth:`to_dict`; also accepts lists where tuples are stored."""
+        values = dict(data)
+        values["modules"] = tuple(sorted(dict(values.get("modules") or {}).items()))
+        values["disturbances"] = tuple(
+            tuple(sorted(d.items())) for d in values.get("disturbances") or ()
+        )
+        return cls(**values)
+
+    def key(self) -> str:
+        """Stable 16-hex-digit identity of the spec (same spec -> same key, any process)."""
+        text = json.dumps(self.to_dict(), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class ModuleCall:
+    """Summary of one model call for the results database.
+
+    Attributes:
+        module: pipeline module (see :data:`agentic_env.agents.models.base.MODULES`).
+        model: backend name.
+        latency_s: wall time, seconds, summed over attempts.
+        input_tokens / output_tokens: summed over attempts.
+        cost_usd: price, ``None`` when unknown.
+        attempts: answers requested (retries on malformed output included).
+        verdict: the module's decision in one word where it has one (``"true"``/``"false"``
+            for checkers, ``"EXECUTE_GRASP"``/``"REJECT_GRASP"``...), else ``None``.
+        error: why the call failed, ``None`` on success.
+    """
+
+    module: str
+    model: str
+    latency_s: float
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    attempts: int
+    verdict: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class EpisodeResult:
+    """Outcome of one episode.
+
+    Attributes:
+        spec: what was run.
+        success: the task's goal holds at the end (privileged, from the simulator).
+        progress: fraction of goal predicates satisfied at the end, 0..1.
+        score: AgenticLab task progress score in [0, 1] (paper Appendix B-A).
+        n_done / n_extra / n_required: the score's counts.
+        goal_checker_error: the agent's goal checker misjudged the final state.
+        actions: primitive actions executed.
+        replans: times the task parser was asked again after the first plan.
+        wall_s: wall-clock time of the episode, seconds.
+        sim_s: simulated time, seconds.
+        input_tokens / output_tokens / cost_usd: model usage (cost ``None`` if unknown).
+        failure: first failing source (see :data:`FAILURE_SOURCES`), ``None`` on success.
+        failure_detail: a sentence on what failed.
+        calls: one summary per model call.
+        trace_dir: folder of the episode's trace, ``None`` when no trace was written.
+        error: traceback text when the episode crashed (then ``failure == "error"``).
+    """
+
+    spec: EpisodeSpec
+    success: bool
+    progress: float
+    score: float
+    n_done: int = 0
+    n_extra: int = 0
+    n_required: int = 0
+    goal_checker_error: bool = False
+    actions: int = 0
+    replans: int = 0
+    wall_s: float = 0.0
+    sim_s: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    failure: str | None = None
+    failure_detail: str = ""
+    calls: tuple[ModuleCall, ...] = field(default_factory=tuple)
+    trace_dir: str | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        data = asdict(self)
+        data["spec"] = self.spec.to_dict()
+        return data
