@@ -1,0 +1,240 @@
+"""SQLite results store: one row per episode, one per model call, one per module-benchmark
+instance.
+
+The database runs in WAL mode and every finished episode is written in a single
+transaction (its row and all its call rows), so a sweep killed at any moment leaves only
+whole episodes behind; the episode key (:meth:`EpisodeSpec.key`) is the primary key, so a
+re-run skips what is there and can never insert an episode twice.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from agentic_env.agents.episode import EpisodeResult
+from agentic_env.harness.sweep import disturbance_label, model_label
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS episodes (
+    key TEXT PRIMARY KEY,
+    spec_json TEXT NOT NULL,
+    task TEXT NOT NULL, setting TEXT NOT NULL, seed INTEGER NOT NULL, agent TEXT NOT NULL,
+    model TEXT NOT NULL, verification TEXT NOT NULL, disturbance TEXT NOT NULL,
+    instruction_category TEXT,
+    success INTEGER NOT NULL, progress REAL NOT NULL, score REAL NOT NULL,
+    n_done INTEGER, n_extra INTEGER, n_required INTEGER, goal_checker_error INTEGER,
+    actions INTEGER, replans INTEGER, wall_s REAL, sim_s REAL, run_s REAL,
+    input_tokens INTEGER, output_tokens INTEGER, cost_usd REAL,
+    failure TEXT, failure_detail TEXT, trace_dir TEXT, error TEXT,
+    worker TEXT, finished_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS calls (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    episode_key TEXT NOT NULL REFERENCES episodes(key),
+    seq INTEGER NOT NULL, module TEXT NOT NULL, model TEXT NOT NULL, latency_s REAL,
+    input_tokens INTEGER, output_tokens INTEGER, cost_usd REAL, attempts INTEGER,
+    verdict TEXT, error TEXT,
+    UNIQUE (episode_key, seq)
+);
+CREATE INDEX IF NOT EXISTS calls_episode ON calls(episode_key);
+CREATE TABLE IF NOT EXISTS module_instances (
+    model TEXT NOT NULL, module TEXT NOT NULL, instance TEXT NOT NULL,
+    task TEXT, setting TEXT, seed INTEGER,
+    success INTEGER NOT NULL, metric REAL, latency_s REAL,
+    input_tokens INTEGER, output_tokens INTEGER,
+    label_json TEXT, answer_json TEXT, error TEXT, finished_at TEXT NOT NULL,
+    PRIMARY KEY (model, module, instance)
+);
+"""
+
+
+@dataclass(frozen=True)
+class Finished:
+    """One episode as a runner hands it back.
+
+    Attributes:
+        key: the spec's key.
+        result: the episode's result (an error result when it crashed).
+        run_s: wall time of the episode function call, measured in the worker, seconds.
+        worker: where it ran, ``host:pid``.
+    """
+
+    key: str
+    result: EpisodeResult
+    run_s: float
+    worker: str
+
+
+@dataclass(frozen=True)
+class ModuleInstance:
+    """One graded module-benchmark instance.
+
+    Attributes:
+        model: model spec under test.
+        module: pipeline module (``parser``, ``checker``, ``detector``, ``grasp``, ``goal``).
+        instance: stable instance id (task, setting, seed and the instance's own index).
+        task / setting / seed: the rollout the instance came from.
+        success: the model's answer matches the ground-truth label.
+        metric: a graded figure where the module has one (detector: box IoU 0..1).
+        latency_s / input_tokens / output_tokens: the model call's usage.
+        label: the ground truth (JSON-ready).
+        answer: the parsed answer (JSON-ready), ``None`` when the call failed.
+        error: why the call failed, ``None`` otherwise.
+    """
+
+    model: str
+    module: str
+    instance: str
+    task: str
+    setting: str
+    seed: int
+    success: bool
+    metric: float | None
+    latency_s: float
+    input_tokens: int
+    output_tokens: int
+    label: Any
+    answer: Any
+    error: str | None = None
+
+
+class ResultStore:
+    """The results database (created on first use). Use one store per process.
+
+    Args:
+        path: SQLite file; its folder is created if missing.
+    """
+
+    def __init__(self, path: str | pathlib.Path) -> None:
+        self.path = pathlib.Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(self.path, isolation_level=None, timeout=60.0)
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute("PRAGMA foreign_keys=ON")
+        self._conn.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()
+
+    def __enter__(self) -> ResultStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def finished_keys(self) -> set[str]:
+        """Keys of every episode in the database (errors included)."""
+        return {row[0] for row in self._conn.execute("SELECT key FROM episodes")}
+
+    def delete_errors(self, keys: Iterable[str]) -> int:
+        """Delete the error rows (and their calls) among ``keys``; returns how many."""
+        wanted = list(keys)
+        with self._transaction():
+            errors = [row[0] for row in self._conn.execute(
+                "SELECT key FROM episodes WHERE failure = 'error'")]
+            doomed = sorted(set(errors) & set(wanted))
+            self._conn.executemany("DELETE FROM calls WHERE episode_key = ?",
+                                   [(k,) for k in doomed])
+            self._conn.executemany("DELETE FROM episodes WHERE key = ?", [(k,) for k in doomed])
+        return len(doomed)
+
+    def record(self, finished: Finished) -> bool:
+        """Insert an episode and its calls in one transaction.
+
+        Returns:
+            ``False`` (and writes nothing) if the key is already stored.
+        """
+        result = finished.result
+        spec = result.spec
+        row = {
+            "key": finished.key, "spec_json": json.dumps(spec.to_dict(), sort_keys=True),
+            "task": spec.task, "setting": spec.setting, "seed": spec.seed, "agent": spec.agent,
+            "model": model_label(spec), "verification": spec.verification,
+            "disturbance": disturbance_label(spec),
+            "instruction_category": spec.instruction_category,
+            "success": int(result.success), "progress": result.progress, "score": result.score,
+            "n_done": result.n_done, "n_extra": result.n_extra, "n_required": result.n_required,
+            "goal_checker_error": int(result.goal_checker_error), "actions": result.actions,
+            "replans": result.replans, "wall_s": result.wall_s, "sim_s": result.sim_s,
+            "run_s": finished.run_s, "input_tokens": result.input_tokens,
+            "output_tokens": result.output_tokens, "cost_usd": result.cost_usd,
+            "failure": result.failure, "failure_detail": result.failure_detail,
+            "trace_dir": result.trace_dir, "error": result.error, "worker": finished.worker,
+            "finished_at": _now(),
+        }
+        columns = ", ".join(row)
+        marks = ", ".join("?" for _ in row)
+        with self._transaction():
+            inserted = self._conn.execute(
+                f"INSERT OR IGNORE INTO episodes ({columns}) VALUES ({marks})",
+                tuple(row.values())).rowcount
+            if inserted:
+                self._conn.executemany(
+                    "INSERT INTO calls (episode_key, seq, module, model, latency_s, input_tokens,"
+                    " output_tokens, cost_usd, attempts, verdict, error)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(finished.key, i, c.module, c.model, c.latency_s, c.input_tokens,
+                      c.output_tokens, c.cost_usd, c.attempts, c.verdict, c.error)
+                     for i, c in enumerate(result.calls)])
+        return bool(inserted)
+
+    def record_module_instance(self, item: ModuleInstance) -> None:
+        """Insert (or replace) one graded module-benchmark instance."""
+        with self._transaction():
+            self._conn.execute(
+                "INSERT OR REPLACE INTO module_instances (model, module, instance, task, setting,"
+                " seed, success, metric, latency_s, input_tokens, output_tokens, label_json,"
+                " answer_json, error, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (item.model, item.module, item.instance, item.task, item.setting, item.seed,
+                 int(item.success), item.metric, item.latency_s, item.input_tokens,
+                 item.output_tokens, json.dumps(item.label, sort_keys=True, default=str),
+                 json.dumps(item.answer, sort_keys=True, default=str), item.error, _now()))
+
+    def episodes(self) -> list[dict[str, Any]]:
+        """Every episode row as a dict (``success`` as bool), in insertion order."""
+        rows = [dict(r) for r in self._conn.execute("SELECT * FROM episodes ORDER BY rowid")]
+        for row in rows:
+            row["success"] = bool(row["success"])
+        return rows
+
+    def calls(self) -> list[dict[str, Any]]:
+        """Every model-call row as a dict."""
+        return [dict(r) for r in self._conn.execute("SELECT * FROM calls ORDER BY id")]
+
+    def module_instances(self) -> list[dict[str, Any]]:
+        """Every module-benchmark row as a dict (``success`` as bool)."""
+        rows = [dict(r) for r in self._conn.execute(
+            "SELECT * FROM module_instances ORDER BY rowid")]
+        for row in rows:
+            row["success"] = bool(row["success"])
+        return rows
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._conn)
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on an exception)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def __enter__(self) -> None:
+        self._conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        self._conn.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+

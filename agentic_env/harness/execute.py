@@ -1,0 +1,86 @@
+"""Run one episode inside a worker (pool process or Ray task): the code both runners share.
+
+The episode function is named by a ``"module:function"`` path so it can be imported in any
+worker process; it is called as ``fn(spec, trace_root=...)`` and must return an
+:class:`EpisodeResult`. Anything it raises becomes an error result carrying the traceback,
+so one crashed episode never stops a sweep.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+import pathlib
+import socket
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from agentic_env.agents.episode import EpisodeResult, EpisodeSpec
+from agentic_env.errors import InvalidConfigError
+from agentic_env.harness.db import Finished
+
+#: Signature of an episode function.
+EpisodeFn = Callable[..., EpisodeResult]
+
+
+@functools.cache
+def load_episode_fn(path: str) -> EpisodeFn:
+    """Import the episode function named ``"module:function"``."""
+    module_name, _, attr = path.partition(":")
+    if not module_name or not attr:
+        raise InvalidConfigError(f"episode function {path!r}: write it as 'module:function'")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise InvalidConfigError(f"episode function {path!r}: cannot import {module_name!r} "
+                                 f"({exc})") from exc
+    fn = getattr(module, attr, None)
+    if not callable(fn):
+        raise InvalidConfigError(f"episode function {path!r}: {module_name} has no callable "
+                                 f"{attr!r}")
+    return fn
+
+
+def error_result(spec: EpisodeSpec, detail: str, text: str, wall_s: float = 0.0
+                 ) -> EpisodeResult:
+    """The result recorded for an episode that crashed (``failure == "error"``)."""
+    return EpisodeResult(spec=spec, success=False, progress=0.0, score=0.0, wall_s=wall_s,
+                         failure="error", failure_detail=detail, error=text)
+
+
+def worker_name() -> str:
+    """``host:pid`` of this process."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def trace_folder(trace_root: str | None, key: str) -> pathlib.Path | None:
+    """Where an episode's trace goes: ``trace_root/key`` (``None``: no trace)."""
+    return None if trace_root is None else pathlib.Path(trace_root) / key
+
+
+def run_one(spec_data: dict[str, Any], fn_path: str, trace_root: str | None) -> Finished:
+    """Run one episode from its spec dict; never raises for a failing episode.
+
+    Args:
+        spec_data: :meth:`EpisodeSpec.to_dict` output.
+        fn_path: episode function, ``"module:function"``.
+        trace_root: folder under which the episode's trace folder is made, or ``None``.
+    """
+    spec = EpisodeSpec.from_dict(spec_data)
+    key = spec.key()
+    start = time.perf_counter()
+    try:
+        fn = load_episode_fn(fn_path)
+        result = fn(spec, trace_root=trace_folder(trace_root, key))
+        if not isinstance(result, EpisodeResult):
+            raise TypeError(f"episode function {fn_path} returned {type(result).__name__}, "
+                            "not EpisodeResult")
+    except Exception as exc:  # noqa: BLE001  (any crash is recorded, the sweep goes on)
+        elapsed = time.perf_counter() - start
+        result = error_result(spec, f"{type(exc).__name__}: {exc}"[:500],
+                              traceback.format_exc(), wall_s=elapsed)
+    return Finished(key=key, result=result, run_s=time.perf_counter() - start,
+                    worker=worker_name())

@@ -1,0 +1,233 @@
+"""Sweep files: a YAML grid of episodes, expanded into :class:`EpisodeSpec` objects.
+
+A sweep file looks like::
+
+    name: ci
+    episode_fn: agentic_env.agents.runner:run_episode   # optional, "module:function"
+    grid:
+      tasks: [sorting, stacking]                  # required
+      settings: [lab]                             # default [lab]
+      agents: [agenticlab]                        # default [agenticlab]
+      models:                                     # default [sim-oracle]
+        - sim-oracle
+        - sim-oracle?checker=0.3
+        - {model: sim-oracle, modules: {detector: "sim-oracle?detector=0.2"}}
+      verification: [full, goal]                  # default [full]
+      disturbances: [none, move_target, [{kind: move_place_location, primitive: place,
+                                          occurrence: -1}]]   # default [none]
+      instruction_categories: [null, lexical]     # default [null] = the task's default
+      seeds: [0, 1]                               # a list, an int n (0..n-1) or {start, count}
+    episode: {max_actions: 40, max_replans: 5, max_wall_s: 600}   # fixed EpisodeSpec fields
+
+The grid is the Cartesian product of every axis, in the order above, with duplicates
+removed. Each disturbances entry is one *scenario*: ``none``, a kind name, one disturbance
+mapping or a list of them (see :class:`agentic_env.disturbances.DisturbanceSpec`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import pathlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agentic_env.agents.episode import VERIFICATION_MODES, EpisodeSpec
+from agentic_env.errors import InvalidConfigError
+from agentic_env.harness.extras import require
+
+#: Episode function used when a sweep file names none.
+DEFAULT_EPISODE_FN = "agentic_env.agents.runner:run_episode"
+#: Grid axes, in expansion order, with their defaults (``tasks`` has none: it is required).
+AXES: dict[str, list[Any] | None] = {
+    "tasks": None,
+    "settings": ["lab"],
+    "agents": ["agenticlab"],
+    "models": ["sim-oracle"],
+    "verification": ["full"],
+    "disturbances": ["none"],
+    "instruction_categories": [None],
+    "seeds": [0],
+}
+_TOP_LEVEL = ("name", "episode_fn", "grid", "episode")
+_EPISODE_FIELDS = ("max_actions", "max_replans", "max_wall_s")
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A parsed sweep file.
+
+    Attributes:
+        name: sweep name (used in reports and the default database / trace paths).
+        episode_fn: episode function as ``"module:function"``.
+        specs: the expanded grid, in declaration order, without duplicates.
+    """
+
+    name: str
+    episode_fn: str
+    specs: tuple[EpisodeSpec, ...]
+
+
+def load_sweep(path: str | pathlib.Path) -> Sweep:
+    """Read and expand a sweep file (YAML, see the module docstring)."""
+    yaml = require("yaml", "harness")
+
+    file = pathlib.Path(path)
+    if not file.is_file():
+        raise InvalidConfigError(f"sweep file {str(file)!r} does not exist")
+    try:
+        data = yaml.safe_load(file.read_text())
+    except yaml.YAMLError as exc:
+        raise InvalidConfigError(f"sweep file {file.name}: not valid YAML: {exc}") from exc
+    return parse_sweep(data, default_name=file.stem)
+
+
+def parse_sweep(data: Any, default_name: str = "sweep") -> Sweep:
+    """Validate a sweep mapping (the YAML document) and expand its grid."""
+    if not isinstance(data, Mapping):
+        raise InvalidConfigError("a sweep file is a mapping with keys " + ", ".join(_TOP_LEVEL))
+    _check_keys(data, _TOP_LEVEL, "sweep file")
+    grid = data.get("grid")
+    if not isinstance(grid, Mapping):
+        raise InvalidConfigError("sweep file needs a 'grid' mapping with at least 'tasks'")
+    _check_keys(grid, tuple(AXES), "grid")
+    fixed = data.get("episode") or {}
+    if not isinstance(fixed, Mapping):
+        raise InvalidConfigError("'episode' is a mapping of " + ", ".join(_EPISODE_FIELDS))
+    _check_keys(fixed, _EPISODE_FIELDS, "episode")
+    episode_fn = str(data.get("episode_fn") or DEFAULT_EPISODE_FN)
+    if episode_fn.count(":") != 1:
+        raise InvalidConfigError(f"episode_fn {episode_fn!r}: write it as 'module:function'")
+    return Sweep(name=str(data.get("name") or default_name), episode_fn=episode_fn,
+                 specs=expand_grid(grid, fixed))
+
+
+def expand_grid(grid: Mapping[str, Any], fixed: Mapping[str, Any] | None = None
+                ) -> tuple[EpisodeSpec, ...]:
+    """Cartesian product of the grid axes as episode specs (duplicates dropped, order kept)."""
+    axes = {name: _axis(grid, name) for name in AXES}
+    _validate_names(axes)
+    models = [_model_entry(m) for m in axes["models"]]
+    scenarios = [_scenario(d) for d in axes["disturbances"]]
+    seeds = _seeds(grid.get("seeds", AXES["seeds"]))
+    specs: dict[str, EpisodeSpec] = {}
+    for task, setting, agent, (model, modules), mode, scenario, category, seed in (
+            itertools.product(axes["tasks"], axes["settings"], axes["agents"], models,
+                              axes["verification"], scenarios,
+                              axes["instruction_categories"], seeds)):
+        spec = EpisodeSpec(task=str(task), setting=str(setting), seed=seed, agent=str(agent),
+                           model=model, modules=modules, verification=str(mode),
+                           disturbances=scenario,
+                           instruction_category=None if category is None else str(category),
+                           **dict(fixed or {}))
+        specs.setdefault(spec.key(), spec)
+    return tuple(specs.values())
+
+
+def model_label(spec: EpisodeSpec) -> str:
+    """The model column of reports: the model spec, plus per-module overrides if any."""
+    overrides = ",".join(f"{module}={model}" for module, model in spec.modules)
+    return f"{spec.model} [{overrides}]" if overrides else spec.model
+
+
+def disturbance_label(spec: EpisodeSpec) -> str:
+    """The disturbance column of reports: ``none`` or ``kind@primitive#occurrence`` joined."""
+    if not spec.disturbances:
+        return "none"
+    parts = []
+    for items in spec.disturbances:
+        d = dict(items)
+        occurrence = "last" if d.get("occurrence") == -1 else d.get("occurrence", 1)
+        parts.append(f"{d['kind']}@{d.get('primitive', 'pick')}#{occurrence}")
+    return "+".join(parts)
+
+
+def _check_keys(data: Mapping[str, Any], valid: Sequence[str], where: str) -> None:
+    unknown = [k for k in data if k not in valid]
+    if unknown:
+        raise InvalidConfigError(f"{where}: unknown key(s) {', '.join(map(str, unknown))}; "
+                                 f"valid: {', '.join(valid)}")
+
+
+def _axis(grid: Mapping[str, Any], name: str) -> list[Any]:
+    if name not in grid:
+        default = AXES[name]
+        if default is None:
+            raise InvalidConfigError(f"grid: '{name}' is required (a list)")
+        return list(default)
+    values = grid[name]
+    if name == "seeds":
+        return [values]  # parsed by _seeds
+    if not isinstance(values, list) or not values:
+        raise InvalidConfigError(f"grid: '{name}' must be a non-empty list, got {values!r}")
+    return values
+
+
+def _validate_names(axes: Mapping[str, list[Any]]) -> None:
+    from agentic_env.settings import available_settings
+    from agentic_env.tasks import TASKS
+    from agentic_env.tasks.instructions import CATEGORIES
+
+    checks = {"tasks": sorted(TASKS), "settings": available_settings(),
+              "verification": list(VERIFICATION_MODES),
+              "instruction_categories": [None, *CATEGORIES]}
+    for axis, valid in checks.items():
+        for value in axes[axis]:
+            if value not in valid:
+                shown = ", ".join("null" if v is None else str(v) for v in valid)
+                raise InvalidConfigError(f"grid.{axis}: unknown value {value!r}; valid: {shown}")
+
+
+def _model_entry(entry: Any) -> tuple[str, tuple[tuple[str, str], ...]]:
+    from agentic_env.agents.models.base import MODULES
+
+    if isinstance(entry, str):
+        return entry, ()
+    if isinstance(entry, Mapping) and "model" in entry:
+        _check_keys(entry, ("model", "modules"), "grid.models entry")
+        modules = entry.get("modules") or {}
+        if not isinstance(modules, Mapping):
+            raise InvalidConfigError("grid.models: 'modules' maps module names to model specs")
+        _check_keys(modules, MODULES, "grid.models modules")
+        return str(entry["model"]), tuple(sorted((str(k), str(v)) for k, v in modules.items()))
+    raise InvalidConfigError(
+        f"grid.models entry {entry!r}: give a model spec string or "
+        "{model: SPEC, modules: {MODULE: SPEC}}")
+
+
+def _scenario(entry: Any) -> tuple[tuple[tuple[str, Any], ...], ...]:
+    from agentic_env.disturbances import DisturbanceSpec
+
+    if entry in (None, "none", []):
+        return ()
+    items = entry if isinstance(entry, list) else [entry]
+    scenario = []
+    for item in items:
+        data = {"kind": item} if isinstance(item, str) else item
+        if not isinstance(data, Mapping):
+            raise InvalidConfigError(
+                f"grid.disturbances entry {item!r}: give none, a kind name, a mapping "
+                "{kind, primitive, occurrence, magnitude} or a list of those")
+        try:
+            spec = DisturbanceSpec.from_dict(dict(data))
+        except TypeError as exc:
+            raise InvalidConfigError(
+                f"grid.disturbances entry {item!r}: {exc}; fields: kind, primitive, "
+                "occurrence, magnitude") from exc
+        scenario.append(tuple(sorted(spec.to_dict().items())))
+    return tuple(scenario)
+
+
+def _seeds(value: Any) -> list[int]:
+    if isinstance(value, bool):
+        raise InvalidConfigError("grid.seeds: give a list of ints, an int n or {start, count}")
+    if isinstance(value, int):
+        return list(range(value))
+    if isinstance(value, Mapping) and set(value) <= {"start", "count"} and "count" in value:
+        start = int(value.get("start", 0))
+        return list(range(start, start + int(value["count"])))
+    if isinstance(value, list) and value and all(
+            isinstance(s, int) and not isinstance(s, bool) for s in value):
+        return list(dict.fromkeys(value))
+    raise InvalidConfigError(
+        f"grid.seeds {value!r}: give a list of ints, an int n (0..n-1) or {{start, count}}")
