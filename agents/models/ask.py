@@ -1,0 +1,143 @@
+"""The one entry point for model calls: ask, parse, validate, re-ask on malformed output."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+from collections.abc import Callable
+
+from agentic_env.agents.models.base import (
+    Backend,
+    CallRecord,
+    MalformedResponseError,
+    ModelError,
+    ModelQuery,
+    ModelReply,
+    Usage,
+)
+from agentic_env.agents.models.budget import Budget, total_usage
+from agentic_env.agents.models.schema import extract_json, validate
+from agentic_env.errors import InvalidConfigError
+
+logger = logging.getLogger(__name__)
+
+#: Most schema problems quoted back to the model in one correction note.
+MAX_PROBLEMS_QUOTED = 6
+
+
+def correction_note(query: ModelQuery, problems: list[str]) -> str:
+    """Text appended to the original prompt when re-asking after a rejected answer."""
+    listed = "\n".join(f"- {problem}" for problem in problems[:MAX_PROBLEMS_QUOTED])
+    if len(problems) > MAX_PROBLEMS_QUOTED:
+        listed += f"\n- ... and {len(problems) - MAX_PROBLEMS_QUOTED} more"
+    note = (
+        "\n\nYOUR PREVIOUS ANSWER WAS REJECTED:\n"
+        f"{listed}\n"
+        "Answer again with exactly one JSON object and nothing else"
+    )
+    if query.schema:
+        note += f", matching this JSON schema: {json.dumps(query.schema, sort_keys=True)}"
+    return note + "."
+
+
+def _problems(text: str, query: ModelQuery) -> tuple[dict | None, list[str]]:
+    """The parsed answer and the reasons to reject it (empty when accepted)."""
+    try:
+        parsed = extract_json(text)
+    except MalformedResponseError as exc:
+        return None, [str(exc)]
+    return parsed, validate(parsed, query.schema)
+
+
+def ask(
+    backend: Backend,
+    query: ModelQuery,
+    *,
+    retries: int = 2,
+    budget: Budget | None = None,
+    on_call: Callable[[CallRecord], None] | None = None,
+) -> ModelReply:
+    """Ask ``backend`` and return an answer that parses and satisfies ``query.schema``.
+
+    A malformed answer (no JSON object, or one that breaks the schema) is re-asked with the
+    original prompt plus a note listing the problems, at most ``retries`` more times. The
+    backend does its own bounded retries on transport errors and rate limits.
+
+    Args:
+        backend: who answers.
+        query: what to ask.
+        retries: re-asks after malformed answers (0 = one attempt only).
+        budget: charged after every attempt, rejected ones included; checked before each.
+        on_call: called exactly once with the call's :class:`CallRecord`, on success and on
+            failure alike, before this function returns or raises.
+
+    Raises:
+        MalformedResponseError: every attempt was malformed.
+        BudgetExceededError: the budget was spent before or by an attempt.
+        ModelError: the backend failed (a non-``ModelError`` exception from the backend is
+            wrapped in one, with the original as its cause).
+    """
+    if retries < 0:
+        raise InvalidConfigError(f"retries must be >= 0, got {retries}")
+    texts: list[str] = []
+    usages: list[Usage] = []
+    errors: list[str] = []
+
+    def finish(reply: ModelReply | None, error: ModelError | None) -> None:
+        if on_call is not None:
+            on_call(
+                CallRecord(
+                    query=query,
+                    reply=reply,
+                    error=None if error is None else f"{type(error).__name__}: {error}",
+                    raw_texts=tuple(texts),
+                    usage=total_usage(usages),
+                    model=backend.name,
+                )
+            )
+
+    current = query
+    try:
+        for attempt in range(1, retries + 2):
+            if budget is not None:
+                budget.check()
+            try:
+                completion = backend.complete(current)
+            except ModelError:
+                raise
+            except Exception as exc:
+                raise ModelError(
+                    f"{backend.name} failed on a {query.module} query: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
+            texts.append(completion.text)
+            usages.append(completion.usage)
+            if budget is not None:
+                budget.charge(completion.usage)
+            parsed, problems = _problems(completion.text, query)
+            if parsed is not None and not problems:
+                reply = ModelReply(
+                    parsed=parsed,
+                    raw_text=completion.text,
+                    usage=total_usage(usages),
+                    model=backend.name,
+                    attempts=attempt,
+                    errors=tuple(errors),
+                )
+                finish(reply, None)
+                return reply
+            errors.append("; ".join(problems))
+            logger.info(
+                "%s answer %d/%d from %s rejected: %s",
+                query.module, attempt, retries + 1, backend.name, errors[-1],
+            )
+            note = correction_note(query, problems)
+            current = dataclasses.replace(query, prompt=query.prompt + note)
+        raise MalformedResponseError(
+            f"{backend.name} gave no well-formed {query.module} answer in {retries + 1} "
+            f"attempts; last problems: {errors[-1]}"
+        )
+    except ModelError as exc:
+        finish(None, exc)
+        raise

@@ -1,0 +1,261 @@
+"""Any model litellm knows (cloud providers, local OpenAI-compatible or Ollama servers).
+
+litellm is imported on first use only (``pip install -e '.[agents]'``), with
+``LITELLM_LOCAL_MODEL_COST_MAP=True`` so that prices come from its bundled table and importing
+it never touches the network.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import logging
+import os
+import time
+from collections.abc import Callable, Mapping
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from agentic_env.agents.models.base import (
+    Completion,
+    MissingAPIKeyError,
+    ModelError,
+    ModelImage,
+    ModelQuery,
+    ModelTimeoutError,
+    Usage,
+)
+from agentic_env.errors import InvalidConfigError
+
+logger = logging.getLogger(__name__)
+
+#: Upper bound of one backoff sleep, seconds.
+MAX_BACKOFF_S = 60.0
+
+
+def _litellm() -> ModuleType:
+    """The litellm module, imported on first use."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        import litellm
+    except ImportError as exc:
+        raise ModelError(
+            "the litellm backend needs the 'agents' extra: pip install -e '.[agents]'"
+        ) from exc
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+def png_data_url(image: ModelImage) -> str:
+    """``data:image/png;base64,...`` URL of an (H, W, 3) uint8 RGB image."""
+    pixels = np.asarray(image.pixels)
+    if pixels.dtype != np.uint8 or pixels.ndim != 3 or pixels.shape[2] != 3:
+        raise InvalidConfigError(
+            f"image {image.name!r} must be (H, W, 3) uint8 RGB, got {pixels.dtype} {pixels.shape}"
+        )
+    buffer = io.BytesIO()
+    Image.fromarray(pixels, mode="RGB").save(buffer, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def vision_messages(query: ModelQuery) -> list[dict[str, Any]]:
+    """OpenAI-style chat messages: one user turn with the prompt, then each image as PNG."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": query.prompt}]
+    content.extend(
+        {"type": "image_url", "image_url": {"url": png_data_url(image)}} for image in query.images
+    )
+    return [{"role": "user", "content": content}]
+
+
+class LiteLLMBackend:
+    """Answers queries with a litellm model.
+
+    Args:
+        model: litellm model name, e.g. ``gemini/gemini-3-flash``, ``gpt-4o``,
+            ``ollama/llama3.2`` or ``openai/<name>`` with ``api_base`` for a local server.
+        timeout_s: per-request timeout, seconds (> 0).
+        max_retries: retries after a rate limit, timeout, connection or server error (>= 0);
+            other errors (bad request, authentication...) fail at once.
+        temperature: sampling temperature (providers that reject it get none).
+        api_base: URL of a custom or local server; skips the API-key check.
+        json_mode: ask for JSON output (the query's schema where litellm says the provider
+            supports response schemas, else a plain JSON object).
+        backoff_s: first backoff sleep, seconds; doubles after each retry, at most
+            :data:`MAX_BACKOFF_S`.
+        sleep: how to wait between retries (injectable for tests).
+        completion_kwargs: extra keyword arguments for ``litellm.completion`` (e.g.
+            ``mock_response`` in tests, ``api_key``).
+
+    Raises:
+        InvalidConfigError: a numeric option is out of range.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        timeout_s: float = 60.0,
+        max_retries: int = 3,
+        temperature: float = 0.0,
+        api_base: str | None = None,
+        json_mode: bool = True,
+        backoff_s: float = 1.0,
+        sleep: Callable[[float], None] = time.sleep,
+        completion_kwargs: Mapping[str, Any] | None = None,
+    ) -> None:
+        if timeout_s <= 0:
+            raise InvalidConfigError(f"timeout_s must be > 0 seconds, got {timeout_s}")
+        if max_retries < 0:
+            raise InvalidConfigError(f"max_retries must be >= 0, got {max_retries}")
+        if backoff_s < 0:
+            raise InvalidConfigError(f"backoff_s must be >= 0 seconds, got {backoff_s}")
+        self.name = model
+        self.model = model
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.temperature = temperature
+        self.api_base = api_base
+        self.json_mode = json_mode
+        self.backoff_s = backoff_s
+        self.sleep = sleep
+        self.completion_kwargs = dict(completion_kwargs or {})
+        self._environment_checked = False
+
+    def check_environment(self) -> None:
+        """Fail early when the provider's API key is not set.
+
+        Skipped with ``api_base`` or an ``api_key`` in ``completion_kwargs``. Server-address
+        variables (``*_API_BASE``) are not required: litellm has defaults for local servers.
+
+        Raises:
+            InvalidConfigError: litellm cannot tell the provider from the model name.
+            MissingAPIKeyError: the message names the environment variable(s) to set.
+        """
+        if self._environment_checked:
+            return
+        litellm = _litellm()
+        try:
+            litellm.get_llm_provider(model=self.model, api_base=self.api_base)
+        except litellm.BadRequestError as exc:
+            raise InvalidConfigError(
+                f"litellm does not know the provider of model {self.model!r}; prefix it with "
+                "one, e.g. 'gemini/gemini-3-flash', 'openai/gpt-4o', 'ollama/llama3.2' "
+                "(see https://docs.litellm.ai/docs/providers), or use sim-oracle or replay:DIR"
+            ) from exc
+        if self.api_base is None and "api_key" not in self.completion_kwargs:
+            report = litellm.validate_environment(model=self.model)
+            missing = [key for key in report["missing_keys"] if not key.endswith("_API_BASE")]
+            if missing:
+                names = " or ".join(missing)
+                raise MissingAPIKeyError(
+                    f"model {self.model!r} needs an API key: set the environment variable "
+                    f"{names} (e.g. export {missing[-1]}=...), or choose another model "
+                    "(--model sim-oracle runs offline)"
+                )
+        self._environment_checked = True
+
+    def _response_format(self, query: ModelQuery) -> dict[str, Any] | None:
+        if not self.json_mode:
+            return None
+        litellm = _litellm()
+        if query.schema and litellm.supports_response_schema(model=self.model):
+            return {
+                "type": "json_schema",
+                "json_schema": {"name": f"{query.module}_answer", "schema": dict(query.schema)},
+            }
+        return {"type": "json_object"}
+
+    def complete(self, query: ModelQuery) -> Completion:
+        """Ask the model; bounded retries with exponential backoff on transient errors.
+
+        Raises:
+            MissingAPIKeyError: the provider's key is not set.
+            ModelTimeoutError: every attempt timed out.
+            ModelError: retries ran out on rate limits or transport errors, or the request
+                was refused (bad request, authentication, unknown model...).
+        """
+        litellm = _litellm()
+        self.check_environment()
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": vision_messages(query),
+            "timeout": self.timeout_s,
+            "temperature": self.temperature,
+            "num_retries": 0,
+            "max_retries": 0,
+            "drop_params": True,
+        }
+        response_format = self._response_format(query)
+        if response_format is not None:
+            request["response_format"] = response_format
+        if self.api_base is not None:
+            request["api_base"] = self.api_base
+        request.update(self.completion_kwargs)
+        transient = (
+            litellm.RateLimitError,
+            litellm.Timeout,
+            litellm.APIConnectionError,
+            litellm.InternalServerError,
+            litellm.ServiceUnavailableError,
+            litellm.BadGatewayError,
+        )
+        started = time.monotonic()
+        attempts = self.max_retries + 1
+        for attempt in range(1, attempts + 1):
+            try:
+                response = litellm.completion(**request)
+                break
+            except transient as exc:
+                if attempt == attempts:
+                    raise self._give_up(exc, attempts) from exc
+                delay = min(self.backoff_s * 2 ** (attempt - 1), MAX_BACKOFF_S)
+                logger.warning(
+                    "%s: %s on attempt %d/%d; retrying in %.1f s",
+                    self.model, type(exc).__name__, attempt, attempts, delay,
+                )
+                self.sleep(delay)
+            except litellm.AuthenticationError as exc:
+                raise ModelError(
+                    f"model {self.model!r} refused the API key ({exc}); check the provider's "
+                    "key environment variable"
+                ) from exc
+            except Exception as exc:
+                raise ModelError(
+                    f"model {self.model!r} refused the request: {type(exc).__name__}: {exc}"
+                ) from exc
+        latency = time.monotonic() - started
+        return Completion(text=self._text(response), usage=self._usage(litellm, response, latency))
+
+    def _give_up(self, exc: Exception, attempts: int) -> ModelError:
+        if isinstance(exc, _litellm().Timeout):
+            return ModelTimeoutError(
+                f"model {self.model!r} did not answer within {self.timeout_s} s in {attempts} "
+                "attempts; raise the timeout (e.g. ?timeout=120) or check the server"
+            )
+        return ModelError(
+            f"model {self.model!r} failed {attempts} attempts ({type(exc).__name__}: {exc}); "
+            "wait and retry, or raise max_retries"
+        )
+
+    def _text(self, response: Any) -> str:
+        choices = getattr(response, "choices", None) or []
+        if not choices:
+            return ""
+        return choices[0].message.content or ""
+
+    def _usage(self, litellm: ModuleType, response: Any, latency_s: float) -> Usage:
+        usage = getattr(response, "usage", None)
+        try:
+            cost: float | None = float(litellm.completion_cost(completion_response=response))
+        except Exception as exc:  # litellm raises assorted errors for models without a price
+            logger.debug("no price for %s: %s", self.model, exc)
+            cost = None
+        return Usage(
+            input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            latency_s=latency_s,
+            cost_usd=cost,
+        )

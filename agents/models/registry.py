@@ -1,0 +1,318 @@
+"""Model specs (``--model`` / ``--modules`` strings) to backends, and per-module routing.
+
+Spec forms:
+
+* ``sim-oracle`` or ``sim-oracle?checker=0.1&detector=0.15&seed=3`` — the privileged
+  offline oracle, with per-module error rates in [0, 1] (keys from :data:`MODULES`) and a
+  seed. It reads the simulator, so the caller builds it (``oracle_factory``).
+* ``replay:DIR`` — answers from the cassettes recorded in ``DIR``, offline.
+* ``record:DIR:MODEL`` — asks the litellm model ``MODEL`` and records every exchange in ``DIR``.
+* anything else — a litellm model name (``gemini/gemini-3-flash``, ``ollama/llama3.2``...),
+  optionally with ``?api_base=URL&timeout=SECONDS&temperature=T&max_retries=N``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal
+from urllib.parse import parse_qsl
+
+from agentic_env.agents.models.base import MODULES, Backend
+from agentic_env.agents.models.litellm_backend import LiteLLMBackend
+from agentic_env.agents.models.replay import RecordingBackend, ReplayBackend
+from agentic_env.errors import InvalidConfigError
+
+SpecKind = Literal["sim-oracle", "litellm", "replay", "record"]
+
+#: Name of the privileged offline model.
+SIM_ORACLE = "sim-oracle"
+#: Options a litellm spec accepts after ``?``, with their types.
+LITELLM_OPTIONS: Mapping[str, type] = MappingProxyType(
+    {"api_base": str, "timeout": float, "temperature": float, "max_retries": int}
+)
+SPEC_FORMS = (
+    "'sim-oracle', 'sim-oracle?checker=0.1&detector=0.15&seed=3', 'replay:DIR', "
+    "'record:DIR:MODEL', or a litellm model name such as 'gemini/gemini-3-flash' "
+    "(optionally '?api_base=URL&timeout=SECONDS')"
+)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A parsed model spec.
+
+    Attributes:
+        text: the spec as given.
+        kind: ``sim-oracle``, ``litellm``, ``replay`` or ``record``.
+        model: litellm model name (``litellm`` and ``record``), else ``None``.
+        options: litellm options from the ``?`` part (keys of :data:`LITELLM_OPTIONS`,
+            values converted to their types).
+        cassette_dir: cassette folder (``replay`` and ``record``), else ``None``.
+        error_rates: sim-oracle probability in [0, 1] that a module's answer is corrupted,
+            per module of :data:`MODULES` (modules not named: 0).
+        seed: sim-oracle seed of the error injection.
+    """
+
+    text: str
+    kind: SpecKind
+    model: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    cassette_dir: Path | None = None
+    error_rates: Mapping[str, float] = field(default_factory=dict)
+    seed: int = 0
+
+
+def _split_query(text: str) -> tuple[str, list[tuple[str, str]]]:
+    base, _, query = text.partition("?")
+    try:
+        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
+    except ValueError as exc:
+        raise InvalidConfigError(
+            f"model spec {text!r}: the part after '?' must be key=value pairs joined by '&'"
+        ) from exc
+    keys = [key for key, _ in pairs]
+    duplicates = sorted({key for key in keys if keys.count(key) > 1})
+    if duplicates:
+        raise InvalidConfigError(f"model spec {text!r} repeats {', '.join(duplicates)}")
+    return base, pairs
+
+
+def _parse_oracle(text: str, pairs: list[tuple[str, str]]) -> ModelSpec:
+    rates: dict[str, float] = {}
+    seed = 0
+    for key, value in pairs:
+        if key == "seed":
+            try:
+                seed = int(value)
+            except ValueError as exc:
+                raise InvalidConfigError(
+                    f"model spec {text!r}: seed must be an integer, got {value!r}"
+                ) from exc
+            continue
+        if key not in MODULES:
+            raise InvalidConfigError(
+                f"model spec {text!r}: unknown option {key!r}; the sim-oracle takes error "
+                f"rates for the modules {', '.join(MODULES)} and 'seed'"
+            )
+        try:
+            rate = float(value)
+        except ValueError:
+            rate = float("nan")
+        if not 0.0 <= rate <= 1.0:
+            raise InvalidConfigError(
+                f"model spec {text!r}: the error rate of {key} must be a number in [0, 1], "
+                f"got {value!r}"
+            )
+        rates[key] = rate
+    return ModelSpec(text=text, kind="sim-oracle", error_rates=MappingProxyType(rates), seed=seed)
+
+
+def _parse_litellm(
+    text: str, model_text: str, kind: SpecKind, cassette_dir: Path | None
+) -> ModelSpec:
+    model, pairs = _split_query(model_text)
+    if not model or any(ch.isspace() for ch in model):
+        raise InvalidConfigError(
+            f"model spec {text!r}: {model!r} is not a model name; use {SPEC_FORMS}"
+        )
+    options: dict[str, Any] = {}
+    for key, value in pairs:
+        if key not in LITELLM_OPTIONS:
+            raise InvalidConfigError(
+                f"model spec {text!r}: unknown option {key!r}; litellm models take "
+                f"{', '.join(LITELLM_OPTIONS)}"
+            )
+        convert = LITELLM_OPTIONS[key]
+        try:
+            options[key] = convert(value)
+        except ValueError as exc:
+            raise InvalidConfigError(
+                f"model spec {text!r}: {key} must be {convert.__name__}, got {value!r}"
+            ) from exc
+        if convert is not str and options[key] < 0:
+            raise InvalidConfigError(f"model spec {text!r}: {key} must be >= 0, got {value!r}")
+    return ModelSpec(
+        text=text, kind=kind, model=model, options=MappingProxyType(options),
+        cassette_dir=cassette_dir,
+    )
+
+
+def parse_model_spec(text: str) -> ModelSpec:
+    """Parse one model spec (forms in the module docstring).
+
+    Raises:
+        InvalidConfigError: the spec is empty or malformed, names an unknown module or
+            option, or gives an error rate outside [0, 1]; the message lists the valid forms.
+    """
+    spec = text.strip()
+    if not spec:
+        raise InvalidConfigError(f"empty model spec; use {SPEC_FORMS}")
+    base, pairs = _split_query(spec)
+    if base == SIM_ORACLE:
+        return _parse_oracle(spec, pairs)
+    if spec.startswith("replay:"):
+        folder = spec.removeprefix("replay:")
+        if not folder:
+            raise InvalidConfigError(f"model spec {spec!r} names no folder; use 'replay:DIR'")
+        return ModelSpec(text=spec, kind="replay", cassette_dir=Path(folder))
+    if spec.startswith("record:"):
+        folder, sep, model = spec.removeprefix("record:").partition(":")
+        if not folder or not sep or not model:
+            raise InvalidConfigError(
+                f"model spec {spec!r} must be 'record:DIR:MODEL' with a litellm model name, "
+                "e.g. 'record:cassettes:gemini/gemini-3-flash'"
+            )
+        return _parse_litellm(spec, model, "record", Path(folder))
+    if difflib.SequenceMatcher(None, base.lower(), SIM_ORACLE).ratio() >= 0.8:
+        raise InvalidConfigError(
+            f"model spec {spec!r} is not recognised; did you mean {SIM_ORACLE!r}? Use {SPEC_FORMS}"
+        )
+    if base.startswith(SIM_ORACLE) or ":" in base.split("/")[0]:
+        raise InvalidConfigError(f"model spec {spec!r} is not recognised; use {SPEC_FORMS}")
+    return _parse_litellm(spec, spec, "litellm", None)
+
+
+def parse_module_map(text: str) -> dict[str, str]:
+    """Parse ``"parser=gemini/x,detector=sim-oracle"`` into ``{module: spec}``.
+
+    An empty string gives an empty map. Each spec is checked with :func:`parse_model_spec`.
+
+    Raises:
+        InvalidConfigError: an item is not ``module=spec``, a module is unknown or repeated,
+            or a spec is malformed.
+    """
+    result: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        module, sep, spec = item.partition("=")
+        module = module.strip()
+        if not sep or not spec.strip():
+            raise InvalidConfigError(
+                f"module assignment {item!r} must be 'module=model', e.g. 'parser=gemini/x'"
+            )
+        if module not in MODULES:
+            raise InvalidConfigError(
+                f"unknown module {module!r} in {text!r}; modules are {', '.join(MODULES)}"
+            )
+        if module in result:
+            raise InvalidConfigError(f"module {module!r} is assigned twice in {text!r}")
+        parse_model_spec(spec)
+        result[module] = spec.strip()
+    return result
+
+
+class ModelRouter:
+    """Which backend answers each module.
+
+    Args:
+        default: answers every module without its own backend.
+        per_module: backends for some modules (keys from :data:`MODULES`).
+
+    Raises:
+        InvalidConfigError: a key of ``per_module`` is not a module.
+    """
+
+    def __init__(self, default: Backend, per_module: Mapping[str, Backend] | None = None) -> None:
+        per_module = dict(per_module or {})
+        unknown = sorted(set(per_module) - set(MODULES))
+        if unknown:
+            raise InvalidConfigError(
+                f"unknown modules {', '.join(unknown)}; modules are {', '.join(MODULES)}"
+            )
+        self.default = default
+        self.per_module = per_module
+
+    def backend_for(self, module: str) -> Backend:
+        """The backend answering ``module``.
+
+        Raises:
+            InvalidConfigError: ``module`` is not one of :data:`MODULES`.
+        """
+        if module not in MODULES:
+            raise InvalidConfigError(f"unknown module {module!r}; modules are {', '.join(MODULES)}")
+        return self.per_module.get(module, self.default)
+
+    def names(self) -> dict[str, str]:
+        """Backend name per module, for summaries and traces."""
+        return {module: self.backend_for(module).name for module in MODULES}
+
+
+OracleFactory = Callable[[ModelSpec], Backend]
+
+
+def build_backend(spec: ModelSpec, *, oracle_factory: OracleFactory | None = None) -> Backend:
+    """Make the backend a spec describes.
+
+    litellm backends check their API key here, so a missing key fails before the run starts.
+
+    Raises:
+        InvalidConfigError: a sim-oracle is asked for without ``oracle_factory``.
+        MissingAPIKeyError: a litellm model's provider key is not set.
+        ModelError: a replay folder does not exist or holds unreadable cassettes.
+    """
+    if spec.kind == "sim-oracle":
+        if oracle_factory is None:
+            raise InvalidConfigError(
+                f"model spec {spec.text!r} needs the simulator: pass oracle_factory= (the "
+                "harness builds the sim-oracle from the env), or choose a litellm or "
+                "replay: model"
+            )
+        return oracle_factory(spec)
+    if spec.kind == "replay":
+        assert spec.cassette_dir is not None
+        return ReplayBackend(spec.cassette_dir)
+    assert spec.model is not None
+    options = spec.options
+    backend = LiteLLMBackend(
+        spec.model,
+        timeout_s=options.get("timeout", 60.0),
+        max_retries=options.get("max_retries", 3),
+        temperature=options.get("temperature", 0.0),
+        api_base=options.get("api_base"),
+    )
+    backend.check_environment()
+    if spec.kind == "record":
+        assert spec.cassette_dir is not None
+        return RecordingBackend(backend, spec.cassette_dir)
+    return backend
+
+
+def build_backends(
+    model: str,
+    modules: Mapping[str, str] | None = None,
+    *,
+    oracle_factory: OracleFactory | None = None,
+) -> ModelRouter:
+    """Build the router for ``--model`` and ``--modules``.
+
+    Each distinct spec string is built once, so modules naming the same spec share one
+    backend (one sim-oracle random stream, one litellm client).
+
+    Args:
+        model: the default spec.
+        modules: ``{module: spec}`` overrides, e.g. from :func:`parse_module_map`.
+        oracle_factory: builds the sim-oracle from its spec; required when any spec is one.
+
+    Raises:
+        InvalidConfigError: a spec or module is invalid, or a sim-oracle has no factory.
+        MissingAPIKeyError: a litellm model's provider key is not set.
+    """
+    modules = dict(modules or {})
+    unknown = sorted(set(modules) - set(MODULES))
+    if unknown:
+        raise InvalidConfigError(
+            f"unknown modules {', '.join(unknown)}; modules are {', '.join(MODULES)}"
+        )
+    built: dict[str, Backend] = {}
+
+    def backend(text: str) -> Backend:
+        key = text.strip()
+        if key not in built:
+            built[key] = build_backend(parse_model_spec(key), oracle_factory=oracle_factory)
+        return built[key]
+
+    default = backend(model)
+    return ModelRouter(default, {module: backend(spec) for module, spec in modules.items()})
