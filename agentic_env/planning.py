@@ -579,3 +579,40 @@ def simulate(domain: str, problem: str, plan: Iterable[PlanStep | str]) -> Simul
         and evaluator.evaluate(fluent, state).bool_constant_value()
     )
     return SimulationResult(goal_reached=not unmet, facts=facts, unmet_goals=unmet)
+
+
+def step_conditions(domain: str, problem: str, step: PlanStep) -> tuple[list[str], list[str]]:
+    """The grounded preconditions and effects of one plan step, as PDDL literals.
+
+    What the action checker verifies before and after executing ``step``: e.g. for
+    ``(pick a b)`` in the stacking domain, preconditions ``["(hand-empty)", "(clear a)",
+    "(on-top-of a b)"]`` and effects ``["(holding a)", "(clear b)", "(not (hand-empty))",
+    ...]``, with the step's objects substituted for the action's parameters.
+
+    Raises:
+        PDDLError: the texts do not parse, or the step names an unknown action or object or
+            has the wrong number or types of arguments.
+    """
+    parsed = _parse(domain, problem)
+    action, objects = _ground_step(parsed, step, 1)
+    manager = parsed.environment.expression_manager
+    mapping = {manager.ParameterExp(p): o for p, o in zip(action.parameters, objects,
+                                                            strict=True)}
+    substitute = parsed.environment.substituter.substitute
+    preconditions = [_pddl(substitute(c, mapping)) for p in action.preconditions
+                     for c in _conjuncts(p)]
+    effects = []
+    for effect in action.effects:
+        fluent = _pddl(substitute(effect.fluent, mapping))
+        effects.append(fluent if effect.value.bool_constant_value() else f"(not {fluent})")
+    return preconditions, effects
+
+
+def goal_literals(domain: str, problem: str) -> list[str]:
+    """The conjuncts of ``problem``'s goal as PDDL literals, e.g. ``["(on-top-of a b)"]``.
+
+    Raises:
+        PDDLError: the texts do not parse.
+    """
+    parsed = _parse(domain, problem)
+    return [_pddl(c) for goal in parsed.goals for c in _conjuncts(goal)]

@@ -1,0 +1,1 @@
+"""The AgenticLab closed-loop pipeline: VLM modules, grounding and Algorithm 1."""

@@ -1,0 +1,201 @@
+"""Geometry that turns a detected target's point cloud into a primitive's pose.
+
+Everything here works from observations only (point clouds in the robot base frame, the TCP
+pose from proprioception); nothing reads the simulator. Conventions: base frame z up, table
+top z = 0, top-down TCP poses from :func:`agentic_env.actions.top_down_pose` (yaw turns the
+closing axis about the vertical).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from agentic_env.actions import top_down_pose
+from agentic_env.agents.perception.pointcloud import PointCloud
+from agentic_env.contract import Workspace
+
+#: Gap (m) between a placed object's bottom and the surface under it at release.
+RELEASE_GAP = 0.008
+#: Margin (m) kept above obstacles around a target when coming down onto it.
+OBSTACLE_MARGIN = 0.04
+#: Radius (m) around the target in which obstacles raise the approach.
+OBSTACLE_RADIUS = 0.12
+#: How far (m) an open drawer is pulled out, and how far a close pushes at most.
+DRAWER_PULL = 0.2
+DRAWER_PUSH = 0.3
+#: Depth (m) of a handle bar's axis behind the centroid of its visible points.
+HANDLE_AXIS_DEPTH = 0.004
+
+
+@dataclass(frozen=True)
+class HeldObject:
+    """What the agent measured of the object it picked (from the pre-grasp point cloud).
+
+    Attributes:
+        name: PDDL name.
+        below_tcp: height of the TCP above the object's lowest point at the grasp, m.
+        radius: largest horizontal distance of the object's points from the TCP axis, m.
+    """
+
+    name: str
+    below_tcp: float
+    radius: float
+
+
+def tcp_yaw(tcp_pose: np.ndarray) -> float:
+    """Yaw (rad) of a top-down TCP pose, given as the observation's (7,) xyz + quat wxyz."""
+    w, x, y, z = (float(v) for v in tcp_pose[3:7])
+    return float(np.arctan2(2 * (x * y + w * z), 1 - 2 * (y * y + z * z)))
+
+
+def held_object(name: str, cloud: PointCloud, grasp: np.ndarray) -> HeldObject:
+    """Measure the object about to be grasped at ``grasp`` (4x4 TCP pose)."""
+    points = cloud.points
+    below = float(grasp[2, 3] - min(points[:, 2].min(), grasp[2, 3]))
+    radius = float(np.max(np.linalg.norm(points[:, :2] - grasp[:2, 3], axis=1)))
+    return HeldObject(name, max(below, 0.0), radius)
+
+
+def approach_over(scene: PointCloud, xy: np.ndarray, z: float,
+                  radius: float = OBSTACLE_RADIUS) -> float:
+    """Approach distance (m, along a downward approach) that starts above every scene point
+    within ``radius`` of ``xy``, so the gripper comes straight down over walls and rims."""
+    if len(scene) == 0:
+        return 0.0
+    near = np.linalg.norm(scene.points[:, :2] - xy, axis=1) < radius
+    if not near.any():
+        return 0.0
+    top = float(np.percentile(scene.points[near, 2], 99))
+    return float(np.clip(top + OBSTACLE_MARGIN - z, 0.0, 0.3))
+
+
+def face_yaw(points_xy: np.ndarray) -> float:
+    """Yaw (rad, in [-pi/4, pi/4)) of the smallest-area rectangle around ``points_xy``:
+    the direction of a box's faces seen from above."""
+    centred = points_xy - points_xy.mean(axis=0)
+    best, best_area = 0.0, np.inf
+    for yaw in np.radians(np.arange(-45.0, 45.0, 2.0)):
+        c, s = np.cos(yaw), np.sin(yaw)
+        rotated = centred @ np.array([[c, -s], [s, c]])
+        area = float(np.ptp(rotated[:, 0]) * np.ptp(rotated[:, 1]))
+        if area < best_area:
+            best, best_area = float(yaw), area
+    return best
+
+
+def nearest_equivalent_yaw(yaw: float, reference: float, period: float) -> float:
+    """The angle ``yaw + k * period`` closest to ``reference`` (rad)."""
+    return float(yaw + period * np.round((reference - yaw) / period))
+
+
+def top_of(cloud: PointCloud) -> tuple[np.ndarray, float]:
+    """Centre (x, y) of the top surface of ``cloud`` and its height z (m)."""
+    z = cloud.points[:, 2]
+    top = float(np.percentile(z, 95))
+    upper = cloud.points[z > top - 0.006]
+    low, high = upper[:, :2].min(axis=0), upper[:, :2].max(axis=0)
+    return (low + high) / 2, top
+
+
+def place_on(target: PointCloud, scene: PointCloud, held: HeldObject,
+             tcp_pose: np.ndarray, align_faces: bool) -> tuple[np.ndarray, float]:
+    """Place pose (4x4) and approach (m) that set the held object centred on top of
+    ``target`` (a cube, a plate, a board slot).
+
+    ``align_faces`` turns the wrist so the held box's faces line up with the target's (the
+    held box was grasped across its faces, so its faces follow the closing axis).
+    """
+    centre, top = top_of(target)
+    yaw = tcp_yaw(tcp_pose)
+    if align_faces:
+        upper = target.points[target.points[:, 2] > top - 0.006, :2]
+        yaw = nearest_equivalent_yaw(face_yaw(upper), yaw, np.pi / 2)
+    position = np.array([*centre, top + held.below_tcp + RELEASE_GAP])
+    return top_down_pose(position, yaw), approach_over(scene, centre, position[2])
+
+
+def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
+             tcp_pose: np.ndarray) -> tuple[np.ndarray, float]:
+    """Place pose (4x4) and approach (m) that drop the held object into ``container`` (a bin,
+    bowl, pot, the floor of an open drawer) at its emptiest spot, away from the walls."""
+    points = container.points
+    low, high = points[:, :2].min(axis=0), points[:, :2].max(axis=0)
+    margin = np.minimum(held.radius + 0.01, (high - low) / 2 - 0.005)
+    margin = np.maximum(margin, 0.0)
+    floor = float(np.percentile(points[:, 2], 10))
+    best, best_score = (low + high) / 2, np.inf
+    for x in np.linspace(low[0] + margin[0], high[0] - margin[0], 7):
+        for y in np.linspace(low[1] + margin[1], high[1] - margin[1], 7):
+            xy = np.array([x, y])
+            near = np.linalg.norm(points[:, :2] - xy, axis=1) < held.radius + 0.005
+            height = float(points[near, 2].max()) if near.any() else floor
+            score = height + 0.05 * float(np.linalg.norm(xy - (low + high) / 2))
+            if score < best_score:
+                best, best_score = xy, score
+    near = np.linalg.norm(points[:, :2] - best, axis=1) < held.radius
+    support = float(points[near, 2].max()) if near.any() else floor
+    position = np.array([*best, support + held.below_tcp + RELEASE_GAP])
+    pose = top_down_pose(position, tcp_yaw(tcp_pose))
+    return pose, approach_over(scene, best, position[2])
+
+
+def table_spot(scene: PointCloud, held: HeldObject, tcp_pose: np.ndarray,
+               workspace: Workspace) -> tuple[np.ndarray, float] | None:
+    """Place pose (4x4) and approach (m) on a free patch of the table, nearest to the
+    workspace's middle band; ``None`` when the observed table has no free patch."""
+    clearance = held.radius + 0.03
+    above = scene.points[scene.points[:, 2] > 0.006, :2]
+    table = scene.points[np.abs(scene.points[:, 2]) < 0.004, :2]
+    x0, y0 = max(workspace.low[0], 0.3), max(workspace.low[1], -0.45)
+    x1, y1 = min(workspace.high[0], 0.75), min(workspace.high[1], 0.45)
+    best, best_distance = None, np.inf
+    for x in np.arange(x0, x1, 0.025):
+        for y in np.arange(y0, y1, 0.025):
+            xy = np.array([x, y])
+            if len(above) and np.min(np.linalg.norm(above - xy, axis=1)) < clearance:
+                continue
+            if len(table) == 0 or np.min(np.linalg.norm(table - xy, axis=1)) > 0.01:
+                continue  # no table seen there (off the edge, or occluded)
+            distance = float(np.linalg.norm(xy - np.array([0.5, 0.0])))
+            if distance < best_distance:
+                best, best_distance = xy, distance
+    if best is None:
+        return None
+    position = np.array([*best, held.below_tcp + RELEASE_GAP])
+    pose = top_down_pose(position, tcp_yaw(tcp_pose))
+    return pose, approach_over(scene, best, position[2])
+
+
+def handle_grasp(handle: PointCloud, surround: PointCloud) -> np.ndarray | None:
+    """TCP grasp pose (4x4) of a drawer handle: approach (z) horizontal into the front panel,
+    closing (y) vertical, at the handle bar's centre.
+
+    Args:
+        handle: the handle's points.
+        surround: points around it (the drawer front), to fit the front plane.
+    """
+    if len(handle) < 5 or len(surround) < 20:
+        return None
+    centre = handle.points.mean(axis=0)
+    front = surround.points[np.linalg.norm(surround.points - centre, axis=1) > 0.03]
+    if len(front) < 10:
+        return None
+    centred = front - front.mean(axis=0)
+    normal = np.linalg.svd(centred, full_matrices=False)[2][-1]
+    normal[2] = 0.0
+    if np.linalg.norm(normal) < 1e-6:
+        return None
+    normal /= np.linalg.norm(normal)
+    if normal @ (np.zeros(3) - centre) < 0:  # point out of the cabinet, towards the robot
+        normal = -normal
+    approach = -normal
+    closing = np.array([0.0, 0.0, 1.0])
+    pose = np.eye(4)
+    pose[:3, 0] = np.cross(closing, approach)
+    pose[:3, 1] = closing
+    pose[:3, 2] = approach
+    # the visible points are the bar's front half: its axis lies a few mm further in
+    pose[:3, 3] = centre + approach * HANDLE_AXIS_DEPTH
+    return pose

@@ -1,0 +1,476 @@
+"""The AgenticLab closed-loop pipeline (paper Algorithm 1, section IV).
+
+parse the task (VLM -> PDDL, validated, errors fed back) -> plan (Fast Downward) -> for each
+action: check preconditions -> detect the target -> grasp candidates -> VLM grasp evaluation
+(on reject: wrist view, detect and plan again) -> execute -> check effects (retry the action, or
+replan from a fresh observation) -> goal check at the end (replan if unmet).
+
+Verification modes (section VI-D): ``full`` checks every action and the goal, ``goal`` checks
+only the goal, ``none`` runs the plan open-loop. The agent talks to the robot only through
+:class:`RobotIO` (observations and the primitive's own status report), never to the simulator.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from agentic_env.actions import close_drawer, move_to, open_drawer, pick, place, top_down_pose
+from agentic_env.agents.agenticlab import grounding
+from agentic_env.agents.agenticlab.modules import (
+    ModuleContext,
+    ParsedTask,
+    check_conditions,
+    check_goal,
+    detect,
+    evaluate_grasp,
+    parse_task,
+)
+from agentic_env.agents.models.base import BudgetExceededError, ModelError
+from agentic_env.agents.perception import (
+    PointCloud,
+    box_cloud,
+    camera_cloud,
+    grasp_candidates,
+    render_grasp,
+    target_cloud,
+)
+from agentic_env.contract import PRIMITIVES, Workspace
+from agentic_env.planning import (
+    PDDLError,
+    PlanNotFoundError,
+    PlanStep,
+    goal_literals,
+    solve,
+    step_conditions,
+    validate,
+)
+
+#: Height (m) above a target's top from which the wrist camera looks down at it.
+WRIST_VIEW_HEIGHT = 0.22
+
+
+class RobotIO(Protocol):
+    """What the agent may use of a robot (sim or real)."""
+
+    workspace: Workspace
+
+    def observe(self) -> dict[str, np.ndarray]:
+        """A fresh observation (see :mod:`agentic_env.contract`)."""
+        ...
+
+    def act(self, action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Run one primitive; return the next observation and the primitive's status report
+        (``name``, ``ok``, ``reason``, ``message``)."""
+        ...
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    """Settings of the AgenticLab agent.
+
+    Attributes:
+        verification: ``full``, ``goal`` or ``none``.
+        grasp_evaluation: ask the VLM to judge grasp candidates (the wrist fallback needs it).
+        max_actions: primitives before giving up (``home`` and wrist views included).
+        max_replans: task-parser calls after the first.
+        max_parse_attempts: parser answers per (re)plan before giving up (PDDL errors and
+            unsolvable problems are fed back).
+        max_step_retries: re-executions of one plan step whose effects failed, before a replan.
+        max_wall_s: wall-clock limit, seconds.
+        grasp_candidates_judged: candidates shown to the VLM per view before falling back.
+        seed: seed of grasp sampling.
+    """
+
+    verification: str = "full"
+    grasp_evaluation: bool = True
+    max_actions: int = 40
+    max_replans: int = 5
+    max_parse_attempts: int = 3
+    max_step_retries: int = 1
+    max_wall_s: float = 900.0
+    grasp_candidates_judged: int = 2
+    seed: int = 0
+
+
+@dataclass
+class AgentReport:
+    """What the agent did and what it believes at the end.
+
+    Attributes:
+        believes_done: the agent's goal check passed (or, without one, the plan ran out).
+        goal_checked: a goal check was made at the end (its verdict is ``believes_done``).
+        actions: primitives sent.
+        replans: task-parser calls after the first.
+        failure: the first source of failure (``parser``, ``detector``, ``grasp``, ``checker``,
+            ``goal``, ``execution``, ``limits``), ``None`` when the agent finished.
+        failure_detail: a sentence on it.
+        events: decisions in order, for the trace.
+    """
+
+    believes_done: bool = False
+    goal_checked: bool = False
+    actions: int = 0
+    replans: int = 0
+    failure: str | None = None
+    failure_detail: str = ""
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+class _Stop(Exception):
+    """Ends the episode: a limit, an exhausted budget or a module that cannot go on."""
+
+    def __init__(self, source: str, detail: str) -> None:
+        super().__init__(detail)
+        self.source = source
+
+
+class _Replan(Exception):
+    """Back to the task parser with a fresh observation."""
+
+
+PARSER_EXAMPLE = """\
+Instruction: "Stack the cubes on the pink plate from bottom to top: green, yellow."
+Problem:
+(define (problem stack-example) (:domain stacking)
+  (:objects green-cube-1 - green-cube yellow-cube-1 - yellow-cube pink-plate-1 - plate
+            table - object)
+  (:init (hand-empty) (on-top-of green-cube-1 table) (on-top-of yellow-cube-1 green-cube-1)
+         (on-top-of pink-plate-1 table) (clear yellow-cube-1) (clear pink-plate-1)
+         (clear table))
+  (:goal (and (on-top-of green-cube-1 pink-plate-1) (on-top-of yellow-cube-1 green-cube-1))))"""
+
+
+class AgenticLabAgent:
+    """Algorithm 1 over a :class:`RobotIO`.
+
+    Args:
+        ctx: how modules reach their models.
+        config: limits and verification mode.
+        on_event: receives each decision as a dict (``kind`` plus details), as it happens.
+    """
+
+    def __init__(self, ctx: ModuleContext, config: AgentConfig | None = None,
+                 on_event: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.ctx = ctx
+        self.config = config or AgentConfig()
+        self._on_event = on_event
+        self._rng = np.random.default_rng(self.config.seed)
+
+    # -- bookkeeping -------------------------------------------------------------------------
+
+    def _event(self, kind: str, **details: Any) -> None:
+        event = {"kind": kind, "t": round(time.perf_counter() - self._start, 3), **details}
+        self.report.events.append(event)
+        if self._on_event is not None:
+            self._on_event(event)
+
+    def _check_limits(self) -> None:
+        if self.report.actions >= self.config.max_actions:
+            raise _Stop("limits", f"action limit ({self.config.max_actions}) reached")
+        if time.perf_counter() - self._start > self.config.max_wall_s:
+            raise _Stop("limits", f"wall-time limit ({self.config.max_wall_s:g} s) reached")
+
+    def _act(self, action: dict[str, Any], why: str) -> dict[str, Any]:
+        self._check_limits()
+        self.obs, status = self.robot.act(action)
+        self.report.actions += 1
+        self._event("primitive", primitive=PRIMITIVES[int(action["primitive"])], why=why, ok=status.get("ok"),
+                    reason=status.get("reason", ""), message=status.get("message", ""))
+        return status
+
+    def _fail_first(self, source: str, detail: str) -> None:
+        if self.report.failure is None:
+            self.report.failure, self.report.failure_detail = source, detail
+
+    # -- main loop -------------------------------------------------------------------------
+
+    def run(self, robot: RobotIO, instruction: str, domain: str) -> AgentReport:
+        """Carry out ``instruction`` with the PDDL ``domain``; never raises for agent
+        failures (they end the episode with ``report.failure`` set)."""
+        self.robot, self.report, self._start = robot, AgentReport(), time.perf_counter()
+        self.instruction, self.domain = instruction, domain
+        self.obs = robot.observe()
+        try:
+            self._loop()
+        except _Stop as stop:
+            self._fail_first(stop.source, str(stop))
+            self._event("stop", source=stop.source, detail=str(stop))
+        except BudgetExceededError as exc:
+            self._fail_first("limits", str(exc))
+            self._event("stop", source="limits", detail=str(exc))
+        return self.report
+
+    def _loop(self) -> None:
+        cfg = self.config
+        while True:
+            parsed, plan = self._make_plan()
+            self.objects = {name: desc for name, (_, desc) in parsed.objects.items()}
+            self.parsed = parsed
+            try:
+                for step in plan:
+                    self._run_step(step)
+            except _Replan:
+                self._replan("an action check failed")
+                continue
+            if cfg.verification == "none":
+                self.report.believes_done = True
+                self._event("done", verified=False)
+                return
+            verdict = check_goal(self.ctx, self.obs, self.instruction,
+                                 goal_literals(parsed.domain, parsed.problem), self.objects)
+            self.report.goal_checked = True
+            self.report.believes_done = verdict.success
+            self._event("goal_check", success=verdict.success, unmet=list(verdict.failed),
+                        reasoning=verdict.reasoning)
+            if verdict.success:
+                return
+            self._fail_first("goal", "the goal check found the goal unmet")
+            self._replan("the goal is not met")
+
+    def _replan(self, why: str) -> None:
+        if self.report.replans >= self.config.max_replans:
+            raise _Stop("limits", f"replan limit ({self.config.max_replans}) reached; last: "
+                        f"{why}")
+        self.report.replans += 1
+        self._event("replan", why=why, replans=self.report.replans)
+        self.obs = self.robot.observe()
+
+    # -- task parser and planner ---------------------------------------------------------------
+
+    def _make_plan(self) -> tuple[ParsedTask, list[PlanStep]]:
+        feedback = ""
+        for attempt in range(1, self.config.max_parse_attempts + 1):
+            self._check_limits()
+            try:
+                parsed = parse_task(self.ctx, self.obs, self.instruction, self.domain,
+                                    PARSER_EXAMPLE, feedback)
+            except BudgetExceededError:
+                raise
+            except ModelError as exc:
+                feedback = ""
+                self._event("parser_error", attempt=attempt, error=str(exc))
+                continue
+            try:
+                if _domain_changed_actions(self.domain, parsed.domain):
+                    raise PDDLError("updated_domain changed the domain's actions or "
+                                    "predicates; only new :types may be added")
+                validate(parsed.domain, parsed.problem)
+                plan = solve(parsed.domain, parsed.problem)
+            except (PDDLError, PlanNotFoundError) as exc:
+                feedback = f"{type(exc).__name__}: {exc}"
+                self._event("plan_error", attempt=attempt, error=feedback[:2000])
+                continue
+            self._event("plan", attempt=attempt, steps=[str(s) for s in plan],
+                        objects=sorted(parsed.objects), reasoning=parsed.reasoning)
+            return parsed, plan
+        raise _Stop("parser", f"no valid, solvable PDDL problem after "
+                    f"{self.config.max_parse_attempts} parser answers")
+
+    # -- one plan step ------------------------------------------------------------------------
+
+    def _run_step(self, step: PlanStep) -> None:
+        full = self.config.verification == "full"
+        pre, effects = step_conditions(self.parsed.domain, self.parsed.problem, step)
+        for attempt in range(self.config.max_step_retries + 1):
+            if full:
+                check = check_conditions(self.ctx, self.obs, step, pre, "preconditions",
+                                         self.objects)
+                self._event("precondition_check", step=str(step), success=check.success,
+                            failed=list(check.failed), reasoning=check.reasoning)
+                if not check.success:
+                    raise _Replan
+            self._event("step", step=str(step), attempt=attempt + 1)
+            executed = self._execute(step)
+            if not full:
+                return
+            check = check_conditions(self.ctx, self.obs, step, effects, "effects",
+                                     self.objects)
+            self._event("effect_check", step=str(step), success=check.success,
+                        failed=list(check.failed), executed=executed,
+                        reasoning=check.reasoning)
+            if check.success:
+                return
+        raise _Replan
+
+    def _execute(self, step: PlanStep) -> bool:
+        """Ground and run ``step``; ``False`` when it could not be done (reported)."""
+        name = step.name.lower()
+        try:
+            if name.startswith("pick"):
+                return self._pick(step)
+            if name.startswith("place"):
+                return self._place(step)
+            if name in ("open-drawer", "close-drawer"):
+                return self._drawer(step, opening=name == "open-drawer")
+        except _GroundingError as exc:
+            self._fail_first(exc.source, str(exc))
+            self._event("grounding_failed", step=str(step), source=exc.source,
+                        detail=str(exc))
+            return False
+        self._fail_first("parser", f"the plan uses action {step.name!r}, which has no "
+                         "primitive")
+        self._event("unknown_action", step=str(step))
+        return False
+
+    def _describe(self, name: str) -> str:
+        return self.objects.get(name, name.replace("-", " "))
+
+    def _detect(self, name: str, camera: str, part: str = "object") -> tuple[
+            Any, PointCloud]:
+        detection = detect(self.ctx, self.obs, camera, name, self._describe(name), part)
+        if detection is None:
+            raise _GroundingError("detector", f"the detector did not find {name} ({part}) in "
+                                  f"the {camera} image")
+        cloud = target_cloud(self.obs, camera, detection.point, detection.box)
+        self._event("detection", target=name, part=part, camera=camera,
+                    point=list(detection.point), box=detection.box and list(detection.box),
+                    points=len(cloud))
+        if len(cloud) < 10:
+            raise _GroundingError("detector", f"no 3D points of {name} at the detected pixel "
+                                  f"{detection.point} in the {camera} view")
+        return detection, cloud
+
+    # -- pick --------------------------------------------------------------------------------
+
+    def _pick(self, step: PlanStep) -> bool:
+        target = step.args[0]
+        grasp = self._plan_grasp(step, target, "shoulder")
+        if grasp is None:
+            cloud = self._last_target
+            centre, top = grounding.top_of(cloud)
+            view = top_down_pose(np.array([*centre, top + WRIST_VIEW_HEIGHT]),
+                                 grounding.tcp_yaw(self.obs["tcp_pose"]))
+            status = self._act(move_to(view), f"wrist view of {target}")
+            if not status.get("ok"):
+                raise _GroundingError("execution", f"could not reach the wrist view of "
+                                      f"{target}: {status.get('message')}")
+            grasp = self._plan_grasp(step, target, "wrist")
+        if grasp is None:
+            raise _GroundingError("grasp", f"every grasp candidate for {target} was rejected "
+                                  "in the shoulder and the wrist views")
+        pose, width, cloud, scene = grasp
+        self.held = grounding.held_object(target, cloud, pose)
+        approach = grounding.approach_over(scene.select(~_near(scene, cloud)), pose[:2, 3],
+                                           pose[2, 3])
+        status = self._act(pick(pose, width, approach), str(step))
+        if not status.get("ok"):
+            self._fail_first("execution", f"pick of {target} failed: {status.get('message')}")
+        return bool(status.get("ok"))
+
+    def _plan_grasp(self, step: PlanStep, target: str, camera: str) -> tuple[
+            np.ndarray, float, PointCloud, PointCloud] | None:
+        _, cloud = self._detect(target, camera)
+        self._last_target = cloud
+        scene = camera_cloud(self.obs, camera, stride=2)
+        candidates = grasp_candidates(cloud, scene, rng=self._rng)
+        self._event("grasp_candidates", target=target, camera=camera, count=len(candidates))
+        if not candidates:
+            return None
+        judged = candidates[: self.config.grasp_candidates_judged]
+        for candidate in judged:
+            if not self.config.grasp_evaluation:
+                return candidate.pose, candidate.width, cloud, scene
+            image = render_grasp(cloud, scene, candidate)
+            verdict = evaluate_grasp(self.ctx, image, step, target, self._describe(target),
+                                     candidate.pose, candidate.width)
+            self._event("grasp_evaluation", target=target, camera=camera,
+                        execute=verdict.execute, reason=verdict.reason,
+                        score=round(candidate.score, 3))
+            if verdict.execute:
+                return candidate.pose, candidate.width, cloud, scene
+        return None
+
+    # -- place -------------------------------------------------------------------------------
+
+    def _place(self, step: PlanStep) -> bool:
+        held = getattr(self, "held", None)
+        if held is None or held.name != step.args[0]:
+            held = grounding.HeldObject(step.args[0], 0.03, 0.03)
+        name = step.name.lower()
+        scene = camera_cloud(self.obs, "shoulder", stride=2)
+        target = step.args[1] if len(step.args) > 1 else None
+        tcp = self.obs["tcp_pose"]
+        if target is None or name == "place-on-table" or target == "table":
+            spot = grounding.table_spot(_without_gripper(scene, tcp), held, tcp,
+                                        self.robot.workspace)
+            if spot is None:
+                raise _GroundingError("detector", "no free spot on the table is visible")
+            pose, approach = spot
+        elif name in ("place-in", "place-in-drawer"):
+            part = "interior" if name == "place-in-drawer" else "object"
+            detection, cloud = self._detect(target, "shoulder", part)
+            if detection.box is not None:
+                cloud = box_cloud(self.obs, "shoulder", detection.box)
+                cloud = cloud.select(cloud.points[:, 2] > 0.002)
+            pose, approach = grounding.place_in(cloud, _without_gripper(scene, tcp), held, tcp)
+        else:
+            _, cloud = self._detect(target, "shoulder")
+            pose, approach = grounding.place_on(cloud, _without_gripper(scene, tcp), held, tcp,
+                                                align_faces=name in ("place-on-object",
+                                                                     "place-in-slot"))
+        status = self._act(place(pose, approach), str(step))
+        if status.get("ok"):
+            self.held = None
+        else:
+            self._fail_first("execution", f"place of {step.args[0]} failed: "
+                             f"{status.get('message')}")
+        return bool(status.get("ok"))
+
+    # -- drawers -----------------------------------------------------------------------------
+
+    def _drawer(self, step: PlanStep, opening: bool) -> bool:
+        drawer = step.args[0]
+        detection, handle = self._detect(drawer, "shoulder", "handle")
+        u0, v0, u1, v1 = detection.box or (detection.point[0] - 10, detection.point[1] - 10,
+                                           detection.point[0] + 10, detection.point[1] + 10)
+        pad_u, pad_v = 2 * (u1 - u0) // 3 + 8, 2 * (v1 - v0) + 12
+        surround = box_cloud(self.obs, "shoulder", (u0 - pad_u, v0 - pad_v, u1 + pad_u,
+                                                    v1 + pad_v))
+        pose = grounding.handle_grasp(handle, surround)
+        if pose is None:
+            raise _GroundingError("detector", f"could not fit the front of {drawer} around "
+                                  "its handle")
+        action = (open_drawer(pose, grounding.DRAWER_PULL) if opening
+                  else close_drawer(pose, grounding.DRAWER_PUSH))
+        status = self._act(action, str(step))
+        if not status.get("ok"):
+            self._fail_first("execution", f"{step.name} failed: {status.get('message')}")
+        return bool(status.get("ok"))
+
+
+class _GroundingError(Exception):
+    """A step could not be grounded; ``source`` names the module to blame."""
+
+    def __init__(self, source: str, detail: str) -> None:
+        super().__init__(detail)
+        self.source = source
+
+
+def _near(scene: PointCloud, cloud: PointCloud, radius: float = 0.01) -> np.ndarray:
+    """Mask of the scene points within ``radius`` of the bounding box of ``cloud``."""
+    low, high = cloud.points.min(axis=0) - radius, cloud.points.max(axis=0) + radius
+    return np.all((scene.points >= low) & (scene.points <= high), axis=1)
+
+
+def _without_gripper(scene: PointCloud, tcp_pose: np.ndarray, radius: float = 0.09) -> PointCloud:
+    """The scene without the points of the gripper and what it holds (near the TCP)."""
+    tcp = np.asarray(tcp_pose[:3], float)
+    keep = ~((np.linalg.norm(scene.points[:, :2] - tcp[:2], axis=1) < radius)
+             & (scene.points[:, 2] > tcp[2] - 0.15))
+    return scene.select(keep)
+
+
+def _domain_changed_actions(original: str, updated: str) -> bool:
+    """Whether ``updated`` differs from ``original`` beyond its ``:types`` section (the
+    parser may add types; a changed action or predicate could smuggle in new behaviour)."""
+    def body(text: str) -> str:
+        lowered = " ".join(line.split(";")[0] for line in text.lower().splitlines())
+        start = lowered.find("(:predicates")
+        return " ".join(lowered[start:].split()) if start >= 0 else ""
+    return body(original) != body(updated)
+
