@@ -1,0 +1,46 @@
+"""Perception toolkit shared by the agents: RGB-D to base-frame point clouds, lifting pointed
+pixels and boxes to 3D, target segmentation, antipodal grasp candidates collision-checked
+against the fin-ray gripper's geometry, and pictures for traces and VLM grasp evaluation.
+
+Everything reads only the observation contract (:mod:`agentic_env.contract`), never
+privileged simulator state, so it runs unchanged on the real robot.
+"""
+
+from agentic_env.agents.perception.drawing import draw_detections, render_grasp
+from agentic_env.agents.perception.grasping import GraspCandidate, grasp_candidates
+from agentic_env.agents.perception.gripper import GripperGeometry, gripper_geometry
+from agentic_env.agents.perception.pointcloud import (
+    Plane,
+    PointCloud,
+    box_cloud,
+    camera_cloud,
+    cluster_near,
+    fit_plane,
+    lift_pixel,
+    project_to_image,
+    remove_support_plane,
+    remove_table,
+    target_cloud,
+    voxel_downsample,
+)
+
+__all__ = [
+    "GraspCandidate",
+    "GripperGeometry",
+    "Plane",
+    "PointCloud",
+    "box_cloud",
+    "camera_cloud",
+    "cluster_near",
+    "draw_detections",
+    "fit_plane",
+    "grasp_candidates",
+    "gripper_geometry",
+    "lift_pixel",
+    "project_to_image",
+    "remove_support_plane",
+    "remove_table",
+    "render_grasp",
+    "target_cloud",
+    "voxel_downsample",
+]
