@@ -36,7 +36,7 @@ logger = logging.getLogger(__name__)
 MAX_BACKOFF_S = 60.0
 
 
-def _litellm() -> ModuleType:
+def import_litellm() -> ModuleType:
     """The litellm module, imported on first use."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
@@ -136,7 +136,7 @@ class LiteLLMBackend:
         """
         if self._environment_checked:
             return
-        litellm = _litellm()
+        litellm = import_litellm()
         try:
             litellm.get_llm_provider(model=self.model, api_base=self.api_base)
         except litellm.BadRequestError as exc:
@@ -160,7 +160,7 @@ class LiteLLMBackend:
     def _response_format(self, query: ModelQuery) -> dict[str, Any] | None:
         if not self.json_mode:
             return None
-        litellm = _litellm()
+        litellm = import_litellm()
         if query.schema and litellm.supports_response_schema(model=self.model):
             return {
                 "type": "json_schema",
@@ -177,7 +177,7 @@ class LiteLLMBackend:
             ModelError: retries ran out on rate limits or transport errors, or the request
                 was refused (bad request, authentication, unknown model...).
         """
-        litellm = _litellm()
+        litellm = import_litellm()
         self.check_environment()
         request: dict[str, Any] = {
             "model": self.model,
@@ -230,7 +230,7 @@ class LiteLLMBackend:
         return Completion(text=self._text(response), usage=self._usage(litellm, response, latency))
 
     def _give_up(self, exc: Exception, attempts: int) -> ModelError:
-        if isinstance(exc, _litellm().Timeout):
+        if isinstance(exc, import_litellm().Timeout):
             return ModelTimeoutError(
                 f"model {self.model!r} did not answer within {self.timeout_s} s in {attempts} "
                 "attempts; raise the timeout (e.g. ?timeout=120) or check the server"

@@ -1,0 +1,308 @@
+"""The litellm backend, offline: litellm's mock_response, and a local OpenAI-compatible server.
+
+Only the network boundary is replaced: ``mock_response`` short-cuts litellm's HTTP call, and
+the local server answers the real HTTP requests litellm's OpenAI client sends.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from agentic_env.agents.models import (
+    LiteLLMBackend,
+    MissingAPIKeyError,
+    ModelError,
+    ModelImage,
+    ModelQuery,
+    ModelTimeoutError,
+    ask,
+)
+from agentic_env.agents.models.litellm_backend import import_litellm, vision_messages
+from agentic_env.errors import InvalidConfigError
+
+litellm = import_litellm()  # the agents extra is part of the test install
+
+# litellm's own pydantic models warn about TypedDict qualifiers on first use.
+pytestmark = pytest.mark.filterwarnings("ignore:Item .*ReadOnly:UserWarning")
+
+SCHEMA = {
+    "type": "object",
+    "required": ["result"],
+    "properties": {"result": {"type": "string", "enum": ["EXECUTE", "REJECT"]}},
+}
+
+
+def query(images: int = 2) -> ModelQuery:
+    rng = np.random.default_rng(0)
+    return ModelQuery(
+        module="grasp",
+        template="grasp_evaluation.txt",
+        prompt="Judge the grasp. Answer in JSON.",
+        images=tuple(
+            ModelImage(f"view{i}", rng.integers(0, 256, (6, 8, 3), dtype=np.uint8))
+            for i in range(images)
+        ),
+        schema=SCHEMA,
+    )
+
+
+class Sleeps(list[float]):
+    """Records backoff sleeps instead of sleeping."""
+
+    def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+@pytest.fixture
+def openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+
+# --- local OpenAI-compatible server --------------------------------------------------------
+
+
+class ChatServer:
+    """Serves /v1/chat/completions from a script: each request takes the next step."""
+
+    def __init__(self, steps: list[tuple[str, Any]]) -> None:
+        self.steps = list(steps)
+        self.requests: list[dict[str, Any]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests.append(body)
+                kind, value = server.steps.pop(0)
+                if kind == "sleep":
+                    time.sleep(value)
+                    return
+                status, payload = (429, {"error": {"message": value}}) if kind == "429" else (
+                    200,
+                    {
+                        "id": "chatcmpl-1", "object": "chat.completion", "created": 0,
+                        "model": body["model"],
+                        "choices": [{"index": 0, "finish_reason": "stop",
+                                     "message": {"role": "assistant", "content": value}}],
+                        "usage": {"prompt_tokens": 321, "completion_tokens": 12,
+                                  "total_tokens": 333},
+                    },
+                )
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # the client gave up on a slow answer: expected in timeout tests
+
+        self.httpd = Server(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
+
+    def backend(self, **kwargs: Any) -> LiteLLMBackend:
+        return LiteLLMBackend(
+            "openai/local-vlm", api_base=self.url, completion_kwargs={"api_key": "sk-local"},
+            **kwargs,
+        )
+
+
+@pytest.fixture
+def chat_server() -> Iterator[type[ChatServer]]:
+    servers: list[ChatServer] = []
+
+    def start(steps: list[tuple[str, Any]]) -> ChatServer:
+        server = ChatServer(steps)
+        threading.Thread(
+            target=server.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
+        servers.append(server)
+        return server
+
+    yield start  # type: ignore[misc]
+    for server in servers:
+        server.httpd.shutdown()
+        server.httpd.server_close()
+
+
+# --- tests ---------------------------------------------------------------------------------
+
+
+def test_vision_messages_carry_the_prompt_then_each_image_as_png() -> None:
+    q = query(images=2)
+    (message,) = vision_messages(q)
+    assert message["role"] == "user"
+    text, *images = message["content"]
+    assert text == {"type": "text", "text": q.prompt}
+    assert len(images) == 2
+    for part, image in zip(images, q.images, strict=True):
+        assert part["type"] == "image_url"
+        url = part["image_url"]["url"]
+        assert url.startswith("data:image/png;base64,")
+        decoded = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
+        assert decoded.format == "PNG"
+        np.testing.assert_array_equal(np.asarray(decoded), image.pixels)
+
+
+def test_images_must_be_rgb_uint8() -> None:
+    bad = ModelQuery(module="detector", template="t", prompt="p",
+                     images=(ModelImage("depth", np.zeros((4, 4), np.float32)),))
+    with pytest.raises(InvalidConfigError, match="'depth' must be .H, W, 3. uint8 RGB"):
+        vision_messages(bad)
+
+
+def test_the_server_receives_vision_content_and_a_json_request(chat_server: Any) -> None:
+    server = chat_server([("ok", 'Here:\n```json\n{"result": "EXECUTE"}\n```')])
+    reply = ask(server.backend(), query(images=1))
+    assert reply.parsed == {"result": "EXECUTE"}
+    (request,) = server.requests
+    assert request["model"] == "local-vlm" and request["temperature"] == 0.0
+    assert request["response_format"] == {"type": "json_object"}
+    content = request["messages"][0]["content"]
+    assert [part["type"] for part in content] == ["text", "image_url"]
+    assert content[1]["image_url"]["url"].startswith("data:image/png;base64,")
+    assert (reply.usage.input_tokens, reply.usage.output_tokens) == (321, 12)
+    assert reply.usage.cost_usd is None  # a local model has no price in litellm's table
+    assert reply.usage.latency_s > 0
+
+
+def test_rate_limit_is_retried_with_backoff_then_succeeds(chat_server: Any) -> None:
+    server = chat_server([("429", "slow down"), ("429", "slow down"),
+                          ("ok", '{"result": "REJECT"}')])
+    sleeps = Sleeps()
+    completion = server.backend(sleep=sleeps, backoff_s=0.5).complete(query())
+    assert json.loads(completion.text) == {"result": "REJECT"}
+    assert len(server.requests) == 3
+    assert sleeps == [0.5, 1.0]
+
+
+def test_a_slow_server_times_out_after_bounded_retries(chat_server: Any) -> None:
+    server = chat_server([("sleep", 2.0), ("sleep", 2.0), ("ok", '{"result": "EXECUTE"}')])
+    sleeps = Sleeps()
+    backend = server.backend(timeout_s=0.3, max_retries=1, sleep=sleeps)
+    with pytest.raises(ModelTimeoutError, match=r"within 0.3 s in 2 attempts.*\?timeout="):
+        backend.complete(query())
+    assert len(server.requests) == 2 and sleeps == [1.0]
+
+
+@pytest.mark.usefixtures("openai_key")
+def test_timeouts_are_retried_then_reported() -> None:
+    sleeps = Sleeps()
+    timeout = litellm.Timeout("mock timeout", model="gpt-4o", llm_provider="openai")
+    backend = LiteLLMBackend(
+        "gpt-4o", max_retries=3, sleep=sleeps, completion_kwargs={"mock_response": timeout}
+    )
+    with pytest.raises(ModelTimeoutError, match="did not answer within 60.0 s in 4 attempts"):
+        backend.complete(query())
+    assert sleeps == [1.0, 2.0, 4.0]
+
+
+@pytest.mark.usefixtures("openai_key")
+@pytest.mark.parametrize(
+    "error",
+    [
+        litellm.RateLimitError("mock rate limit", llm_provider="openai", model="gpt-4o"),
+        litellm.APIConnectionError("mock reset", llm_provider="openai", model="gpt-4o"),
+        ConnectionError("socket closed"),  # litellm reports it as an internal server error
+    ],
+)
+def test_transient_errors_exhaust_bounded_retries(error: Exception) -> None:
+    sleeps = Sleeps()
+    backend = LiteLLMBackend(
+        "gpt-4o", max_retries=2, sleep=sleeps, completion_kwargs={"mock_response": error}
+    )
+    with pytest.raises(ModelError, match="failed 3 attempts.*raise max_retries"):
+        backend.complete(query())
+    assert sleeps == [1.0, 2.0]
+
+
+@pytest.mark.usefixtures("openai_key")
+def test_a_refused_request_is_not_retried() -> None:
+    sleeps = Sleeps()
+    error = litellm.BadRequestError("image too large", model="gpt-4o", llm_provider="openai")
+    backend = LiteLLMBackend("gpt-4o", sleep=sleeps, completion_kwargs={"mock_response": error})
+    with pytest.raises(ModelError, match="refused the request: BadRequestError.*image too large"):
+        backend.complete(query())
+    assert sleeps == []
+
+
+def test_a_missing_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    backend = LiteLLMBackend("gemini/gemini-3-flash", completion_kwargs={"mock_response": "{}"})
+    with pytest.raises(MissingAPIKeyError, match="GEMINI_API_KEY") as info:
+        backend.complete(query())
+    assert "export GEMINI_API_KEY=" in str(info.value)
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key")
+    assert LiteLLMBackend("gemini/gemini-3-flash").check_environment() is None
+
+
+def test_an_unknown_provider_is_a_config_error() -> None:
+    with pytest.raises(InvalidConfigError, match="does not know the provider.*'ollama/llama3.2'"):
+        LiteLLMBackend("my-model").check_environment()
+
+
+@pytest.mark.usefixtures("openai_key")
+def test_usage_and_cost_of_a_priced_model() -> None:
+    backend = LiteLLMBackend(
+        "gpt-4o", completion_kwargs={"mock_response": '{"result": "EXECUTE"}'}
+    )
+    completion = backend.complete(query())
+    usage = completion.usage
+    assert completion.text == '{"result": "EXECUTE"}'
+    assert usage.input_tokens > 0 and usage.output_tokens > 0
+    info = litellm.get_model_info("gpt-4o")
+    expected = (usage.input_tokens * info["input_cost_per_token"]
+                + usage.output_tokens * info["output_cost_per_token"])
+    assert usage.cost_usd == pytest.approx(expected)
+    assert usage.latency_s >= 0
+
+
+def test_response_format_follows_provider_support(monkeypatch: pytest.MonkeyPatch) -> None:
+    schema_format = LiteLLMBackend("gpt-4o")._response_format(query())
+    assert schema_format == {
+        "type": "json_schema", "json_schema": {"name": "grasp_answer", "schema": SCHEMA},
+    }
+    assert LiteLLMBackend("ollama/llama3.2")._response_format(query()) == {"type": "json_object"}
+    assert LiteLLMBackend("gpt-4o", json_mode=False)._response_format(query()) is None
+
+
+def test_importing_the_package_does_not_import_litellm() -> None:
+    code = (
+        "import sys, agentic_env, agentic_env.agents.models as m; "
+        "m.LiteLLMBackend('gpt-4o'); "
+        "sys.exit(1 if 'litellm' in sys.modules else 0)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [({"timeout_s": 0}, "timeout_s"), ({"max_retries": -1}, "max_retries"),
+     ({"backoff_s": -1}, "backoff_s")],
+)
+def test_options_are_checked(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(InvalidConfigError, match=message):
+        LiteLLMBackend("gpt-4o", **kwargs)
