@@ -25,7 +25,8 @@ from agentic_env.disturbances import DisturbanceRunner, DisturbanceSpec, add_occ
 from agentic_env.dressing import apply_dressing, randomize_dressing
 from agentic_env.errors import InvalidActionError, InvalidConfigError, SimulationDivergedError
 from agentic_env.kinematics import ArmKinematics
-from agentic_env.motion import exp_rotation, log_rotation
+from agentic_env.motion import log_rotation
+from agentic_env.observation import CameraView, assemble_observation, low_level_targets
 from agentic_env.planning import PlanNotFoundError
 from agentic_env.primitives import PrimitiveConfig, PrimitiveExecutor, parse_primitive_action
 from agentic_env.robot import GRIPPER_WIDTH_RANGE
@@ -377,24 +378,10 @@ class SimEnv(gym.Env):
         return observation, float(evaluation.success), terminated, truncated, info
 
     def _low_level_targets(self, action: Any) -> tuple[np.ndarray, float]:
-        array = np.asarray(action, dtype=float)
-        if array.shape != (7,):
-            raise InvalidActionError(
-                f"{self.control_mode} actions have shape (7,); got {array.shape}"
-            )
-        if not np.all(np.isfinite(array)):
-            raise InvalidActionError(f"{self.control_mode} action has non-finite values: {array}")
-        if self.control_mode == "joint_position":
-            return array[:6], float(array[6])
-        delta = np.clip(array, -1.0, 1.0)
-        dt, scale = self.robot.control_dt, self.ee_delta_scale
-        target = self._tcp_target.copy()
-        target[:3, 3] += delta[:3] * scale.linear_speed * dt
-        target[:3, :3] = exp_rotation(delta[3:6] * scale.angular_speed * dt) @ target[:3, :3]
-        solution = self._kinematics.solve(target, self.robot.joint_reference(), max_iterations=8)
-        self._tcp_target = target if solution.converged else self._kinematics.forward(solution.q)
-        width = (delta[6] + 1.0) / 2.0 * GRIPPER_WIDTH_RANGE[1]
-        return solution.q, width
+        joint_target, width, self._tcp_target = low_level_targets(
+            self.control_mode, action, self._tcp_target, self._kinematics,
+            self.robot.joint_reference(), self.robot.control_dt, self.ee_delta_scale)
+        return joint_target, width
 
     def add_control_listener(self, listener: Callable[[SimEnv], None]) -> None:
         """Call ``listener(env)`` after every control period (e.g. to grab video frames)."""
@@ -433,7 +420,7 @@ class SimEnv(gym.Env):
 
         ``reset`` and ``step`` return this; call it directly to look again without acting.
         """
-        obs: dict[str, np.ndarray] = {}
+        views: dict[str, CameraView] = {}
         world_to_base = np.eye(4)
         world_to_base[:3, 3] = -self._base_pos
         for cam in self.cameras:
@@ -442,18 +429,9 @@ class SimEnv(gym.Env):
             self._last_rgb[cam.name] = rgb
             self._last_rgb_time = float(self.data.time)
             extrinsics = world_to_base @ camera_pose_in_world(self.data, renderer.camera_id)
-            obs[f"{cam.name}_rgb"] = rgb
-            obs[f"{cam.name}_depth"] = depth
-            obs[f"{cam.name}_intrinsics"] = cam.intrinsics.astype(np.float32)
-            obs[f"{cam.name}_extrinsics"] = extrinsics.astype(np.float32)
-        tcp = self._tcp_pose_matrix()
-        quat = np.zeros(4)
-        mujoco.mju_mat2Quat(quat, tcp[:3, :3].flatten())
-        obs["joint_positions"] = self.robot.joint_positions().astype(np.float32)
-        obs["tcp_pose"] = np.concatenate([tcp[:3, 3], quat]).astype(np.float32)
-        width = np.clip(self.robot.gripper_width(), *GRIPPER_WIDTH_RANGE)
-        obs["gripper_width"] = np.array([width], dtype=np.float32)
-        return obs
+            views[cam.name] = CameraView(rgb, depth, cam.intrinsics, extrinsics)
+        return assemble_observation(views, self.robot.joint_positions(),
+                                    self._tcp_pose_matrix(), self.robot.gripper_width())
 
     def _camera_renderer(self, cam: CameraConfig) -> CameraRenderer:
         renderer = self._renderers.get(cam.name)
