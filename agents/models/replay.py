@@ -167,11 +167,13 @@ class ReplayBackend:
         ]
         message = (
             f"{self.name}: no recording of this {query.module} query (template "
-            f"{query.template!r}, {len(query.images)} images, key {keys[0][:16]}...) among "
+            f"{query.template!r}, {len(query.images)} images, key {keys[0]}) among "
             f"{len(self._cassettes)} cassettes"
         )
-        same_module = [c for c in self._cassettes.values() if c["module"] == query.module]
-        candidates = same_module or list(self._cassettes.values())
+        recorded_all = list(self._cassettes.values())
+        same_module = [c for c in recorded_all if c["module"] == query.module]
+        same_template = [c for c in same_module if c["template"] == query.template]
+        candidates = same_template or same_module or recorded_all
         if not candidates:
             return message + "; the folder is empty. Record the run with --model record:DIR:MODEL"
         closest = max(
@@ -194,6 +196,6 @@ class ReplayBackend:
         preview = " ".join(recorded.split())[:_PREVIEW_CHARS]
         return (
             f"{message}. Closest recorded {closest['module']} prompt (key "
-            f"{closest['key'][:16]}..., model {closest['model']}): {preview!r}; {where}. "
+            f"{closest['key']}, model {closest['model']}): {preview!r}; {where}. "
             "Re-record the run if the prompts or scene changed"
         )
