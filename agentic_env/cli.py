@@ -18,6 +18,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                     "scripted expert over tasks x settings: success rate and time per cell"),
     "setup-sheet": ("agentic_env.setup_sheet",
                     "top-down layout sheet + trial spec for laying out a trial on a real table"),
+    "sweep": ("agentic_env.harness.run", "run a sweep file's episodes (resumable) into SQLite"),
+    "report": ("agentic_env.harness.report", "HTML + Markdown report of a sweep database"),
 }
 
 

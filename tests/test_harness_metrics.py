@@ -1,0 +1,106 @@
+"""Metric functions on known inputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agentic_env.harness import metrics
+
+
+def _row(success: bool, score: float, failure: str | None = None, **extra: Any
+         ) -> dict[str, Any]:
+    return {"success": success, "score": score, "progress": score, "wall_s": 10.0,
+            "input_tokens": 100, "output_tokens": 50, "cost_usd": None, "failure": failure,
+            **extra}
+
+
+@pytest.mark.parametrize(("k", "n", "low", "high"), [
+    # Reference values (Wilson 1927; e.g. R's prop.test(correct=FALSE) / statsmodels).
+    (0, 10, 0.0, 0.2775327),
+    (10, 10, 0.7224673, 1.0),
+    (5, 10, 0.2365931, 0.7634069),
+    (15, 20, 0.5312991, 0.8881383),
+    (1, 3, 0.0614919, 0.7923403),
+])
+def test_wilson_interval_matches_reference_values(k, n, low, high):
+    assert metrics.wilson_interval(k, n) == pytest.approx((low, high), abs=1e-6)
+
+
+def test_wilson_interval_edge_cases():
+    assert metrics.wilson_interval(0, 0) == (0.0, 1.0)
+    with pytest.raises(ValueError, match="successes"):
+        metrics.wilson_interval(4, 3)
+
+
+def test_group_stats_counts_means_and_std():
+    rows = [_row(True, 1.0, task="a", cost_usd=0.02), _row(False, 0.5, "checker", task="a"),
+            _row(False, 0.0, "error", task="a", wall_s=40.0), _row(True, 1.0, task="b")]
+    a, b = metrics.group_stats(rows, ("task",))
+    assert a.group == ("a",) and b.group == ("b",)
+    assert (a.n, a.successes, a.errors) == (3, 1, 1)
+    assert a.success_rate == pytest.approx(1 / 3)
+    assert (a.ci_low, a.ci_high) == pytest.approx(metrics.wilson_interval(1, 3))
+    assert a.mean_score == pytest.approx(0.5)
+    assert a.std_score == pytest.approx(0.5)
+    assert a.mean_wall_s == pytest.approx(20.0)
+    assert a.mean_tokens == pytest.approx(150.0)
+    assert a.mean_cost_usd == pytest.approx(0.02)
+    assert b.std_score == 0.0 and b.mean_cost_usd is None
+
+
+def test_failure_breakdown_counts_first_failing_source_of_failed_episodes():
+    rows = [_row(False, 0.2, "checker", model="m"), _row(False, 0.0, "checker", model="m"),
+            _row(False, 0.0, "detector", model="m"), _row(False, 0.0, None, model="m"),
+            _row(True, 1.0, None, model="m"), _row(True, 1.0, None, model="n")]
+    breakdown = metrics.failure_breakdown(rows, ("model",))
+    m = breakdown[("m",)]
+    assert (m["checker"], m["detector"], m[metrics.UNATTRIBUTED], m["parser"]) == (2, 1, 1, 0)
+    assert sum(breakdown[("n",)].values()) == 0
+
+
+def test_injected_errors_from_model_specs():
+    assert metrics.injected_errors("sim-oracle") == {}
+    assert metrics.injected_errors("sim-oracle?checker=0.1&detector=0.15") == {
+        "checker": 0.1, "detector": 0.15}
+    assert metrics.injected_errors("sim-oracle?checker=0.3&seed=4&checker_x=1") == {
+        "checker": 0.3}
+    # A per-module override replaces that module's rate (and may inject its own).
+    assert metrics.injected_errors("sim-oracle?checker=0.3",
+                                   {"checker": "gemini/gemini-3-flash"}) == {}
+    assert metrics.injected_errors("sim-oracle", {"detector": "sim-oracle?detector=0.2"}) == {
+        "detector": 0.2}
+
+
+def test_compounding_curve_and_independent_error_prediction():
+    clean = [_row(True, 1.0, injected={}, module_calls={"checker": 6}, verification="full")
+             for _ in range(4)]
+    noisy = [_row(s, 1.0 if s else 0.3, None if s else "checker",
+                  injected={"checker": 0.1}, module_calls={"checker": 6}, verification="full")
+             for s in (True, True, False, False)]
+    mixed = [_row(False, 0.0, "checker", injected={"checker": 0.1, "detector": 0.1},
+                  module_calls={}, verification="full")]
+    zero, point = metrics.compounding_curve(clean + noisy + mixed)
+    assert (zero.module, zero.error_rate, zero.n, zero.success_rate) == ("checker", 0.0, 4, 1.0)
+    assert (point.error_rate, point.n, point.successes) == (0.1, 4, 2)
+    assert point.mean_calls == 6.0
+    assert point.predicted == pytest.approx(0.9 ** 6)  # the paper's 0.9^6 ~ 0.53
+    assert point.mean_score == pytest.approx(0.65)
+
+
+def test_call_stats_and_module_table():
+    calls = [{"module": "checker", "model": "m", "latency_s": 1.0, "input_tokens": 10,
+              "output_tokens": 2, "error": None, "verdict": "true"},
+             {"module": "checker", "model": "m", "latency_s": 3.0, "input_tokens": 30,
+              "output_tokens": 4, "error": "timeout", "verdict": None}]
+    (stats,) = metrics.call_stats(calls)
+    assert (stats.n, stats.mean_latency_s, stats.mean_input_tokens) == (2, 2.0, 20.0)
+    assert stats.error_rate == 0.5 and stats.verdicts == {"true": 1}
+    instances = [{"model": "m", "module": "detector", "success": s, "metric": iou,
+                  "latency_s": 0.5, "input_tokens": 10, "output_tokens": 0}
+                 for s, iou in ((True, 0.9), (True, 0.7), (False, 0.0), (True, None))]
+    (cell,) = metrics.module_table(instances)
+    assert (cell.n, cell.successes) == (4, 3)
+    assert cell.mean_metric == pytest.approx(0.8 / 3 * 2)
+    assert cell.mean_latency_s == 0.5 and cell.mean_tokens == 10.0
