@@ -1,0 +1,85 @@
+"""Demonstration-collection benchmark (``agentic-env bench-collect``).
+
+Collects ``--episodes`` scripted-expert episodes into a fresh dataset at the default camera
+resolution (640 x 360) and prints: frames recorded per second of wall time (rendering both
+cameras every control period, encoding, writing), the same per worker, and the dataset size
+per episode split into videos and Parquet. Writes the figures as JSON to ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from agentic_env.datasets.collect import CollectConfig, collect, parse_resolution
+
+_MB = 1024.0 * 1024.0
+
+
+def _size_mb(folder: Path, pattern: str) -> float:
+    return sum(p.stat().st_size for p in folder.glob(pattern) if p.is_file()) / _MB
+
+
+def run_benchmark(config: CollectConfig, episodes: int, workers: int,
+                  out: Path | None = None) -> dict[str, Any]:
+    """Collect into ``out`` (a temporary folder when ``None``) and measure."""
+    with tempfile.TemporaryDirectory(prefix="bench-collect-") as scratch:
+        root = out or Path(scratch) / "dataset"
+        start = time.perf_counter()
+        summary = collect(root, config, episodes, workers, progress=False)
+        wall = time.perf_counter() - start
+        kept = max(summary["episodes_in_dataset"], 1)
+        videos, data = _size_mb(root, "videos/**/*.mp4"), _size_mb(root, "data/**/*.parquet")
+        frames = summary["frames_in_dataset"]
+        return {
+            "task": config.task, "setting": config.setting,
+            "resolution": f"{config.width}x{config.height}", "depth": config.depth,
+            "codec": config.codec, "crf": config.crf, "workers": workers,
+            "episodes": summary["episodes_in_dataset"],
+            "attempts": summary["episodes_attempted"], "frames": frames,
+            "frames_per_episode": frames / kept, "wall_s": wall,
+            "frames_per_s": frames / wall, "frames_per_s_per_worker": frames / wall / workers,
+            "mb_per_episode": (videos + data) / kept, "video_mb_per_episode": videos / kept,
+            "parquet_mb_per_episode": data / kept,
+            "kb_per_frame": (videos + data) * 1024.0 / max(frames, 1),
+        }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print its figures."""
+    parser = argparse.ArgumentParser(prog="agentic-env bench-collect", description=__doc__)
+    parser.add_argument("--task", default="stacking")
+    parser.add_argument("--setting", default="lab")
+    parser.add_argument("--episodes", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--resolution", default="640x360")
+    parser.add_argument("--depth", action="store_true")
+    parser.add_argument("--codec", default="h264", choices=("h264", "av1"))
+    parser.add_argument("--out", type=Path, default=None, help="keep the dataset here")
+    parser.add_argument("--json", type=Path, default=Path("runs/bench_collect.json"))
+    args = parser.parse_args(argv)
+    width, height = parse_resolution(args.resolution)
+    config = CollectConfig(task=args.task, setting=args.setting, width=width, height=height,
+                           depth=args.depth, codec=args.codec)
+    figures = run_benchmark(config, args.episodes, args.workers, args.out)
+    print(f"{figures['task']}/{figures['setting']} at {figures['resolution']} "
+          f"({figures['codec']}, depth {'on' if figures['depth'] else 'off'}), "
+          f"{figures['workers']} worker(s): {figures['episodes']} episodes, "
+          f"{figures['frames']} frames in {figures['wall_s']:.1f} s")
+    print(f"  frames recorded per second: {figures['frames_per_s']:.1f} "
+          f"({figures['frames_per_s_per_worker']:.1f} per worker)")
+    print(f"  MB per episode: {figures['mb_per_episode']:.2f} (video "
+          f"{figures['video_mb_per_episode']:.2f}, parquet {figures['parquet_mb_per_episode']:.2f}"
+          f"); {figures['frames_per_episode']:.0f} frames per episode, "
+          f"{figures['kb_per_frame']:.1f} kB per frame")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,343 @@
+"""Collect scripted-expert demonstrations as a LeRobot dataset (``agentic-env collect``).
+
+Runs the privileged scripted expert over seeded trials (seed ``--seed-start``, then upwards)
+until ``--episodes`` successful episodes are recorded, in ``--workers`` spawned processes, and
+writes a LeRobot v3.0 dataset to ``--out`` (see :mod:`agentic_env.datasets.lerobot_format`).
+Instructions cycle through the paraphrase categories (seed modulo the category list; a trial
+without that category gets the env's uniform choice). Failed expert episodes are counted in
+``meta/collection.json`` and left out unless ``--keep-failed``.
+
+Resumable: each finished episode is written to ``.staging/seed-NNNNNN.tmp-PID/`` and renamed to
+``.staging/seed-NNNNNN/`` in one step, so a killed run leaves either a whole episode or a
+temporary folder that the next run deletes. Running the same command again records only the
+missing episodes, then rebuilds ``data/``, ``videos/`` and ``meta/`` from the staged ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from agentic_env.datasets.lerobot_format import (
+    STAGED_RECORD,
+    STAGING,
+    assemble_dataset,
+    staged_records,
+    video_key,
+    write_staged_frames,
+)
+from agentic_env.datasets.video import CODECS, VideoConfig
+from agentic_env.errors import InvalidConfigError
+
+#: Collection settings that must match when a run resumes into an existing folder.
+CONFIG_FILE = "config.json"
+
+
+@dataclass(frozen=True)
+class CollectConfig:
+    """What to collect; everything that shapes the recorded frames.
+
+    Attributes:
+        task: task name (see :data:`agentic_env.tasks.TASKS`).
+        setting: ``lab``, ``kitchen`` or ``outdoor``.
+        width: camera image width, pixels (both cameras; even).
+        height: camera image height, pixels (even).
+        depth: also record depth images.
+        randomize: randomise the setting's dressing per episode (domain randomisation).
+        disturbances: disturbance dicts applied to every episode.
+        codec: video codec (``h264`` or ``av1``).
+        crf: video constant rate factor.
+        keep_failed: keep failed expert episodes in the dataset.
+        control_hz: control (and frame) rate, Hz.
+    """
+
+    task: str = "stacking"
+    setting: str = "lab"
+    width: int = 640
+    height: int = 360
+    depth: bool = False
+    randomize: bool = False
+    disturbances: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    codec: str = "h264"
+    crf: int = 23
+    keep_failed: bool = False
+    control_hz: float = 20.0
+
+    def video(self) -> VideoConfig:
+        """Encoder settings."""
+        return VideoConfig(codec=self.codec, crf=self.crf)
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _recorder(config: CollectConfig) -> Any:
+    """The worker's env and recorder for ``config`` (built once per process)."""
+    if _WORKER.get("config") != config:
+        from agentic_env.cameras import azure_kinect_color, realsense_d405
+        from agentic_env.datasets.recording import ExpertRecorder
+        from agentic_env.envs.sim_env import SimEnv
+        from agentic_env.scene import SceneConfig
+
+        if "env" in _WORKER:
+            _WORKER["env"].close()
+        scene = SceneConfig(shoulder_camera=azure_kinect_color(config.width, config.height),
+                            wrist_camera=realsense_d405(config.width, config.height),
+                            randomize=config.randomize)
+        env = SimEnv(task=config.task, setting=config.setting, scene=scene,
+                     control_hz=config.control_hz, record_rollouts=True)
+        _WORKER.update(config=config, env=env,
+                       recorder=ExpertRecorder(env, config.video(), config.depth))
+    return _WORKER["recorder"]
+
+
+def collect_episode(root: Path, config: CollectConfig, seed: int) -> dict[str, Any]:
+    """Record one seed into ``root/.staging`` (atomically); return its record.
+
+    The record (``episode.json``) holds the episode metadata, ``has_frames`` and ``error``
+    (non-empty when the expert crashed: the episode then counts as failed).
+    """
+    from agentic_env.datasets.recording import EpisodeRequest
+    from agentic_env.tasks.instructions import CATEGORIES
+
+    staging = root / STAGING
+    final = staging / f"seed-{seed:06d}"
+    tmp = staging / f"seed-{seed:06d}.tmp-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    request = EpisodeRequest(seed=seed, instruction_category=CATEGORIES[seed % len(CATEGORIES)],
+                             disturbances=config.disturbances)
+    videos = {cam: tmp / f"{video_key(cam)}.mp4" for cam in ("shoulder", "wrist")}
+    recorder = _recorder(config)
+    try:
+        episode = recorder.record(request, videos)
+    except Exception as error:  # a crashed expert episode is a failure to count, not the end
+        record: dict[str, Any] = {"seed": seed, "success": False, "has_frames": False,
+                                  "error": f"{type(error).__name__}: {error}", "length": 0}
+    else:
+        keep = episode.success or config.keep_failed
+        if keep:
+            write_staged_frames(episode, tmp, config.control_hz)
+        else:
+            for path in videos.values():
+                path.unlink(missing_ok=True)
+        record = {**episode.metadata, "has_frames": keep, "error": "",
+                  "length": episode.length, "image_stats": episode.image_stats}
+    (tmp / STAGED_RECORD).write_text(json.dumps(record))
+    if final.exists():  # another run finished this seed meanwhile: keep the first
+        shutil.rmtree(tmp)
+    else:
+        os.rename(tmp, final)
+    return record
+
+
+def _worker_job(job: tuple[Path, CollectConfig, int]) -> dict[str, Any]:
+    os.environ.setdefault("MUJOCO_GL", "egl")
+    return collect_episode(*job)
+
+
+def camera_metadata(config: CollectConfig) -> dict[str, dict[str, Any]]:
+    """Intrinsics, optics and mounting of both cameras (``meta/cameras.json``)."""
+    from agentic_env.cameras import azure_kinect_color, realsense_d405
+
+    cameras = {}
+    for cam, device, mount in (
+        (azure_kinect_color(config.width, config.height), "Azure Kinect colour camera",
+         "fixed on a stand; pose per frame in observation.extrinsics.shoulder"),
+        (realsense_d405(config.width, config.height), "Intel RealSense D405",
+         "on the gripper; pose per frame in observation.extrinsics.wrist"),
+    ):
+        cameras[cam.name] = {
+            "device": device, "width": cam.width, "height": cam.height,
+            "fovy_deg": cam.fovy_deg, "fovx_deg": cam.fovx_deg,
+            "depth_range_m": [cam.depth_min, cam.depth_max],
+            "intrinsics": cam.intrinsics.tolist(),
+            "intrinsics_convention": "OpenCV pinhole K (x right, y down, z forward), pixels",
+            "extrinsics_convention": "4x4 pose of the OpenCV camera frame in the robot base "
+                                     "frame (camera -> base), metres",
+            "mount": mount,
+        }
+    return cameras
+
+
+def _check_resume(root: Path, config: CollectConfig) -> None:
+    path = root / STAGING / CONFIG_FILE
+    stored = asdict(config)
+    stored["disturbances"] = list(stored["disturbances"])
+    if path.is_file():
+        previous = json.loads(path.read_text())
+        if previous != stored:
+            differing = sorted(k for k in stored if previous.get(k) != stored[k])
+            raise InvalidConfigError(
+                f"{root} holds a collection with other settings ({', '.join(differing)}); "
+                "resume with the same options or choose another --out"
+            )
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(stored, indent=2))
+
+
+def collect(root: Path, config: CollectConfig, episodes: int, workers: int = 1,
+            seed_start: int = 0, max_attempts: int | None = None,
+            progress: bool = True) -> dict[str, Any]:
+    """Collect until ``episodes`` episodes are in the dataset (resuming what ``root`` holds).
+
+    Args:
+        root: dataset folder (created; resumed when it holds a collection of ``config``).
+        config: what to record.
+        episodes: episodes wanted in the dataset (successful ones unless ``keep_failed``).
+        workers: spawned worker processes (1 = in this process).
+        seed_start: first trial seed.
+        max_attempts: give up after this many seeds in all (default ``2 * episodes + 10``).
+        progress: show a progress bar.
+
+    Returns:
+        The collection summary (also in ``meta/collection.json``).
+
+    Raises:
+        InvalidConfigError: on a bad option or a folder holding another collection.
+    """
+    if episodes < 1 or workers < 1:
+        raise InvalidConfigError("--episodes and --workers must be >= 1")
+    root.mkdir(parents=True, exist_ok=True)
+    _check_resume(root, config)
+    for leftover in (root / STAGING).glob("*.tmp-*"):
+        shutil.rmtree(leftover)
+    limit = max_attempts if max_attempts is not None else 2 * episodes + 10
+    done = {record["seed"]: record for _, record in staged_records(root)}
+
+    def kept(record: dict[str, Any]) -> bool:
+        return bool(record["has_frames"])
+
+    bar = tqdm(total=episodes, desc="demonstrations", unit="episode", disable=not progress,
+               initial=min(episodes, sum(map(kept, done.values()))))
+    pool = (multiprocessing.get_context("spawn").Pool(workers) if workers > 1 else None)
+    next_seed = seed_start
+    try:
+        while True:
+            missing = episodes - sum(map(kept, done.values()))
+            budget = limit - len(done)
+            if missing <= 0 or budget <= 0:
+                break
+            seeds: list[int] = []
+            while len(seeds) < min(missing, budget):
+                if next_seed not in done:
+                    seeds.append(next_seed)
+                next_seed += 1
+            jobs = [(root, config, seed) for seed in seeds]
+            results = (pool.imap_unordered(_worker_job, jobs) if pool is not None
+                       else map(_worker_job, jobs))
+            for record in results:
+                done[record["seed"]] = record
+                bar.update(int(kept(record) and bar.n < episodes))
+                bar.set_postfix(failed=sum(not r["success"] for r in done.values()))
+    finally:
+        bar.close()
+        if pool is not None:
+            pool.terminate()
+    collection = {"task": config.task, "setting": config.setting, "fps": config.control_hz,
+                  "codec": config.codec, "crf": config.crf, "depth": config.depth,
+                  "randomize": config.randomize, "disturbances": list(config.disturbances),
+                  "resolution": [config.width, config.height],
+                  "cameras": camera_metadata(config),
+                  "action": "joint_position targets: 6 joints (rad) + gripper width (m); "
+                            "action.ee_delta holds the same motion as ee_delta actions",
+                  "seed_start": seed_start}
+    return assemble_dataset(root, collection, keep_failed=config.keep_failed)
+
+
+def parse_disturbance(text: str) -> dict[str, Any]:
+    """``kind[:primitive[:occurrence[:magnitude]]]`` -> a disturbance dict.
+
+    Raises:
+        InvalidConfigError: on an unknown kind or malformed numbers (names the valid kinds).
+    """
+    from agentic_env.disturbances import DisturbanceSpec
+
+    parts = text.split(":")
+    try:
+        spec = DisturbanceSpec(
+            kind=parts[0],
+            primitive=parts[1] if len(parts) > 1 else "pick",
+            occurrence=int(parts[2]) if len(parts) > 2 else 1,
+            magnitude=float(parts[3]) if len(parts) > 3 else 0.0,
+        )
+    except ValueError as error:
+        if isinstance(error, InvalidConfigError):
+            raise
+        raise InvalidConfigError(
+            f"disturbance {text!r}: expected kind[:primitive[:occurrence[:magnitude]]], e.g. "
+            "move_target:pick:1:0.06"
+        ) from None
+    return spec.to_dict()
+
+
+def parse_resolution(text: str) -> tuple[int, int]:
+    """``WxH`` -> (width, height); both even."""
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise InvalidConfigError(f"--resolution {text!r}: expected WxH, e.g. 640x360") from None
+    if width % 2 or height % 2:
+        raise InvalidConfigError(f"--resolution {text}: width and height must be even (video)")
+    return width, height
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``agentic-env collect`` argument parser."""
+    from agentic_env.tasks import TASKS
+
+    parser = argparse.ArgumentParser(prog="agentic-env collect", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--task", default="stacking", choices=sorted(TASKS))
+    parser.add_argument("--setting", default="lab")
+    parser.add_argument("--episodes", type=int, default=50,
+                        help="episodes wanted in the dataset (default 50)")
+    parser.add_argument("--out", type=Path, required=True, help="dataset folder")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--resolution", default="640x360", help="camera WxH (default 640x360)")
+    parser.add_argument("--depth", action="store_true", help="also record depth (16-bit PNG)")
+    parser.add_argument("--randomize", action="store_true",
+                        help="randomise the setting's dressing per episode")
+    parser.add_argument("--disturbances", nargs="*", default=[],
+                        help="kind[:primitive[:occurrence[:magnitude]]], e.g. move_target:pick:1")
+    parser.add_argument("--codec", default="h264", choices=sorted(CODECS))
+    parser.add_argument("--crf", type=int, default=23, help="video quality (default 23)")
+    parser.add_argument("--keep-failed", action="store_true",
+                        help="keep failed expert episodes in the dataset")
+    parser.add_argument("--seed-start", type=int, default=0)
+    parser.add_argument("--max-attempts", type=int, default=None,
+                        help="seeds to try at most (default 2 * episodes + 10)")
+    parser.add_argument("--no-progress", action="store_true")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Collect; return 0 when the dataset holds the requested number of episodes."""
+    args = build_parser().parse_args(argv)
+    width, height = parse_resolution(args.resolution)
+    config = CollectConfig(
+        task=args.task, setting=args.setting, width=width, height=height, depth=args.depth,
+        randomize=args.randomize,
+        disturbances=tuple(parse_disturbance(d) for d in args.disturbances),
+        codec=args.codec, crf=args.crf, keep_failed=args.keep_failed)
+    summary = collect(args.out, config, args.episodes, args.workers, args.seed_start,
+                      args.max_attempts, progress=not args.no_progress)
+    print(f"dataset {args.out}: {summary['episodes_in_dataset']} episodes, "
+          f"{summary['frames_in_dataset']} frames at {config.control_hz:g} fps; "
+          f"expert failed {summary['episodes_failed']} of {summary['episodes_attempted']} "
+          f"attempts (seeds {summary['failed_seeds']})")
+    print(f"instruction categories: {summary['instruction_categories']}")
+    return 0 if summary["episodes_in_dataset"] >= args.episodes else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
