@@ -90,7 +90,7 @@ class ChatServer:
                 if kind == "sleep":
                     time.sleep(value)
                     return
-                status, payload = (429, {"error": {"message": value}}) if kind == "429" else (
+                status, payload = (int(kind), {"error": {"message": value}}) if kind != "ok" else (
                     200,
                     {
                         "id": "chatcmpl-1", "object": "chat.completion", "created": 0,
@@ -120,10 +120,9 @@ class ChatServer:
         self.httpd = Server(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
 
-    def backend(self, **kwargs: Any) -> LiteLLMBackend:
+    def backend(self, model: str = "openai/local-vlm", **kwargs: Any) -> LiteLLMBackend:
         return LiteLLMBackend(
-            "openai/local-vlm", api_base=self.url, completion_kwargs={"api_key": "sk-local"},
-            **kwargs,
+            model, api_base=self.url, completion_kwargs={"api_key": "sk-local"}, **kwargs
         )
 
 
@@ -203,6 +202,20 @@ def test_a_slow_server_times_out_after_bounded_retries(chat_server: Any) -> None
     with pytest.raises(ModelTimeoutError, match=r"within 0.3 s in 2 attempts.*\?timeout="):
         backend.complete(query())
     assert len(server.requests) == 2 and sleeps == [1.0]
+
+
+def test_a_refused_schema_falls_back_to_plain_json(chat_server: Any) -> None:
+    server = chat_server([
+        ("400", "response_format json_schema is not supported"),
+        ("ok", '{"result": "EXECUTE"}'),
+        ("ok", '{"result": "REJECT"}'),
+    ])
+    backend = server.backend("openai/gpt-4o")  # litellm lists response schemas for gpt-4o
+    assert ask(backend, query()).parsed == {"result": "EXECUTE"}
+    assert ask(backend, query()).parsed == {"result": "REJECT"}
+    formats = [request["response_format"]["type"] for request in server.requests]
+    assert formats == ["json_schema", "json_object", "json_object"]
+    assert server.requests[0]["response_format"]["json_schema"]["schema"] == SCHEMA
 
 
 @pytest.mark.usefixtures("openai_key")

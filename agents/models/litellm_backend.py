@@ -123,6 +123,7 @@ class LiteLLMBackend:
         self.sleep = sleep
         self.completion_kwargs = dict(completion_kwargs or {})
         self._environment_checked = False
+        self._schema_refused = False
 
     def check_environment(self) -> None:
         """Fail early when the provider's API key is not set.
@@ -161,32 +162,24 @@ class LiteLLMBackend:
         if not self.json_mode:
             return None
         litellm = import_litellm()
-        if query.schema and litellm.supports_response_schema(model=self.model):
+        if (query.schema and not self._schema_refused
+                and litellm.supports_response_schema(model=self.model)):
             return {
                 "type": "json_schema",
                 "json_schema": {"name": f"{query.module}_answer", "schema": dict(query.schema)},
             }
         return {"type": "json_object"}
 
-    def complete(self, query: ModelQuery) -> Completion:
-        """Ask the model; bounded retries with exponential backoff on transient errors.
-
-        Raises:
-            MissingAPIKeyError: the provider's key is not set.
-            ModelTimeoutError: every attempt timed out.
-            ModelError: retries ran out on rate limits or transport errors, or the request
-                was refused (bad request, authentication, unknown model...).
-        """
-        litellm = import_litellm()
-        self.check_environment()
+    def _request(self, query: ModelQuery) -> dict[str, Any]:
+        """Keyword arguments of ``litellm.completion`` for ``query``."""
         request: dict[str, Any] = {
             "model": self.model,
             "messages": vision_messages(query),
             "timeout": self.timeout_s,
             "temperature": self.temperature,
-            "num_retries": 0,
+            "num_retries": 0,  # retries happen here, with backoff, and are counted
             "max_retries": 0,
-            "drop_params": True,
+            "drop_params": True,  # providers that reject an option get none
         }
         response_format = self._response_format(query)
         if response_format is not None:
@@ -194,6 +187,10 @@ class LiteLLMBackend:
         if self.api_base is not None:
             request["api_base"] = self.api_base
         request.update(self.completion_kwargs)
+        return request
+
+    def _send(self, litellm: ModuleType, request: dict[str, Any]) -> Any:
+        """``litellm.completion`` with bounded retries and backoff on transient errors."""
         transient = (
             litellm.RateLimitError,
             litellm.Timeout,
@@ -202,30 +199,62 @@ class LiteLLMBackend:
             litellm.ServiceUnavailableError,
             litellm.BadGatewayError,
         )
-        started = time.monotonic()
-        attempts = self.max_retries + 1
-        for attempt in range(1, attempts + 1):
+        attempt = 1
+        while True:
             try:
-                response = litellm.completion(**request)
-                break
+                return litellm.completion(**request)
             except transient as exc:
-                if attempt == attempts:
-                    raise self._give_up(exc, attempts) from exc
+                if attempt > self.max_retries:
+                    raise self._give_up(exc, attempt) from exc
                 delay = min(self.backoff_s * 2 ** (attempt - 1), MAX_BACKOFF_S)
                 logger.warning(
                     "%s: %s on attempt %d/%d; retrying in %.1f s",
-                    self.model, type(exc).__name__, attempt, attempts, delay,
+                    self.model, type(exc).__name__, attempt, self.max_retries + 1, delay,
                 )
                 self.sleep(delay)
-            except litellm.AuthenticationError as exc:
-                raise ModelError(
-                    f"model {self.model!r} refused the API key ({exc}); check the provider's "
-                    "key environment variable"
-                ) from exc
-            except Exception as exc:
-                raise ModelError(
-                    f"model {self.model!r} refused the request: {type(exc).__name__}: {exc}"
-                ) from exc
+                attempt += 1
+
+    def complete(self, query: ModelQuery) -> Completion:
+        """Ask the model; bounded retries with exponential backoff on transient errors.
+
+        A provider that refuses the JSON schema as a response format is asked once more, and
+        from then on, for a plain JSON object (the schema is still checked by ``ask``).
+
+        Raises:
+            InvalidConfigError: the model name has no provider litellm knows.
+            MissingAPIKeyError: the provider's key is not set.
+            ModelTimeoutError: every attempt timed out.
+            ModelError: retries ran out on rate limits or transport errors, or the request
+                was refused (bad request, authentication, unknown model...).
+        """
+        litellm = import_litellm()
+        self.check_environment()
+        request = self._request(query)
+        started = time.monotonic()
+        try:
+            try:
+                response = self._send(litellm, request)
+            except litellm.BadRequestError as exc:
+                if request.get("response_format", {}).get("type") != "json_schema":
+                    raise
+                logger.warning(
+                    "%s refused the response schema (%s); asking for plain JSON objects instead",
+                    self.model, exc,
+                )
+                self._schema_refused = True
+                request["response_format"] = {"type": "json_object"}
+                response = self._send(litellm, request)
+        except ModelError:
+            raise
+        except litellm.AuthenticationError as exc:
+            raise ModelError(
+                f"model {self.model!r} refused the API key ({exc}); check the provider's "
+                "key environment variable"
+            ) from exc
+        except Exception as exc:
+            raise ModelError(
+                f"model {self.model!r} refused the request: {type(exc).__name__}: {exc}"
+            ) from exc
         latency = time.monotonic() - started
         return Completion(text=self._text(response), usage=self._usage(litellm, response, latency))
 
