@@ -57,7 +57,7 @@ def png_data_url(image: ModelImage) -> str:
             f"image {image.name!r} must be (H, W, 3) uint8 RGB, got {pixels.dtype} {pixels.shape}"
         )
     buffer = io.BytesIO()
-    Image.fromarray(pixels, mode="RGB").save(buffer, format="PNG")
+    Image.fromarray(pixels).save(buffer, format="PNG")
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
@@ -266,7 +266,7 @@ class LiteLLMBackend:
             )
         return ModelError(
             f"model {self.model!r} failed {attempts} attempts ({type(exc).__name__}: {exc}); "
-            "wait and retry, or raise max_retries"
+            "wait and retry, or raise max_retries (e.g. ?max_retries=6)"
         )
 
     def _text(self, response: Any) -> str:
