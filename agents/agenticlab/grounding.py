@@ -8,12 +8,12 @@ closing axis about the vertical).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from agentic_env.actions import top_down_pose
-from agentic_env.agents.perception.pointcloud import PointCloud
+from agentic_env.agents.perception import GraspCandidate, PointCloud
 from agentic_env.contract import Workspace
 
 #: Gap (m) between a placed object's bottom and the surface under it at release.
@@ -27,6 +27,40 @@ DRAWER_PULL = 0.2
 DRAWER_PUSH = 0.3
 #: Depth (m) of a handle bar's axis behind the centroid of its visible points.
 HANDLE_AXIS_DEPTH = 0.004
+
+
+#: Depth (m) of the top part of a target that grasps may close on: what lies deeper (the
+#: cube under a stacked cube, a bin's floor) counts as an obstacle.
+GRASP_SLAB = 0.045
+
+
+def top_slab(cloud: PointCloud, depth: float = GRASP_SLAB) -> PointCloud:
+    """The points of ``cloud`` within ``depth`` m of its top (95th percentile of z)."""
+    if len(cloud) == 0:
+        return cloud
+    top = float(np.percentile(cloud.points[:, 2], 95))
+    return cloud.select(cloud.points[:, 2] > top - depth)
+
+
+def with_yaw(pose: np.ndarray, yaw: float) -> np.ndarray:
+    """The top-down pose at ``pose``'s position turned to ``yaw`` (rad)."""
+    return top_down_pose(pose[:3, 3], yaw)
+
+
+def fold_grasp(candidate: GraspCandidate, reference_yaw: float) -> GraspCandidate:
+    """The same parallel-jaw grasp turned by pi about its approach axis when that brings its
+    yaw closer to ``reference_yaw`` (rad): the jaws are symmetric, the wrist's range is not."""
+    pose = candidate.pose
+    yaw = float(np.arctan2(pose[1, 0], pose[0, 0]))
+    if abs(_wrap(yaw - reference_yaw)) <= np.pi / 2:
+        return candidate
+    turned = pose.copy()
+    turned[:3, 0:2] = -pose[:3, 0:2]
+    return replace(candidate, pose=turned)
+
+
+def _wrap(angle: float) -> float:
+    return float((angle + np.pi) % (2 * np.pi) - np.pi)
 
 
 @dataclass(frozen=True)

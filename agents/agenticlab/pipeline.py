@@ -121,7 +121,7 @@ class AgentReport:
     events: list[dict[str, Any]] = field(default_factory=list)
 
 
-class _Stop(Exception):
+class _StopEpisodeError(Exception):
     """Ends the episode: a limit, an exhausted budget or a module that cannot go on."""
 
     def __init__(self, source: str, detail: str) -> None:
@@ -129,7 +129,7 @@ class _Stop(Exception):
         self.source = source
 
 
-class _Replan(Exception):
+class _ReplanError(Exception):
     """Back to the task parser with a fresh observation."""
 
 
@@ -171,16 +171,19 @@ class AgenticLabAgent:
 
     def _check_limits(self) -> None:
         if self.report.actions >= self.config.max_actions:
-            raise _Stop("limits", f"action limit ({self.config.max_actions}) reached")
+            raise _StopEpisodeError("limits",
+                                    f"action limit ({self.config.max_actions}) reached")
         if time.perf_counter() - self._start > self.config.max_wall_s:
-            raise _Stop("limits", f"wall-time limit ({self.config.max_wall_s:g} s) reached")
+            raise _StopEpisodeError("limits",
+                                    f"wall-time limit ({self.config.max_wall_s:g} s) reached")
 
     def _act(self, action: dict[str, Any], why: str) -> dict[str, Any]:
         self._check_limits()
         self.obs, status = self.robot.act(action)
         self.report.actions += 1
-        self._event("primitive", primitive=PRIMITIVES[int(action["primitive"])], why=why, ok=status.get("ok"),
-                    reason=status.get("reason", ""), message=status.get("message", ""))
+        self._event("primitive", primitive=PRIMITIVES[int(action["primitive"])], why=why,
+                    ok=status.get("ok"), reason=status.get("reason", ""),
+                    message=status.get("message", ""))
         return status
 
     def _fail_first(self, source: str, detail: str) -> None:
@@ -197,7 +200,7 @@ class AgenticLabAgent:
         self.obs = robot.observe()
         try:
             self._loop()
-        except _Stop as stop:
+        except _StopEpisodeError as stop:
             self._fail_first(stop.source, str(stop))
             self._event("stop", source=stop.source, detail=str(stop))
         except BudgetExceededError as exc:
@@ -214,7 +217,7 @@ class AgenticLabAgent:
             try:
                 for step in plan:
                     self._run_step(step)
-            except _Replan:
+            except _ReplanError:
                 self._replan("an action check failed")
                 continue
             if cfg.verification == "none":
@@ -234,8 +237,8 @@ class AgenticLabAgent:
 
     def _replan(self, why: str) -> None:
         if self.report.replans >= self.config.max_replans:
-            raise _Stop("limits", f"replan limit ({self.config.max_replans}) reached; last: "
-                        f"{why}")
+            raise _StopEpisodeError(
+                "limits", f"replan limit ({self.config.max_replans}) reached; last: {why}")
         self.report.replans += 1
         self._event("replan", why=why, replans=self.report.replans)
         self.obs = self.robot.observe()
@@ -268,7 +271,7 @@ class AgenticLabAgent:
             self._event("plan", attempt=attempt, steps=[str(s) for s in plan],
                         objects=sorted(parsed.objects), reasoning=parsed.reasoning)
             return parsed, plan
-        raise _Stop("parser", f"no valid, solvable PDDL problem after "
+        raise _StopEpisodeError("parser", f"no valid, solvable PDDL problem after "
                     f"{self.config.max_parse_attempts} parser answers")
 
     # -- one plan step ------------------------------------------------------------------------
@@ -283,7 +286,7 @@ class AgenticLabAgent:
                 self._event("precondition_check", step=str(step), success=check.success,
                             failed=list(check.failed), reasoning=check.reasoning)
                 if not check.success:
-                    raise _Replan
+                    raise _ReplanError
             self._event("step", step=str(step), attempt=attempt + 1)
             executed = self._execute(step)
             if not full:
@@ -295,7 +298,7 @@ class AgenticLabAgent:
                         reasoning=check.reasoning)
             if check.success:
                 return
-        raise _Replan
+        raise _ReplanError
 
     def _execute(self, step: PlanStep) -> bool:
         """Ground and run ``step``; ``False`` when it could not be done (reported)."""
@@ -364,10 +367,13 @@ class AgenticLabAgent:
 
     def _plan_grasp(self, step: PlanStep, target: str, camera: str) -> tuple[
             np.ndarray, float, PointCloud, PointCloud] | None:
-        _, cloud = self._detect(target, camera)
-        self._last_target = cloud
+        _, detected = self._detect(target, camera)
+        self._last_target = detected
+        cloud = grounding.top_slab(detected)
         scene = camera_cloud(self.obs, camera, stride=2)
-        candidates = grasp_candidates(cloud, scene, rng=self._rng)
+        yaw = grounding.tcp_yaw(self.obs["tcp_pose"])
+        candidates = [grounding.fold_grasp(c, yaw)
+                      for c in grasp_candidates(cloud, scene, rng=self._rng)]
         self._event("grasp_candidates", target=target, camera=camera, count=len(candidates))
         if not candidates:
             return None
@@ -408,11 +414,16 @@ class AgenticLabAgent:
                 cloud = box_cloud(self.obs, "shoulder", detection.box)
                 cloud = cloud.select(cloud.points[:, 2] > 0.002)
             pose, approach = grounding.place_in(cloud, _without_gripper(scene, tcp), held, tcp)
+            if name == "place-in-drawer":
+                pose = grounding.with_yaw(pose, self._outward_yaw(target))
         else:
             _, cloud = self._detect(target, "shoulder")
             pose, approach = grounding.place_on(cloud, _without_gripper(scene, tcp), held, tcp,
                                                 align_faces=name in ("place-on-object",
                                                                      "place-in-slot"))
+        here = np.asarray(tcp[:3], float)
+        approach = max(approach, grounding.approach_over(_without_gripper(scene, tcp), here[:2],
+                                                         pose[2, 3]))
         status = self._act(place(pose, approach), str(step))
         if status.get("ok"):
             self.held = None
@@ -423,8 +434,7 @@ class AgenticLabAgent:
 
     # -- drawers -----------------------------------------------------------------------------
 
-    def _drawer(self, step: PlanStep, opening: bool) -> bool:
-        drawer = step.args[0]
+    def _handle_pose(self, drawer: str) -> np.ndarray:
         detection, handle = self._detect(drawer, "shoulder", "handle")
         u0, v0, u1, v1 = detection.box or (detection.point[0] - 10, detection.point[1] - 10,
                                            detection.point[0] + 10, detection.point[1] + 10)
@@ -435,6 +445,16 @@ class AgenticLabAgent:
         if pose is None:
             raise _GroundingError("detector", f"could not fit the front of {drawer} around "
                                   "its handle")
+        return pose
+
+    def _outward_yaw(self, drawer: str) -> float:
+        """Yaw (rad) that points the tool x axis out of ``drawer``'s cabinet: the wrist's
+        bulky side then stays clear of the carcass above the drawer."""
+        into = self._handle_pose(drawer)[:3, 2]
+        return float(np.arctan2(-into[1], -into[0]))
+
+    def _drawer(self, step: PlanStep, opening: bool) -> bool:
+        pose = self._handle_pose(step.args[0])
         action = (open_drawer(pose, grounding.DRAWER_PULL) if opening
                   else close_drawer(pose, grounding.DRAWER_PUSH))
         status = self._act(action, str(step))
