@@ -81,6 +81,10 @@ class FailureReason(StrEnum):
     NOTHING_GRASPED = "nothing_grasped"
     INVALID_PARAMETERS = "invalid_parameters"
     SIM_DIVERGED = "sim_diverged"
+    #: Real robot only: the safety layer stopped the arm (``info["safety_fault"]`` says why).
+    SAFETY_FAULT = "safety_fault"
+    #: Real robot only: the operator declined the primitive (``--confirm-each-step``).
+    OPERATOR_DECLINED = "operator_declined"
 
 
 @dataclass(frozen=True)
