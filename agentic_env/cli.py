@@ -26,8 +26,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
                     "open-loop replay of recorded demonstrations; fidelity report"),
     "bench-collect": ("agentic_env.datasets.bench",
                       "demonstration frames per second and MB per episode"),
+    "train-rl": ("agentic_env.rl.train", "SB3 PPO/SAC baseline on a shaped reach/pick task"),
     "sweep": ("agentic_env.harness.run", "run a sweep file's episodes (resumable) into SQLite"),
     "report": ("agentic_env.harness.report", "HTML + Markdown report of a sweep database"),
+    "modules": ("agentic_env.harness.module_bench",
+                "module benchmark (Table II) on sim-generated, ground-truth-labelled instances"),
 }
 
 

@@ -22,7 +22,7 @@ import os
 import shutil
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
@@ -35,6 +35,9 @@ from agentic_env.datasets.lerobot_format import (
     write_staged_frames,
 )
 from agentic_env.datasets.video import CODECS, VideoConfig
+
+if TYPE_CHECKING:
+    from agentic_env.datasets.recording import RecordedEpisode
 from agentic_env.errors import InvalidConfigError
 
 #: Collection settings that must match when a run resumes into an existing folder.
@@ -99,11 +102,14 @@ def _recorder(config: CollectConfig) -> Any:
     return _WORKER["recorder"]
 
 
-def collect_episode(root: Path, config: CollectConfig, seed: int) -> dict[str, Any]:
-    """Record one seed into ``root/.staging`` (atomically); return its record.
+def collect_episode(root: Path, config: CollectConfig, seed: int,
+                    keep_frames: bool = False) -> tuple[dict[str, Any], RecordedEpisode | None]:
+    """Record one seed into ``root/.staging`` (atomically).
 
-    The record (``episode.json``) holds the episode metadata, ``has_frames`` and ``error``
-    (non-empty when the expert crashed: the episode then counts as failed).
+    Returns:
+        The record (``episode.json``: episode metadata, ``has_frames`` and ``error``, non-empty
+        when the expert crashed, which counts as a failure) and, with ``keep_frames``, the
+        episode as recorded (raw frames included), else ``None``.
     """
     from agentic_env.datasets.recording import EpisodeRequest
     from agentic_env.tasks.instructions import CATEGORIES
@@ -117,8 +123,9 @@ def collect_episode(root: Path, config: CollectConfig, seed: int) -> dict[str, A
                              disturbances=config.disturbances)
     videos = {cam: tmp / f"{video_key(cam)}.mp4" for cam in ("shoulder", "wrist")}
     recorder = _recorder(config)
+    episode = None
     try:
-        episode = recorder.record(request, videos)
+        episode = recorder.record(request, videos, keep_frames=keep_frames)
     except Exception as error:  # a crashed expert episode is a failure to count, not the end
         record: dict[str, Any] = {"seed": seed, "success": False, "has_frames": False,
                                   "error": f"{type(error).__name__}: {error}", "length": 0}
@@ -136,12 +143,12 @@ def collect_episode(root: Path, config: CollectConfig, seed: int) -> dict[str, A
         shutil.rmtree(tmp)
     else:
         os.rename(tmp, final)
-    return record
+    return record, episode if keep_frames else None
 
 
 def _worker_job(job: tuple[Path, CollectConfig, int]) -> dict[str, Any]:
     os.environ.setdefault("MUJOCO_GL", "egl")
-    return collect_episode(*job)
+    return collect_episode(*job)[0]
 
 
 def camera_metadata(config: CollectConfig) -> dict[str, dict[str, Any]]:
@@ -186,8 +193,8 @@ def _check_resume(root: Path, config: CollectConfig) -> None:
 
 
 def collect(root: Path, config: CollectConfig, episodes: int, workers: int = 1,
-            seed_start: int = 0, max_attempts: int | None = None,
-            progress: bool = True) -> dict[str, Any]:
+            seed_start: int = 0, max_attempts: int | None = None, progress: bool = True,
+            recordings: dict[int, RecordedEpisode] | None = None) -> dict[str, Any]:
     """Collect until ``episodes`` episodes are in the dataset (resuming what ``root`` holds).
 
     Args:
@@ -198,6 +205,8 @@ def collect(root: Path, config: CollectConfig, episodes: int, workers: int = 1,
         seed_start: first trial seed.
         max_attempts: give up after this many seeds in all (default ``2 * episodes + 10``).
         progress: show a progress bar.
+        recordings: when given (with ``workers=1``), filled with seed -> the episode as
+            recorded, raw frames included (for :func:`~agentic_env.datasets.reader.verify_dataset`).
 
     Returns:
         The collection summary (also in ``meta/collection.json``).
@@ -207,6 +216,8 @@ def collect(root: Path, config: CollectConfig, episodes: int, workers: int = 1,
     """
     if episodes < 1 or workers < 1:
         raise InvalidConfigError("--episodes and --workers must be >= 1")
+    if recordings is not None and workers != 1:
+        raise InvalidConfigError("keeping the recordings needs workers=1 (in-process)")
     root.mkdir(parents=True, exist_ok=True)
     _check_resume(root, config)
     for leftover in (root / STAGING).glob("*.tmp-*"):
@@ -233,8 +244,13 @@ def collect(root: Path, config: CollectConfig, episodes: int, workers: int = 1,
                     seeds.append(next_seed)
                 next_seed += 1
             jobs = [(root, config, seed) for seed in seeds]
-            results = (pool.imap_unordered(_worker_job, jobs) if pool is not None
-                       else map(_worker_job, jobs))
+            if pool is not None:
+                results = pool.imap_unordered(_worker_job, jobs)
+            elif recordings is not None:
+                results = map(lambda job: _keep(collect_episode(*job, keep_frames=True),
+                                                recordings), jobs)
+            else:
+                results = map(_worker_job, jobs)
             for record in results:
                 done[record["seed"]] = record
                 bar.update(int(kept(record) and bar.n < episodes))
@@ -252,6 +268,14 @@ def collect(root: Path, config: CollectConfig, episodes: int, workers: int = 1,
                             "action.ee_delta holds the same motion as ee_delta actions",
                   "seed_start": seed_start}
     return assemble_dataset(root, collection, keep_failed=config.keep_failed)
+
+
+def _keep(result: tuple[dict[str, Any], RecordedEpisode | None],
+          recordings: dict[int, RecordedEpisode]) -> dict[str, Any]:
+    record, episode = result
+    if episode is not None:
+        recordings[record["seed"]] = episode
+    return record
 
 
 def parse_disturbance(text: str) -> dict[str, Any]:

@@ -14,6 +14,7 @@ rendered ones by a few grey levels (see :func:`psnr`).
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,13 +115,16 @@ class VideoWriter:
         self.close()
 
 
-def read_video(path: Path) -> Iterator[np.ndarray]:
-    """Decode an MP4 into RGB frames (H, W, 3) uint8, in order."""
-    reader = imageio_ffmpeg.read_frames(str(path), pix_fmt="rgb24")
-    meta = next(reader)
-    width, height = meta["size"]
-    for buffer in reader:
-        yield np.frombuffer(buffer, np.uint8).reshape(height, width, 3)
+def read_video(path: Path, width: int, height: int) -> Iterator[np.ndarray]:
+    """Decode an MP4 of ``width`` x ``height`` into RGB frames (H, W, 3) uint8, in order."""
+    command = [imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-i", str(path),
+               "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
+    size = width * height * 3
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
+        assert proc.stdout is not None
+        while len(buffer := proc.stdout.read(size)) == size:
+            yield np.frombuffer(buffer, np.uint8).reshape(height, width, 3)
+        proc.stdout.close()
 
 
 def video_info(path: Path) -> dict[str, Any]:
