@@ -20,11 +20,8 @@ from agentic_env.errors import InvalidConfigError
 from agentic_env.real.drivers.base import RawFrame
 from agentic_env.real.safety import FaultKind, SafetyFault, SafetyFaultError
 
-_TO_RGB = {
-    "rgb8": lambda c: c[..., :3],
-    "bgr8": lambda c: c[..., 2::-1],
-    "bgra8": lambda c: c[..., 2::-1],
-}
+#: Pillow raw decoder mode of each colour format (to RGB).
+_PIL_RAW = {"rgb8": "RGB", "bgr8": "BGR", "bgra8": "BGRX"}
 
 
 def crop_box(width: int, height: int, target_width: int, target_height: int
@@ -60,10 +57,9 @@ def fit_frame(raw: RawFrame, camera: CameraConfig) -> tuple[np.ndarray, np.ndarr
     Raises:
         InvalidConfigError: on an unknown colour format or mismatched image sizes.
     """
-    convert = _TO_RGB.get(raw.color_format)
-    if convert is None:
+    if raw.color_format not in _PIL_RAW:
         raise InvalidConfigError(f"colour format {raw.color_format!r}; valid: "
-                                 f"{', '.join(_TO_RGB)}")
+                                 f"{', '.join(_PIL_RAW)}")
     height, width = raw.color.shape[:2]
     if raw.depth.shape != (height, width):
         raise InvalidConfigError(
@@ -73,16 +69,18 @@ def fit_frame(raw: RawFrame, camera: CameraConfig) -> tuple[np.ndarray, np.ndarr
     box = crop_box(width, height, camera.width, camera.height)
     x0, y0, x1, y1 = box
     size = (camera.width, camera.height)
-    rgb = np.ascontiguousarray(convert(raw.color[y0:y1, x0:x1]))
-    if rgb.shape[:2] != (camera.height, camera.width):
+    crop = np.ascontiguousarray(raw.color[y0:y1, x0:x1])
+    image = Image.frombuffer("RGB", (x1 - x0, y1 - y0), crop, "raw", _PIL_RAW[raw.color_format],
+                             0, 1)
+    if image.size != size:
         shrinking = camera.width < x1 - x0
-        method = Image.Resampling.BOX if shrinking else Image.Resampling.BILINEAR
-        rgb = np.asarray(Image.fromarray(rgb).resize(size, method))
-    depth = raw.depth[y0:y1, x0:x1].astype(np.float32) * np.float32(raw.depth_scale)
-    if depth.shape != (camera.height, camera.width):
-        depth = np.asarray(Image.fromarray(depth).resize(
-            size, Image.Resampling.NEAREST), dtype=np.float32)
-    depth = depth.copy()
+        image = image.resize(size, Image.Resampling.BOX if shrinking
+                             else Image.Resampling.BILINEAR)
+    rgb = np.asarray(image)
+    # nearest neighbours on the raw units first (PIL's NEAREST sampling: pixel centres)
+    rows = y0 + ((np.arange(camera.height) + 0.5) * (y1 - y0) / camera.height).astype(int)
+    cols = x0 + ((np.arange(camera.width) + 0.5) * (x1 - x0) / camera.width).astype(int)
+    depth = raw.depth[rows[:, None], cols].astype(np.float32) * np.float32(raw.depth_scale)
     depth[(depth < camera.depth_min) | (depth > camera.depth_max)] = 0.0
     return rgb, depth, adjust_intrinsics(raw.intrinsics, box, camera.width, camera.height)
 
