@@ -64,8 +64,8 @@ def test_injected_errors_from_model_specs():
     assert metrics.injected_errors("sim-oracle") == {}
     assert metrics.injected_errors("sim-oracle?checker=0.1&detector=0.15") == {
         "checker": 0.1, "detector": 0.15}
-    assert metrics.injected_errors("sim-oracle?checker=0.3&seed=4&checker_x=1") == {
-        "checker": 0.3}
+    assert metrics.injected_errors("sim-oracle?checker=0.3&seed=4") == {"checker": 0.3}
+    assert metrics.injected_errors("sim-oracle?checker=2") == {}  # not a valid spec
     # A per-module override replaces that module's rate (and may inject its own).
     assert metrics.injected_errors("sim-oracle?checker=0.3",
                                    {"checker": "gemini/gemini-3-flash"}) == {}

@@ -57,10 +57,9 @@ def _database(tmp_path: pathlib.Path) -> pathlib.Path:
     db = tmp_path / "results.db"
     with ResultStore(db) as store:
         for i, spec in enumerate(sweep.specs):
-            trace = tmp_path / "traces" / spec.key()
-            result = fake_episode(spec, trace_root=trace)
+            result = fake_episode(spec, trace_root=tmp_path / "traces")
             if i == 0:
-                (trace / "video.mp4").write_bytes(b"\x00")
+                (tmp_path / "traces" / spec.key() / "video.mp4").write_bytes(b"\x00")
             if i == 1:
                 result = error_result(spec, "RuntimeError: boom",
                                       "Traceback (most recent call last):\nRuntimeError: boom")

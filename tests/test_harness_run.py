@@ -52,14 +52,15 @@ def fake_episode(spec: EpisodeSpec, *, trace_root: pathlib.Path | None = None,
                              input_tokens=100, output_tokens=20, cost_usd=None, attempts=1,
                              verdict="false" if w else "true") for i, w in enumerate(wrong))
     failure = None if success else ("checker" if any(wrong) else "execution")
-    if trace_root is not None:
-        trace_root.mkdir(parents=True, exist_ok=True)
-        (trace_root / "index.html").write_text("<html><body>fake trace</body></html>")
+    trace = None if trace_root is None else trace_root / spec.key()
+    if trace is not None:
+        trace.mkdir(parents=True, exist_ok=True)
+        (trace / "index.html").write_text("<html><body>fake trace</body></html>")
     return EpisodeResult(spec=spec, success=success, progress=1.0 if success else 0.5,
                          score=1.0 if success else round(rng.random() * 0.8, 3),
                          actions=2 * n_checks, wall_s=0.1, input_tokens=100 * n_checks,
                          output_tokens=20 * n_checks, failure=failure, calls=calls,
-                         trace_dir=None if trace_root is None else str(trace_root))
+                         trace_dir=None if trace is None else str(trace))
 
 
 def _sweep(seeds: Any, tasks: tuple[str, ...] = ("sorting", "stacking")) -> dict[str, Any]:

@@ -71,6 +71,8 @@ def test_defaults_duplicates_and_seed_forms():
     ({"grid": {"tasks": ["sorting"], "models": [{"model": "x", "modules": {"eyes": "y"}}]}},
      "valid: parser, checker"),
     ({"grid": {"tasks": ["sorting"], "seeds": "many"}}, "give a list of ints"),
+    ({"grid": {"tasks": ["sorting"], "models": ["sim-oracle?checker=1.5"]}}, "in [0, 1]"),
+    ({"grid": {"tasks": ["sorting"], "models": ["sim-oracel"]}}, "did you mean"),
     ({"grid": {"tasks": ["sorting"]}, "episode": {"max_steps": 3}}, "valid: max_actions"),
     ({"grid": {"tasks": ["sorting"]}, "episode_fn": "pkg.fn"}, "'module:function'"),
     ({"grid": {"tasks": "sorting"}}, "non-empty list"),

@@ -1,7 +1,8 @@
 """Run one episode inside a worker (pool process or Ray task): the code both runners share.
 
 The episode function is named by a ``"module:function"`` path so it can be imported in any
-worker process; it is called as ``fn(spec, trace_root=...)`` and must return an
+worker process; it is called as ``fn(spec, trace_root=...)`` (it writes the trace to
+``trace_root/<spec key>/``) and must return an
 :class:`EpisodeResult`. Anything it raises becomes an error result carrying the traceback,
 so one crashed episode never stops a sweep.
 """
@@ -56,25 +57,21 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def trace_folder(trace_root: str | None, key: str) -> pathlib.Path | None:
-    """Where an episode's trace goes: ``trace_root/key`` (``None``: no trace)."""
-    return None if trace_root is None else pathlib.Path(trace_root) / key
-
-
 def run_one(spec_data: dict[str, Any], fn_path: str, trace_root: str | None) -> Finished:
     """Run one episode from its spec dict; never raises for a failing episode.
 
     Args:
         spec_data: :meth:`EpisodeSpec.to_dict` output.
         fn_path: episode function, ``"module:function"``.
-        trace_root: folder under which the episode's trace folder is made, or ``None``.
+        trace_root: folder under which the episode function writes the episode's trace
+            (``trace_root/KEY/``), or ``None`` for no trace.
     """
     spec = EpisodeSpec.from_dict(spec_data)
     key = spec.key()
     start = time.perf_counter()
     try:
         fn = load_episode_fn(fn_path)
-        result = fn(spec, trace_root=trace_folder(trace_root, key))
+        result = fn(spec, trace_root=None if trace_root is None else pathlib.Path(trace_root))
         if not isinstance(result, EpisodeResult):
             raise TypeError(f"episode function {fn_path} returned {type(result).__name__}, "
                             "not EpisodeResult")

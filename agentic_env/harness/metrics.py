@@ -13,16 +13,14 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl
 
 from agentic_env.agents.episode import FAILURE_SOURCES
+from agentic_env.errors import InvalidConfigError
 
 #: Two-sided 95 % normal quantile.
 Z95 = 1.959963984540054
 #: Breakdown column for a failed episode with no recorded failure source.
 UNATTRIBUTED = "unattributed"
-#: Modules whose error can be injected through a model spec's query (``?checker=0.1``).
-INJECTABLE = ("parser", "checker", "detector", "grasp", "goal")
 
 Row = Mapping[str, Any]
 
@@ -135,30 +133,26 @@ def failure_breakdown(rows: Iterable[Row], by: Sequence[str]
 
 
 def injected_errors(model: str, modules: Mapping[str, str] | None = None) -> dict[str, float]:
-    """Per-module error rates injected through model specs (``sim-oracle?checker=0.1``).
+    """Per-module error rates injected through sim-oracle specs (``sim-oracle?checker=0.1``).
 
-    The base model's query applies to every module it names; a per-module override's query
-    replaces the rate of that module. Modules without a rate are absent.
+    The base model's rates apply to every module it names; a per-module override decides
+    the rate of its module (its own rate for that module, 0 if it names none or is not a
+    sim-oracle). Modules with rate 0 are absent; specs that do not parse inject nothing.
     """
-    rates = _query_rates(model)
+    rates = _oracle_rates(model)
     for module, spec in (modules or {}).items():
-        rates.pop(module, None)
-        override = _query_rates(spec)
-        if module in override:
-            rates[module] = override[module]
+        rates[module] = _oracle_rates(spec).get(module, 0.0)
     return {m: r for m, r in rates.items() if r > 0.0}
 
 
-def _query_rates(spec: str) -> dict[str, float]:
-    _, _, query = spec.partition("?")
-    rates = {}
-    for name, value in parse_qsl(query):
-        if name in INJECTABLE:
-            try:
-                rates[name] = float(value)
-            except ValueError:
-                continue
-    return rates
+def _oracle_rates(spec: str) -> dict[str, float]:
+    from agentic_env.agents.models.registry import parse_model_spec
+
+    try:
+        parsed = parse_model_spec(spec)
+    except InvalidConfigError:
+        return {}
+    return dict(parsed.error_rates) if parsed.kind == "sim-oracle" else {}
 
 
 @dataclass(frozen=True)

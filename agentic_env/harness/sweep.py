@@ -180,8 +180,10 @@ def _validate_names(axes: Mapping[str, list[Any]]) -> None:
 
 def _model_entry(entry: Any) -> tuple[str, tuple[tuple[str, str], ...]]:
     from agentic_env.agents.models.base import MODULES
+    from agentic_env.agents.models.registry import parse_model_spec
 
     if isinstance(entry, str):
+        parse_model_spec(entry)
         return entry, ()
     if isinstance(entry, Mapping) and "model" in entry:
         _check_keys(entry, ("model", "modules"), "grid.models entry")
@@ -189,6 +191,8 @@ def _model_entry(entry: Any) -> tuple[str, tuple[tuple[str, str], ...]]:
         if not isinstance(modules, Mapping):
             raise InvalidConfigError("grid.models: 'modules' maps module names to model specs")
         _check_keys(modules, MODULES, "grid.models modules")
+        for spec in (entry["model"], *modules.values()):
+            parse_model_spec(str(spec))
         return str(entry["model"]), tuple(sorted((str(k), str(v)) for k, v in modules.items()))
     raise InvalidConfigError(
         f"grid.models entry {entry!r}: give a model spec string or "

@@ -1,0 +1,95 @@
+"""Harness benchmark: episodes per minute with 1 and 2 workers, and harness overhead.
+
+Runs a sweep three ways on the same specs: the episode function called directly in this
+process (no harness), the local pool with 1 worker, and with 2 workers (fresh databases in
+a temporary folder, traces on as in ``agentic-env sweep``). Prints throughput, the 2-vs-1
+worker scaling ratio and the harness overhead per episode (1-worker sweep wall time minus
+the direct run's, per episode: worker spawn, dispatch, pickling, SQLite commits)::
+
+    python -m agentic_env.harness.bench [sweeps/ci.yaml] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import pathlib
+import tempfile
+import time
+
+from agentic_env.harness.execute import load_episode_fn
+from agentic_env.harness.run import run_sweep
+from agentic_env.harness.sweep import Sweep, load_sweep
+
+DEFAULT_SWEEP = pathlib.Path("sweeps") / "ci.yaml"
+
+
+@dataclasses.dataclass(frozen=True)
+class HarnessBench:
+    """Measured figures (wall seconds unless stated).
+
+    Attributes:
+        episodes: episodes in each run.
+        direct_s: the episode function called directly, serially, in this process.
+        pool1_s / pool2_s: sweeps with 1 and 2 workers (including worker start-up).
+        per_minute_1 / per_minute_2: episodes per minute of the two sweeps.
+        scaling: ``per_minute_2 / per_minute_1`` (2.0 would be perfect).
+        overhead_s: ``(pool1_s - direct_s) / episodes``, harness time per episode.
+    """
+
+    episodes: int
+    direct_s: float
+    pool1_s: float
+    pool2_s: float
+    per_minute_1: float
+    per_minute_2: float
+    scaling: float
+    overhead_s: float
+
+
+def bench(sweep: Sweep, limit: int | None = None) -> HarnessBench:
+    """Run ``sweep`` (its first ``limit`` episodes) directly, then with 1 and 2 workers."""
+    specs = sweep.specs[:limit] if limit else sweep.specs
+    sweep = dataclasses.replace(sweep, specs=specs)
+    fn = load_episode_fn(sweep.episode_fn)
+    with tempfile.TemporaryDirectory(prefix="harness-bench-") as tmp:
+        root = pathlib.Path(tmp)
+        start = time.perf_counter()
+        for spec in specs:
+            fn(spec, trace_root=root / "direct")
+        direct = time.perf_counter() - start
+        walls = []
+        for workers in (1, 2):
+            summary = run_sweep(sweep, root / f"pool{workers}.db", workers=workers,
+                                trace_root=root / f"traces{workers}", progress=False)
+            walls.append(summary.wall_s)
+    n = len(specs)
+    per_minute = [60.0 * n / wall for wall in walls]
+    return HarnessBench(episodes=n, direct_s=direct, pool1_s=walls[0], pool2_s=walls[1],
+                        per_minute_1=per_minute[0], per_minute_2=per_minute[1],
+                        scaling=per_minute[1] / per_minute[0], overhead_s=(walls[0] - direct) / n)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the harness benchmark for a sweep file."""
+    parser = argparse.ArgumentParser(prog="python -m agentic_env.harness.bench",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("file", type=pathlib.Path, nargs="?", default=DEFAULT_SWEEP)
+    parser.add_argument("--limit", type=int, default=None, help="first N episodes only")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("MUJOCO_GL", "egl")  # headless; before mujoco is imported
+    result = bench(load_sweep(args.file), args.limit)
+    print(f"episodes: {result.episodes}")
+    print(f"direct (no harness, serial): {result.direct_s:.1f} s, "
+          f"{result.direct_s / result.episodes:.2f} s/episode")
+    print(f"pool, 1 worker:  {result.pool1_s:.1f} s, {result.per_minute_1:.2f} episodes/min")
+    print(f"pool, 2 workers: {result.pool2_s:.1f} s, {result.per_minute_2:.2f} episodes/min")
+    print(f"scaling 2 vs 1 workers: {result.scaling:.2f}x")
+    print(f"harness overhead: {result.overhead_s:.2f} s/episode "
+          f"({100 * result.overhead_s * result.episodes / result.direct_s:.1f} % of direct)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
