@@ -55,6 +55,7 @@ def test_frames_round_trip_and_reject_corruption() -> None:
     wire = encode(message)
     assert wire == b"$17,P,42000*" + f"{checksum(b'17,P,42000'):02X}".encode() + b"\n"
     assert decode(wire) == message
+    assert wire == b"$17,P,42000*60\n"  # the example in docs/gripper_protocol.md
     corrupted = wire.replace(b"42000", b"42001")
     with pytest.raises(FrameError) as error:
         decode(corrupted)
