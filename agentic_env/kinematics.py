@@ -129,3 +129,20 @@ class ArmKinematics:
         centre_z = self._data.geom_xpos[geoms, 2] + np.einsum("gk,gk->g", rotations[:, 2], centers)
         extent_z = np.einsum("gk,gk->g", np.abs(rotations[:, 2, :]), halves)
         return float(np.min(centre_z - extent_z))
+
+    def robot_points(self, points: np.ndarray, q: np.ndarray, margin: float = 0.02) -> np.ndarray:
+        """Mask of the ``points`` (N, 3), base frame, that lie on the robot at joint positions
+        ``q`` (6,) rad: inside a moving geom's bounding box grown by ``margin`` m.
+
+        Used to remove the robot itself from a camera's point cloud (self-filtering).
+        """
+        self._data.qpos[:] = q
+        mujoco.mj_kinematics(self.model, self._data)
+        mask = np.zeros(len(points), dtype=bool)
+        for geom in self._moving_geoms:
+            rotation = self._data.geom_xmat[geom].reshape(3, 3)
+            centre = self._data.geom_xpos[geom] + rotation @ self.model.geom_aabb[geom, :3]
+            half = self.model.geom_aabb[geom, 3:] + margin
+            local = (points - centre) @ rotation
+            mask |= np.all(np.abs(local) <= half, axis=1)
+        return mask

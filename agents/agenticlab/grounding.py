@@ -29,9 +29,11 @@ DRAWER_PUSH = 0.3
 HANDLE_AXIS_DEPTH = 0.004
 
 
+#: Vertical gap (m) that separates a held object from what lies under it.
+HANGING_GAP = 0.015
 #: Depth (m) of the top part of a target that grasps may close on: what lies deeper (the
 #: cube under a stacked cube, a bin's floor) counts as an obstacle.
-GRASP_SLAB = 0.045
+GRASP_SLAB = 0.03
 
 
 def top_slab(cloud: PointCloud, depth: float = GRASP_SLAB) -> PointCloud:
@@ -85,11 +87,34 @@ def tcp_yaw(tcp_pose: np.ndarray) -> float:
 
 
 def held_object(name: str, cloud: PointCloud, grasp: np.ndarray) -> HeldObject:
-    """Measure the object about to be grasped at ``grasp`` (4x4 TCP pose)."""
+    """Estimate the object about to be grasped at ``grasp`` (4x4 TCP pose) from its cloud."""
     points = cloud.points
     below = float(grasp[2, 3] - min(points[:, 2].min(), grasp[2, 3]))
     radius = float(np.max(np.linalg.norm(points[:, :2] - grasp[:2, 3], axis=1)))
     return HeldObject(name, max(below, 0.0), radius)
+
+
+def measure_held(name: str, scene: PointCloud, tcp_pose: np.ndarray,
+                 fallback: tuple[PointCloud, np.ndarray], column: float = 0.07) -> HeldObject:
+    """Measure the object in the lifted gripper from an observation taken after the pick.
+
+    The object hangs below the TCP, clear of what is under it: its points are those in a
+    vertical column of radius ``column`` m around the TCP, from the TCP down to the first
+    vertical gap wider than :data:`HANGING_GAP` (what lies further down is not held).
+    Without such points (occluded), the pre-grasp estimate ``fallback`` (cloud, grasp pose)
+    is used.
+    """
+    tcp = np.asarray(tcp_pose[:3], float)
+    offsets = np.linalg.norm(scene.points[:, :2] - tcp[:2], axis=1)
+    hanging = (offsets < column) & (scene.points[:, 2] < tcp[2]) & (scene.points[:, 2] > 0.02)
+    if np.count_nonzero(hanging) < 10:
+        return held_object(name, *fallback)
+    heights = np.sort(scene.points[hanging, 2])[::-1]
+    gaps = np.flatnonzero(-np.diff(heights) > HANGING_GAP)
+    bottom = heights[gaps[0]] if len(gaps) else heights[-1]  # stop at the first gap below
+    held = hanging & (scene.points[:, 2] >= bottom)
+    radius = float(np.percentile(offsets[held], 98))
+    return HeldObject(name, float(tcp[2] - bottom), radius)
 
 
 def approach_over(scene: PointCloud, xy: np.ndarray, z: float,

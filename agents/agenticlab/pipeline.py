@@ -12,6 +12,7 @@ only the goal, ``none`` runs the plan open-loop. The agent talks to the robot on
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,7 +20,15 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agentic_env.actions import close_drawer, move_to, open_drawer, pick, place, top_down_pose
+from agentic_env.actions import (
+    close_drawer,
+    home,
+    move_to,
+    open_drawer,
+    pick,
+    place,
+    top_down_pose,
+)
 from agentic_env.agents.agenticlab import grounding
 from agentic_env.agents.agenticlab.modules import (
     ModuleContext,
@@ -40,6 +49,7 @@ from agentic_env.agents.perception import (
     target_cloud,
 )
 from agentic_env.contract import PRIMITIVES, Workspace
+from agentic_env.kinematics import ArmKinematics
 from agentic_env.planning import (
     PDDLError,
     PlanNotFoundError,
@@ -49,9 +59,13 @@ from agentic_env.planning import (
     step_conditions,
     validate,
 )
+from agentic_env.robot import HOME_JOINT_POSITIONS
 
 #: Height (m) above a target's top from which the wrist camera looks down at it.
 WRIST_VIEW_HEIGHT = 0.22
+#: Effects the checker is not asked about: the table always has room (the stacking domain's
+#: ``table`` object stays ``clear`` however many objects stand on it).
+STATIC_EFFECTS = frozenset({"(not (clear table))"})
 
 
 class RobotIO(Protocol):
@@ -241,7 +255,10 @@ class AgenticLabAgent:
                 "limits", f"replan limit ({self.config.max_replans}) reached; last: {why}")
         self.report.replans += 1
         self._event("replan", why=why, replans=self.report.replans)
-        self.obs = self.robot.observe()
+        if self._at_home():
+            self.obs = self.robot.observe()
+        else:  # look at the scene with the arm out of the shoulder camera's view
+            self._act(home(), "clear the view for replanning")
 
     # -- task parser and planner ---------------------------------------------------------------
 
@@ -279,6 +296,7 @@ class AgenticLabAgent:
     def _run_step(self, step: PlanStep) -> None:
         full = self.config.verification == "full"
         pre, effects = step_conditions(self.parsed.domain, self.parsed.problem, step)
+        effects = [e for e in effects if e not in STATIC_EFFECTS]
         for attempt in range(self.config.max_step_retries + 1):
             if full:
                 check = check_conditions(self.ctx, self.obs, step, pre, "preconditions",
@@ -326,6 +344,9 @@ class AgenticLabAgent:
     def _detect(self, name: str, camera: str, part: str = "object") -> tuple[
             Any, PointCloud]:
         detection = detect(self.ctx, self.obs, camera, name, self._describe(name), part)
+        if detection is None and camera == "shoulder" and not self._at_home():
+            self._act(home(), f"clear the shoulder camera's view of {name}")
+            detection = detect(self.ctx, self.obs, camera, name, self._describe(name), part)
         if detection is None:
             raise _GroundingError("detector", f"the detector did not find {name} ({part}) in "
                                   f"the {camera} image")
@@ -337,6 +358,9 @@ class AgenticLabAgent:
             raise _GroundingError("detector", f"no 3D points of {name} at the detected pixel "
                                   f"{detection.point} in the {camera} view")
         return detection, cloud
+
+    def _at_home(self) -> bool:
+        return bool(np.max(np.abs(self.obs["joint_positions"] - HOME_JOINT_POSITIONS)) < 0.05)
 
     # -- pick --------------------------------------------------------------------------------
 
@@ -357,13 +381,17 @@ class AgenticLabAgent:
             raise _GroundingError("grasp", f"every grasp candidate for {target} was rejected "
                                   "in the shoulder and the wrist views")
         pose, width, cloud, scene = grasp
-        self.held = grounding.held_object(target, cloud, pose)
-        approach = grounding.approach_over(scene.select(~_near(scene, cloud)), pose[:2, 3],
-                                           pose[2, 3])
+        obstacles = _without_robot(scene.select(~_near(scene, cloud)), self.obs)
+        approach = grounding.approach_over(obstacles, pose[:2, 3], pose[2, 3])
         status = self._act(pick(pose, width, approach), str(step))
         if not status.get("ok"):
             self._fail_first("execution", f"pick of {target} failed: {status.get('message')}")
-        return bool(status.get("ok"))
+            return False
+        self.held = grounding.measure_held(target, camera_cloud(self.obs, "shoulder", stride=2),
+                                           self.obs["tcp_pose"], fallback=(cloud, pose))
+        self._event("held_object", target=target, below_tcp=round(self.held.below_tcp, 4),
+                    radius=round(self.held.radius, 4))
+        return True
 
     def _plan_grasp(self, step: PlanStep, target: str, camera: str) -> tuple[
             np.ndarray, float, PointCloud, PointCloud] | None:
@@ -402,7 +430,7 @@ class AgenticLabAgent:
         target = step.args[1] if len(step.args) > 1 else None
         tcp = self.obs["tcp_pose"]
         if target is None or name == "place-on-table" or target == "table":
-            spot = grounding.table_spot(_without_gripper(scene, tcp), held, tcp,
+            spot = grounding.table_spot(_without_robot(scene, self.obs), held, tcp,
                                         self.robot.workspace)
             if spot is None:
                 raise _GroundingError("detector", "no free spot on the table is visible")
@@ -413,16 +441,16 @@ class AgenticLabAgent:
             if detection.box is not None:
                 cloud = box_cloud(self.obs, "shoulder", detection.box)
                 cloud = cloud.select(cloud.points[:, 2] > 0.002)
-            pose, approach = grounding.place_in(cloud, _without_gripper(scene, tcp), held, tcp)
+            pose, approach = grounding.place_in(cloud, _without_robot(scene, self.obs), held, tcp)
             if name == "place-in-drawer":
                 pose = grounding.with_yaw(pose, self._outward_yaw(target))
         else:
             _, cloud = self._detect(target, "shoulder")
-            pose, approach = grounding.place_on(cloud, _without_gripper(scene, tcp), held, tcp,
+            pose, approach = grounding.place_on(cloud, _without_robot(scene, self.obs), held, tcp,
                                                 align_faces=name in ("place-on-object",
                                                                      "place-in-slot"))
         here = np.asarray(tcp[:3], float)
-        approach = max(approach, grounding.approach_over(_without_gripper(scene, tcp), here[:2],
+        approach = max(approach, grounding.approach_over(_without_robot(scene, self.obs), here[:2],
                                                          pose[2, 3]))
         status = self._act(place(pose, approach), str(step))
         if status.get("ok"):
@@ -477,12 +505,21 @@ def _near(scene: PointCloud, cloud: PointCloud, radius: float = 0.01) -> np.ndar
     return np.all((scene.points >= low) & (scene.points <= high), axis=1)
 
 
-def _without_gripper(scene: PointCloud, tcp_pose: np.ndarray, radius: float = 0.09) -> PointCloud:
-    """The scene without the points of the gripper and what it holds (near the TCP)."""
-    tcp = np.asarray(tcp_pose[:3], float)
-    keep = ~((np.linalg.norm(scene.points[:, :2] - tcp[:2], axis=1) < radius)
-             & (scene.points[:, 2] > tcp[2] - 0.15))
-    return scene.select(keep)
+def _without_robot(scene: PointCloud, obs: dict[str, np.ndarray],
+                   radius: float = 0.07) -> PointCloud:
+    """The scene without the robot's own points: its links at the observed joint positions
+    (self-filtering with the arm's model), and a column around the TCP where the gripper
+    holds an object."""
+    tcp = np.asarray(obs["tcp_pose"][:3], float)
+    in_hand = ((np.linalg.norm(scene.points[:, :2] - tcp[:2], axis=1) < radius)
+               & (scene.points[:, 2] > tcp[2] - 0.12))
+    on_robot = _kinematics().robot_points(scene.points, obs["joint_positions"])
+    return scene.select(~in_hand & ~on_robot)
+
+
+@functools.cache
+def _kinematics() -> ArmKinematics:
+    return ArmKinematics()
 
 
 def _domain_changed_actions(original: str, updated: str) -> bool:
