@@ -7,7 +7,11 @@ privileged simulator state, so it runs unchanged on the real robot.
 """
 
 from agentic_env.agents.perception.drawing import draw_detections, render_grasp
-from agentic_env.agents.perception.grasping import GraspCandidate, grasp_candidates
+from agentic_env.agents.perception.grasping import (
+    GraspCandidate,
+    grasp_candidates,
+    grasp_collides,
+)
 from agentic_env.agents.perception.gripper import GripperGeometry, gripper_geometry
 from agentic_env.agents.perception.pointcloud import (
     Plane,
@@ -18,6 +22,7 @@ from agentic_env.agents.perception.pointcloud import (
     fit_plane,
     lift_pixel,
     project_to_image,
+    remove_gripper,
     remove_support_plane,
     remove_table,
     target_cloud,
@@ -35,9 +40,11 @@ __all__ = [
     "draw_detections",
     "fit_plane",
     "grasp_candidates",
+    "grasp_collides",
     "gripper_geometry",
     "lift_pixel",
     "project_to_image",
+    "remove_gripper",
     "remove_support_plane",
     "remove_table",
     "render_grasp",

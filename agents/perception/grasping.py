@@ -15,10 +15,17 @@ object's width between the pads. :func:`grasp_candidates` works in four steps:
    centred between the two extremes.
 3. **Collision check** of the finger and palm boxes (:mod:`.gripper`), opened to width +
    the pick primitive's opening margin and swept back along the approach by the pre-grasp
-   distance, against the scene (scene minus target, the table included) and the target.
+   distance, against the scene (scene minus target and minus the support surface, which
+   the depth rule keeps clear) and the target; and no finger may lie under a scene point
+   (a tilted finger would otherwise slip into the part of a neighbour hidden behind the
+   target). Grasps are checked best first and the check stops once enough are found.
 4. **Ranking** by a weighted sum of named terms (``details``): antipodality of the contact
    normals, centring on the object's centre, clearance from the scene, uprightness, and
-   narrowness; then near-duplicates are suppressed and the best ``top_k`` returned.
+   narrowness (the object's narrowest horizontal extent over its extent along the closing
+   axis); then near-duplicates are suppressed and the best ``top_k`` returned.
+
+The side of the target hidden from the camera is completed by symmetry (``mirror``), so
+widths and centres measured along the viewing direction are not cut short.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from agentic_env.agents.perception.gripper import (
 )
 from agentic_env.agents.perception.pointcloud import (
     PointCloud,
+    estimate_normals,
     flat_keys,
     voxel_downsample,
     voxel_keys,
@@ -61,11 +69,21 @@ UNSEEN_SIDE, NO_EVIDENCE = 0.8, 0.3
 #: Weights of the score terms (they sum to 1).
 WEIGHTS = {"antipodal": 0.3, "centring": 0.2, "clearance": 0.2, "upright": 0.1,
            "narrow": 0.2}
+#: Edge of the obstacle heightmap's columns, m.
+HEIGHTMAP_CELL = 0.004
+#: Where the fingers are probed against the heightmap: a 3 x 3 x 3 grid over each box
+#: (as fractions of its half extents).
+FINGER_SAMPLES = np.stack(np.meshgrid(*[np.array([-1.0, 0.0, 1.0])] * 3), -1).reshape(-1, 3)
+#: Collision-free grasps found per returned one before the check stops (see
+#: :func:`_collision_free`).
+KEEP_PER_RETURNED = 3
 #: Clearance from the scene that scores full marks, m.
 FULL_CLEARANCE = 0.03
 #: Target and scene are thinned to these voxel sizes, m.
 TARGET_VOXEL = 0.003
-SCENE_VOXEL = 0.004
+SCENE_VOXEL = 0.005
+#: The target's points are thinned to this voxel size for the collision check, m.
+COLLISION_VOXEL = 0.006
 #: Depth of the band of highest target points whose middle is taken as the object's
 #: vertical axis, m.
 TOP_BAND = 0.01
@@ -98,28 +116,13 @@ class _Prepared:
     target: np.ndarray  # (K, 3)
     normals: np.ndarray  # (K, 3)
     obstacles: np.ndarray  # (M, 3) scene minus target, near the target
+    coarse_target: np.ndarray  # (C, 3) the target thinned for the collision check
+    ceiling: _Heightmap  # highest obstacle point per column
     centre: np.ndarray  # (3,) centre of the target's bounds
     axes: np.ndarray  # (2, 2) horizontal principal axes (major, minor)
     extents: np.ndarray  # (2,) half extents along those axes
     support_z: float
     top_z: float
-
-
-def estimate_normals(points: np.ndarray, k: int = 12) -> np.ndarray:
-    """Unit normals (N, 3) from PCA of each point's ``k`` nearest neighbours, oriented away
-    from the cloud's centroid (outward for convex objects)."""
-    n = len(points)
-    if n < 3:
-        return np.tile([0.0, 0.0, 1.0], (n, 1))
-    k = min(k, n)
-    d2 = np.sum((points[:, None, :] - points[None, :, :]) ** 2, axis=-1)
-    neighbours = points[np.argpartition(d2, k - 1, axis=1)[:, :k]]
-    centred = neighbours - neighbours.mean(axis=1, keepdims=True)
-    _, vectors = np.linalg.eigh(np.einsum("nki,nkj->nij", centred, centred))
-    normals = vectors[:, :, 0]
-    outward = np.sum(normals * (points - points.mean(axis=0)), axis=1) < 0
-    normals[outward] *= -1.0
-    return normals
 
 
 def _near_target_mask(scene: np.ndarray, target: np.ndarray, voxel: float) -> np.ndarray:
@@ -161,8 +164,37 @@ def _prepare(target: PointCloud, scene: PointCloud, mirror: bool) -> _Prepared |
     along = (points[:, :2] - centre_xy) @ axes.T
     extents = np.max(np.abs(along), axis=0)
     centre = np.array([*centre_xy, (support_z + high[2]) / 2.0])
-    return _Prepared(points, normals, obstacles, centre, axes, extents, support_z,
-                     float(high[2]))
+    coarse = voxel_downsample(PointCloud(points, np.zeros((len(points), 3), np.uint8),
+                                         np.zeros((len(points), 2), np.int64)),
+                              COLLISION_VOXEL).points
+    return _Prepared(points, normals, obstacles, coarse, _Heightmap.of(obstacles), centre,
+                     axes, extents, support_z, float(high[2]))
+
+
+@dataclass(frozen=True)
+class _Heightmap:
+    """Highest obstacle point per ``HEIGHTMAP_CELL`` column (base frame x, y)."""
+
+    origin: np.ndarray  # (2,) x, y of cell (0, 0)'s corner
+    top: np.ndarray  # (X, Y) highest z per cell, -inf where empty
+
+    @classmethod
+    def of(cls, points: np.ndarray) -> _Heightmap:
+        if len(points) == 0:
+            return cls(np.zeros(2), np.full((1, 1), -np.inf))
+        origin = points[:, :2].min(axis=0)
+        cells = np.floor((points[:, :2] - origin) / HEIGHTMAP_CELL).astype(int)
+        top = np.full(tuple(cells.max(axis=0) + 1), -np.inf)
+        np.maximum.at(top, (cells[:, 0], cells[:, 1]), points[:, 2])
+        return cls(origin, top)
+
+    def above(self, points: np.ndarray) -> np.ndarray:
+        """Whether an obstacle point lies above each point (N, 3), in its column."""
+        cells = np.floor((points[:, :2] - self.origin) / HEIGHTMAP_CELL).astype(int)
+        inside = np.all((cells >= 0) & (cells < self.top.shape), axis=1)
+        result = np.zeros(len(points), bool)
+        result[inside] = self.top[cells[inside, 0], cells[inside, 1]] > points[inside, 2]
+        return result
 
 
 def _mirrored(points: np.ndarray, normals: np.ndarray,
@@ -248,7 +280,7 @@ def _antipodal_pairs(prep: _Prepared, rng: np.random.Generator,
     if count <= 0 or candidates.size < 2:
         return np.zeros((0, 3)), np.zeros((0, 3))
     cone = np.cos(np.deg2rad(FRICTION_CONE_DEG))
-    first = rng.choice(candidates, size=min(count * 3, 4 * candidates.size))
+    first = rng.choice(candidates, size=min(count * 2, 4 * candidates.size))
     line = points[None, candidates] - points[first, None]  # (S, C, 3)
     length = np.linalg.norm(line, axis=-1)
     direction = line / np.maximum(length, 1e-9)[..., None]
@@ -304,29 +336,53 @@ def grasp_candidates(target: PointCloud, scene: PointCloud, *, rng: np.random.Ge
     rotations, tcp, width, tilt = rotations[valid], tcp[valid], width[valid], tilt[valid]
     contacts = contacts[valid]
     opening = np.minimum(width + OPEN_MARGIN, gripper.max_opening)
-    free, clearance = _collision_free(prep, gripper, rotations, tcp, opening)
+    terms = {
+        "antipodal": contacts,
+        "centring": _centring(prep, rotations, tcp),
+        "clearance": np.ones(len(tcp)),
+        "upright": 1.0 - np.abs(tilt) / np.deg2rad(90.0),
+        "narrow": _narrowness(prep, rotations),
+    }
+    bound = sum(WEIGHTS[name] * value for name, value in terms.items())
+    free, clearance = _collision_free(prep, gripper, rotations, tcp, opening, bound,
+                                      KEEP_PER_RETURNED * top_k)
     if not np.any(free):
         return []
-    terms = {
-        "antipodal": contacts[free],
-        "centring": _centring(prep, rotations[free], tcp[free]),
-        "clearance": np.minimum(clearance[free] / FULL_CLEARANCE, 1.0),
-        "upright": 1.0 - np.abs(tilt[free]) / np.deg2rad(90.0),
-        "narrow": _narrowness(prep, rotations[free]),
-    }
+    terms = {name: value[free] for name, value in terms.items()}
+    terms["clearance"] = clearance[free] / FULL_CLEARANCE
     score = sum(WEIGHTS[name] * value for name, value in terms.items())
+    tilt, width = tilt[free], width[free]
     poses = np.tile(np.eye(4), (int(np.count_nonzero(free)), 1, 1))
     poses[:, :3, :3] = rotations[free]
     poses[:, :3, 3] = tcp[free]
+    clearance = clearance[free]
     chosen = _suppress_duplicates(poses, np.asarray(score), top_k)
     return [
         GraspCandidate(
-            pose=poses[i], width=float(width[free][i]), score=float(score[i]),
+            pose=poses[i], width=float(width[i]), score=float(score[i]),
             details={**{name: float(value[i]) for name, value in terms.items()},
-                     "tilt_deg": float(np.rad2deg(abs(tilt[free][i]))),
-                     "clearance_m": float(clearance[free][i])})
+                     "tilt_deg": float(np.rad2deg(abs(tilt[i]))),
+                     "clearance_m": float(clearance[i])})
         for i in chosen
     ]
+
+
+def grasp_collides(pose: np.ndarray, width: float, target: PointCloud,
+                   scene: PointCloud) -> bool:
+    """Whether a grasp (TCP ``pose`` (4, 4), base frame; object ``width`` m) would hit the
+    scene or the target, by the same check as :func:`grasp_candidates`: the gripper opened to
+    ``width`` + the pick primitive's margin and swept back along the approach by the
+    pre-grasp distance. A target too small to reason about (< 8 points) counts as a
+    collision."""
+    prep = _prepare(target, scene, mirror=True)
+    if prep is None:
+        return True
+    pose = np.asarray(pose, dtype=float)
+    gripper = gripper_geometry()
+    opening = np.array([min(width + OPEN_MARGIN, gripper.max_opening)])
+    free, _ = _collision_free(prep, gripper, pose[None, :3, :3], pose[None, :3, 3], opening,
+                              np.ones(1), 1)
+    return not bool(free[0])
 
 
 def _place_tcp(prep: _Prepared, gripper: GripperGeometry, rotations: np.ndarray,
@@ -363,8 +419,9 @@ def _place_tcp(prep: _Prepared, gripper: GripperGeometry, rotations: np.ndarray,
     enough = np.count_nonzero(between, axis=1) >= 5
     y_max = np.max(np.where(between, local_y, -np.inf), axis=1)
     y_min = np.min(np.where(between, local_y, np.inf), axis=1)
+    y_max, y_min = np.where(enough, y_max, 0.0), np.where(enough, y_min, 0.0)
     width = np.where(enough, y_max - y_min, np.nan)
-    shift = np.where(enough, (y_max + y_min) / 2.0, 0.0)
+    shift = (y_max + y_min) / 2.0
     tcp = tcp + shift[:, None] * y_axis
     # antipodality: outward normals of the contact regions along -y and +y. Only normals
     # facing sideways (not along the approach: a top edge) count; a side with none (hidden
@@ -390,27 +447,50 @@ def _masked_mean(values: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def _collision_free(prep: _Prepared, gripper: GripperGeometry, rotations: np.ndarray,
-                    tcp: np.ndarray, opening: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                    tcp: np.ndarray, opening: np.ndarray, bound: np.ndarray,
+                    enough: int) -> tuple[np.ndarray, np.ndarray]:
     """Whether each grasp's gripper, swept along the approach from the pre-grasp pose, misses
-    the obstacles and the target; and its clearance (distance to the nearest obstacle), m."""
+    the obstacles and the target; and its clearance (distance to the nearest obstacle), m.
+
+    Grasps are checked best ``bound`` (an upper bound of their score) first; the check stops
+    once ``enough`` collision-free grasps score at least the next grasp's bound, and the
+    grasps left unchecked are reported as not free.
+    """
     count = len(tcp)
-    free = np.ones(count, bool)
-    clearance = np.full(count, FULL_CLEARANCE)
-    for h in range(count):
+    free = np.zeros(count, bool)
+    clearance = np.zeros(count)
+    found: list[float] = []
+    solid = np.concatenate([prep.obstacles, prep.coarse_target])
+    is_obstacle = np.arange(len(solid)) < len(prep.obstacles)
+    for h in np.argsort(-bound):
+        if len(found) >= enough and sorted(found)[-enough] >= bound[h]:
+            break
         centres, halves = gripper.boxes(float(opening[h]))
         swept_c, swept_h = centres.copy(), halves.copy()
         swept_c[:, 2] -= APPROACH_DISTANCE / 2.0
         swept_h[:, 2] += APPROACH_DISTANCE / 2.0
-        for cloud in (prep.obstacles, prep.target):
-            if len(cloud) == 0:
-                continue
-            local = (cloud - tcp[h]) @ rotations[h]
-            if np.any(points_in_boxes(local, swept_c, swept_h, COLLISION_MARGIN)):
-                free[h] = False
-                break
-        if free[h] and len(prep.obstacles):
-            local = (prep.obstacles - tcp[h]) @ rotations[h]
-            clearance[h] = float(np.min(distance_to_boxes(local, centres, halves)))
+        # one box around everything, grown by the full-clearance distance, culls most points
+        low = np.min(swept_c - swept_h, axis=0) - FULL_CLEARANCE
+        high = np.max(swept_c + swept_h, axis=0) + FULL_CLEARANCE
+        local = (solid - tcp[h]) @ rotations[h]
+        near = np.all((local >= low) & (local <= high), axis=1)
+        local = local[near]
+        if np.any(points_in_boxes(local, swept_c, swept_h, COLLISION_MARGIN)):
+            continue
+        # a finger under an obstacle point has entered space the camera could not see (the
+        # part of a neighbour hidden behind the target, seen from a tilted approach)
+        fingers = gripper.n_finger_boxes
+        samples = (centres[:fingers, None] + FINGER_SAMPLES * halves[:fingers, None]).reshape(
+            -1, 3)
+        if np.any(prep.ceiling.above(samples @ rotations[h].T + tcp[h])):
+            continue
+        free[h] = True
+        obstacles = local[is_obstacle[near]]
+        clearance[h] = FULL_CLEARANCE
+        if len(obstacles):
+            clearance[h] = min(float(np.min(distance_to_boxes(obstacles, centres, halves))),
+                               FULL_CLEARANCE)
+        found.append(float(bound[h] - WEIGHTS["clearance"] * (1 - clearance[h] / FULL_CLEARANCE)))
     return free, clearance
 
 

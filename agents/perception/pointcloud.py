@@ -16,10 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agentic_env.actions import vector_to_pose
+from agentic_env.agents.perception.gripper import gripper_geometry, points_in_boxes
 from agentic_env.cameras import depth_to_points, project_points
 from agentic_env.errors import InvalidConfigError
 
-CAMERAS: tuple[str, ...] = ("shoulder", "wrist")
+#: Most points whose normals :func:`remove_support_plane` estimates.
+MAX_NORMAL_POINTS = 800
 #: Half size (pixels) of the square searched around a pointed pixel by :func:`target_cloud`
 #: when no box is given, as a fraction of the image height.
 POINT_WINDOW_FRACTION = 0.15
@@ -76,13 +79,17 @@ def _to_base(points_cam: np.ndarray, extrinsics: np.ndarray) -> np.ndarray:
     return points_cam.astype(float) @ ext[:3, :3].T + ext[:3, 3]
 
 
-def camera_cloud(obs: Mapping[str, np.ndarray], camera: str, stride: int = 1) -> PointCloud:
+def camera_cloud(obs: Mapping[str, np.ndarray], camera: str, stride: int = 1,
+                 keep_gripper: bool = False) -> PointCloud:
     """The cloud of every pixel of ``camera`` with a depth return (base frame).
 
     Args:
         obs: an observation dict (see :mod:`agentic_env.contract`).
         camera: ``shoulder`` or ``wrist``.
         stride: keep every ``stride``-th row and column (>= 1), to thin the cloud.
+        keep_gripper: keep the points of the robot's own gripper (by default they are
+            removed with :func:`remove_gripper` when the observation has ``tcp_pose`` and
+            ``gripper_width``; the wrist camera always sees the fingers).
 
     Raises:
         InvalidConfigError: unknown camera or stride < 1.
@@ -98,7 +105,25 @@ def camera_cloud(obs: Mapping[str, np.ndarray], camera: str, stride: int = 1) ->
     cam = depth_to_points(depth, np.asarray(obs[f"{camera}_intrinsics"], dtype=float))[v, u]
     points = _to_base(cam, obs[f"{camera}_extrinsics"])
     colors = np.asarray(obs[f"{camera}_rgb"])[v, u]
-    return PointCloud(points, colors.astype(np.uint8), np.stack([u, v], 1).astype(np.int64))
+    cloud = PointCloud(points, colors.astype(np.uint8), np.stack([u, v], 1).astype(np.int64))
+    if keep_gripper or "tcp_pose" not in obs or "gripper_width" not in obs:
+        return cloud
+    return remove_gripper(cloud, obs["tcp_pose"], float(np.ravel(obs["gripper_width"])[0]))
+
+
+def remove_gripper(cloud: PointCloud, tcp_pose: np.ndarray, gripper_width: float,
+                   margin: float = 0.01) -> PointCloud:
+    """The cloud without the points inside the gripper's boxes (grown by ``margin`` m, for
+    the fins' bending) at ``tcp_pose`` (7,) ``[x, y, z, qw, qx, qy, qz]`` or (4, 4), base
+    frame, with the pads ``gripper_width`` m apart."""
+    pose = np.asarray(tcp_pose, float)
+    pose = vector_to_pose(pose) if pose.shape == (7,) else pose
+    centres, halves = gripper_geometry().boxes(gripper_width)
+    near = np.linalg.norm(cloud.points - pose[:3, 3], axis=1) < 0.25
+    local = (cloud.points[near] - pose[:3, 3]) @ pose[:3, :3]
+    inside = np.zeros(len(cloud), bool)
+    inside[near] = np.any(points_in_boxes(local, centres, halves, margin), axis=1)
+    return cloud.select(~inside)
 
 
 def _clip_box(box_xyxy: Sequence[float], width: int, height: int) -> tuple[int, int, int, int]:
@@ -126,6 +151,7 @@ def box_cloud(obs: Mapping[str, np.ndarray], camera: str,
             f"{camera}_rgb": np.asarray(obs[f"{camera}_rgb"])[v0:v1, u0:u1],
             f"{camera}_intrinsics": _shifted_intrinsics(obs[f"{camera}_intrinsics"], u0, v0),
             f"{camera}_extrinsics": obs[f"{camera}_extrinsics"]}
+    crop.update({key: obs[key] for key in ("tcp_pose", "gripper_width") if key in obs})
     cloud = camera_cloud(crop, camera)
     return PointCloud(cloud.points, cloud.colors, cloud.pixels + np.array([u0, v0]))
 
@@ -265,58 +291,101 @@ def voxel_downsample(cloud: PointCloud, voxel: float) -> PointCloud:
     return cloud.select(order[starts])
 
 
-def _connected_voxels(keys: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """Mask of the voxels (rows of ``keys``, unique) 26-connected to voxel row ``start``."""
-    lookup = {tuple(k): i for i, k in enumerate(keys.tolist())}
-    offsets = [(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)]
+def estimate_normals(points: np.ndarray, k: int = 12) -> np.ndarray:
+    """Unit normals (N, 3) from PCA of each point's ``k`` nearest neighbours, oriented away
+    from the cloud's centroid (outward for convex objects)."""
+    n = len(points)
+    if n < 3:
+        return np.tile([0.0, 0.0, 1.0], (n, 1))
+    k = min(k, n)
+    d2 = np.sum((points[:, None, :] - points[None, :, :]) ** 2, axis=-1)
+    neighbours = points[np.argpartition(d2, k - 1, axis=1)[:, :k]]
+    centred = neighbours - neighbours.mean(axis=1, keepdims=True)
+    _, vectors = np.linalg.eigh(np.einsum("nki,nkj->nij", centred, centred))
+    normals = vectors[:, :, 0]
+    outward = np.sum(normals * (points - points.mean(axis=0)), axis=1) < 0
+    normals[outward] *= -1.0
+    return normals
+
+
+def _linked_voxels(points: np.ndarray, voxel_of: np.ndarray, keys: np.ndarray, start: int,
+                   radius: float) -> np.ndarray:
+    """Mask of the voxels (rows of ``keys``, unique; ``voxel_of`` maps points to rows) of
+    edge ``radius / 2`` reachable from voxel ``start`` through point pairs at most ``radius``
+    apart. Points of one voxel are closer than that, so they are linked; linked pairs of
+    points lie at most two voxels apart along each axis."""
+    order = np.argsort(voxel_of, kind="stable")
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(voxel_of, minlength=len(keys)))])
+    lookup = {key: i for i, key in enumerate(map(tuple, keys.tolist()))}
+    offsets = [(a, b, c) for a in range(-2, 3) for b in range(-2, 3) for c in range(-2, 3)
+               if (a, b, c) != (0, 0, 0)]
     seen = np.zeros(len(keys), bool)
-    queue = deque(int(s) for s in np.atleast_1d(start))
-    seen[list(queue)] = True
+    seen[start] = True
+    queue = deque([start])
+    limit = radius * radius
     key_list = keys.tolist()
     while queue:
-        x, y, z = key_list[queue.popleft()]
-        for a, b, c in offsets:
-            j = lookup.get((x + a, y + b, z + c))
-            if j is not None and not seen[j]:
-                seen[j] = True
-                queue.append(j)
+        here = queue.popleft()
+        x, y, z = key_list[here]
+        around = [j for a, b, c in offsets
+                  if (j := lookup.get((x + a, y + b, z + c))) is not None and not seen[j]]
+        if not around:
+            continue
+        mine = points[order[bounds[here]:bounds[here + 1]]]
+        members = [order[bounds[j]:bounds[j + 1]] for j in around]
+        theirs = points[np.concatenate(members)]
+        near = np.min(np.sum((theirs[:, None, :] - mine[None, :, :]) ** 2, axis=-1), axis=1)
+        owner = np.repeat(np.arange(len(around)), [len(m) for m in members])
+        for k in np.unique(owner[near <= limit]):
+            seen[around[k]] = True
+            queue.append(around[k])
     return seen
 
 
 def cluster_near(cloud: PointCloud, seed: np.ndarray, radius: float = 0.01) -> PointCloud:
     """The connected cluster of ``cloud`` containing, or nearest to, ``seed`` (3,) base frame.
 
-    Points are binned in voxels of edge ``radius`` m; two occupied voxels that touch (26-
-    neighbourhood) are connected. Every pair of points closer than ``radius`` is therefore
-    connected; points up to about ``3.5 * radius`` apart may be. The cluster is the connected
-    set of the voxel holding the cloud point nearest to ``seed``. An empty cloud gives an empty
-    cloud.
+    Single-linkage Euclidean clustering: two points are connected when they are at most
+    ``radius`` m apart (found through a voxel grid of edge ``radius / 2``), and the cluster is
+    every point connected, directly or through others, to the cloud point nearest ``seed``.
+    An empty cloud gives an empty cloud.
+
+    Raises:
+        InvalidConfigError: ``radius`` <= 0.
     """
-    if len(cloud) == 0:
-        return cloud
     if radius <= 0:
         raise InvalidConfigError(f"radius must be > 0 m, got {radius}")
-    keys = voxel_keys(cloud.points, radius)
+    if len(cloud) == 0:
+        return cloud
+    keys = voxel_keys(cloud.points, radius / 2.0)
     _, first, inverse = np.unique(flat_keys(keys), return_index=True, return_inverse=True)
-    keys = keys[first]
     nearest = int(np.argmin(np.sum((cloud.points - np.asarray(seed, float)) ** 2, axis=1)))
-    connected = _connected_voxels(keys, np.array([inverse[nearest]]))
-    return cloud.select(connected[inverse])
+    linked = _linked_voxels(cloud.points, inverse, keys[first], int(inverse[nearest]), radius)
+    return cloud.select(linked[inverse])
 
 
 def remove_support_plane(cloud: PointCloud, below_z: float, rng: np.random.Generator,
                          min_fraction: float = 0.2, threshold: float = 0.004) -> PointCloud:
     """Remove a horizontal support surface (a bin floor, a shelf) lying under ``below_z``.
 
-    Fits a near-horizontal plane (within 10 degrees) to the points below ``below_z`` m; if it
-    holds at least ``min_fraction`` of the cloud, its inliers and the points under it are
-    removed. Otherwise the cloud is returned unchanged.
+    Among the points below ``below_z`` m whose surface normal is within 25 degrees of vertical
+    (a horizontal band of a round object's side fits a plane too, but its normals point
+    sideways), fits a near-horizontal plane (within 10 degrees); if that holds at least
+    ``min_fraction`` of the (5 mm thinned) cloud, the points on it and under it are removed.
+    Otherwise the cloud is returned unchanged.
     """
-    low = cloud.points[:, 2] < below_z
-    if np.count_nonzero(low) < 10:
+    thinned = voxel_downsample(cloud, 0.005).points
+    low = thinned[thinned[:, 2] < below_z]
+    if len(low) < 10:
         return cloud
-    plane, inliers = fit_plane(cloud.points[low], rng, threshold, max_tilt_deg=10.0)
-    if np.count_nonzero(inliers) < min_fraction * len(cloud):
+    if len(low) > MAX_NORMAL_POINTS:  # normals cost O(n^2): a sample describes a floor well
+        low = low[rng.choice(len(low), MAX_NORMAL_POINTS, replace=False)]
+    flat = low[np.abs(estimate_normals(low)[:, 2]) > np.cos(np.deg2rad(25.0))]
+    plane, inliers = fit_plane(flat, rng, threshold, max_tilt_deg=10.0)
+    if not np.any(inliers):
+        return cloud
+    on_plane = np.abs(plane.distance(thinned)) < threshold
+    if np.count_nonzero(on_plane) < max(min_fraction * len(thinned), 10):
         return cloud
     return cloud.select(plane.distance(cloud.points) > threshold)
 
@@ -328,11 +397,12 @@ def target_cloud(obs: Mapping[str, np.ndarray], camera: str,
     """The cloud of the object at a pointed pixel and/or inside a detection box.
 
     Crops the box (or, with only a point, a square of half size
-    ``POINT_WINDOW_FRACTION * image height`` around it), removes the table (``table_z``) and a
-    horizontal support surface under the object (a bin floor), then keeps the Euclidean
-    cluster (``radius``, see :func:`cluster_near`) nearest to the lifted point (the pointed
-    pixel, else the box centre; if that pixel has no depth above the table, the crop's point
-    nearest in the image to it).
+    ``POINT_WINDOW_FRACTION * image height`` around it), removes the table (``table_z``), then
+    keeps the Euclidean cluster (``radius``, see :func:`cluster_near`) nearest to the lifted
+    point (the pointed pixel, else the box centre; if that pixel has no depth above the
+    table, the crop's point nearest in the image to it). When that cluster holds a
+    horizontal support surface below the point (the object lies in a bin or on a shelf, see
+    :func:`remove_support_plane`), the surface is removed and the cluster taken again.
 
     Returns:
         The target's points (base frame); empty when the crop has no point above the table.
@@ -357,5 +427,7 @@ def target_cloud(obs: Mapping[str, np.ndarray], camera: str,
     if seed is None or seed[2] <= table_z + 0.004:
         gap = np.sum((crop.pixels - np.asarray(centre, float)) ** 2, axis=1)
         seed = crop.points[int(np.argmin(gap))]
-    crop = remove_support_plane(crop, seed[2] - 0.01, np.random.default_rng(0))
-    return cluster_near(crop, seed, radius)
+    cluster = cluster_near(crop, seed, radius)
+    # an object in a bin or on a shelf joins its support: cut the support away, cluster again
+    cut = remove_support_plane(cluster, seed[2] - 0.01, np.random.default_rng(0))
+    return cluster if len(cut) == len(cluster) else cluster_near(cut, seed, radius)

@@ -1,0 +1,158 @@
+"""Pick-success benchmark of the grasp candidates on random sorting layouts.
+
+For each layout (a ``sorting`` reset with seed ``seed + i``) and each object on the table, the
+env is reset, the object is "detected" from privileged ground truth (its bounding box and the
+top of it projected into the camera: what a perfect VLM detector returns), the target cloud is
+segmented, the best grasp candidate is executed with the ``pick`` primitive, and the pick
+counts as a success when the primitive reports success and the object rose by at least 5 cm.
+Prints the success rate per object kind and overall, and the time per candidate set::
+
+    MUJOCO_GL=egl python -m agentic_env.agents.perception.bench --layouts 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from agentic_env.actions import pick
+from agentic_env.agents.perception.grasping import grasp_candidates
+from agentic_env.agents.perception.pointcloud import (
+    camera_cloud,
+    project_to_image,
+    target_cloud,
+)
+
+logger = logging.getLogger(__name__)
+#: Rise of the object's lowest point that counts as lifted, m.
+LIFTED = 0.05
+
+
+@dataclass(frozen=True)
+class PickResult:
+    """One benchmark pick: the layout seed, the object, whether it was lifted, why not,
+    and the wall and CPU time to compute the candidate set (segmentation excluded), s."""
+
+    seed: int
+    name: str
+    lifted: bool
+    reason: str
+    grasp_seconds: float
+    grasp_cpu_seconds: float
+
+
+def oracle_detection(env: object, name: str, camera: str) -> tuple[np.ndarray, np.ndarray]:
+    """Privileged stand-in for a VLM detector: the pixel of the top centre of ``name``'s
+    bounding box and the box's projection ``(u0, v0, u1, v1)``, clipped to the image."""
+    from agentic_env.tasks.predicates import body_box
+
+    box = body_box(env.scene_state, name)  # type: ignore[attr-defined]
+    obs = env.observe()  # type: ignore[attr-defined]
+    corners = np.array([[x, y, z] for x in (box.low[0], box.high[0])
+                        for y in (box.low[1], box.high[1]) for z in (box.low[2], box.high[2])])
+    k, e = obs[f"{camera}_intrinsics"], obs[f"{camera}_extrinsics"]
+    uv = project_to_image(corners, k, e)
+    top = np.array([(box.low[0] + box.high[0]) / 2, (box.low[1] + box.high[1]) / 2, box.high[2]])
+    point = project_to_image(top[None], k, e)[0]
+    height, width = obs[f"{camera}_depth"].shape
+    low = np.clip(uv.min(axis=0), 0, [width - 1, height - 1])
+    high = np.clip(uv.max(axis=0), 0, [width - 1, height - 1])
+    return point, np.concatenate([low, high])
+
+
+def pick_once(env: object, seed: int, name: str, camera: str,
+              rng: np.random.Generator) -> PickResult:
+    """Reset to layout ``seed``, plan a grasp of ``name`` from ``camera`` and execute it."""
+    from agentic_env.tasks.predicates import lowest_point
+
+    obs, _ = env.reset(seed=seed)  # type: ignore[attr-defined]
+    point, box = oracle_detection(env, name, camera)
+    target = target_cloud(obs, camera, point_uv=point, box_xyxy=box)
+    scene = camera_cloud(obs, camera, stride=2)
+    start, cpu_start = time.perf_counter(), time.process_time()
+    candidates = grasp_candidates(target, scene, rng=rng)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    if not candidates:
+        return PickResult(seed, name, False, "no candidate", seconds, cpu)
+    before = lowest_point(env.scene_state, name)  # type: ignore[attr-defined]
+    best = candidates[0]
+    _, _, _, _, info = env.step(pick(best.pose, best.width))  # type: ignore[attr-defined]
+    rise = lowest_point(env.scene_state, name) - before  # type: ignore[attr-defined]
+    status = info["primitive"]
+    lifted = bool(status["ok"]) and rise > LIFTED
+    reason = "" if lifted else (status["reason"] or f"rose {rise * 1000:.0f} mm")
+    return PickResult(seed, name, lifted, reason, seconds, cpu)
+
+
+def run(layouts: int, seed: int, camera: str) -> list[PickResult]:
+    """Pick every object of ``layouts`` sorting layouts once; see the module docstring."""
+    from agentic_env.envs.sim_env import SimEnv
+
+    rng = np.random.default_rng(seed)
+    results: list[PickResult] = []
+    env = SimEnv("sorting")
+    try:
+        for layout in range(seed, seed + layouts):
+            _, info = env.reset(seed=layout)
+            names = [o["name"] for o in info["trial"]["objects"] if o["position"][2] > -0.01]
+            for name in names:
+                result = pick_once(env, layout, name, camera, rng)
+                logger.info("seed %d %s: %s", layout, name, "lifted" if result.lifted
+                            else f"failed ({result.reason})")
+                results.append(result)
+    finally:
+        env.close()
+    return results
+
+
+def kind_of(name: str) -> str:
+    """Object kind of a body name (``rubber-duck-1`` -> ``rubber-duck``)."""
+    return name.rsplit("-", 1)[0]
+
+
+def report(results: list[PickResult]) -> str:
+    """A table of success per object kind, the overall rate and the grasp-planning time."""
+    by_kind: dict[str, list[bool]] = defaultdict(list)
+    for r in results:
+        by_kind[kind_of(r.name)].append(r.lifted)
+    lines = [f"{'object':<16} picks  lifted"]
+    for kind in sorted(by_kind):
+        outcomes = by_kind[kind]
+        lines.append(f"{kind:<16} {len(outcomes):5d}  {sum(outcomes):6d}")
+    total = len(results)
+    lifted = sum(r.lifted for r in results)
+    times = np.array([r.grasp_seconds for r in results]) * 1000.0
+    cpu = np.array([r.grasp_cpu_seconds for r in results]) * 1000.0
+    lines.append(f"overall: {lifted}/{total} lifted ({100.0 * lifted / max(total, 1):.1f}%)")
+    if total:
+        lines.append(f"grasp_candidates per candidate set: wall {times.mean():.0f} ms mean, "
+                     f"{np.median(times):.0f} ms median, {times.max():.0f} ms max; CPU "
+                     f"{cpu.mean():.0f} ms mean, {cpu.max():.0f} ms max")
+    failures = [f"  seed {r.seed} {r.name}: {r.reason}" for r in results if not r.lifted]
+    return "\n".join(lines + (["failures:"] + failures if failures else []))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line entry point; prints the report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--layouts", type=int, default=20, help="sorting layouts (seeds)")
+    parser.add_argument("--seed", type=int, default=0, help="first layout seed")
+    parser.add_argument("--camera", choices=("shoulder", "wrist"), default="shoulder")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log every pick")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(message)s")
+    start = time.perf_counter()
+    results = run(args.layouts, args.seed, args.camera)
+    print(report(results))
+    print(f"wall time {time.perf_counter() - start:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
