@@ -184,3 +184,25 @@ def test_ray_and_pool_store_the_same_outcomes(tmp_path, monkeypatch):
         ray.shutdown()
     assert summary.ran == len(sweep.specs) == 16
     assert _outcomes(tmp_path / "ray.db") == _outcomes(tmp_path / "pool.db")
+
+
+@pytest.mark.slow
+def test_ray_and_pool_give_the_same_results_with_the_agent_runtime(tmp_path):
+    """The shipped episode function (AgenticLab + sim-oracle with injected checker error) on
+    a local Ray instance and on the spawn pool: the same outcomes and model calls."""
+    ray = pytest.importorskip("ray", reason="Ray is the optional 'ray' extra")
+    sweep = parse_sweep({"name": "real", "grid": {
+        "tasks": ["sorting"], "models": ["sim-oracle?checker=0.3"], "seeds": [0, 1]},
+        "episode": {"max_actions": 20, "max_wall_s": 300}})
+    assert sweep.episode_fn == "agentic_env.agents.runner:run_episode"
+    run_sweep(sweep, tmp_path / "pool.db", workers=2, progress=False)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        run_sweep(sweep, tmp_path / "ray.db", ray_address="local", progress=False)
+    finally:
+        ray.shutdown()
+    pool, on_ray = _outcomes(tmp_path / "pool.db"), _outcomes(tmp_path / "ray.db")
+    assert len(pool) == 2 and pool == on_ray
+    with ResultStore(tmp_path / "pool.db") as store:
+        assert all(r["failure"] != "error" for r in store.episodes())
+        assert len(store.calls()) > 10

@@ -161,7 +161,8 @@ def _overview(rows: Sequence[dict[str, Any]]) -> str:
     hours = sum(float(r["wall_s"] or 0.0) for r in rows) / 3600
     tokens = sum(int(r["input_tokens"] or 0) + int(r["output_tokens"] or 0) for r in rows)
     return (f"{overall.n} episodes: success {_ci(overall)}, mean progress score "
-            f"{overall.mean_score:.2f}, {overall.errors} crashed (errors). Episode time "
+            f"{overall.mean_score:.2f}, {overall.errors} crashed (errors, counted as "
+            "failures). Episode time "
             f"{hours:.2f} h in all, {tokens:,} model tokens. Success is the task's goal checked "
             "on the simulator's ground truth; intervals are 95 % Wilson score intervals; the "
             "progress score is AgenticLab's (N_done − N_extra)/N − 0.1·p (0..1); a failed "
