@@ -29,6 +29,8 @@ DRAWER_PUSH = 0.3
 HANDLE_AXIS_DEPTH = 0.004
 
 
+#: Height (m) above a container's floor above which its points count as walls.
+WALL_HEIGHT = 0.05
 #: Vertical gap (m) that separates a held object from what lies under it.
 HANGING_GAP = 0.015
 #: Depth (m) of the top part of a target that grasps may close on: what lies deeper (the
@@ -178,24 +180,31 @@ def place_on(target: PointCloud, scene: PointCloud, held: HeldObject,
 def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
              tcp_pose: np.ndarray) -> tuple[np.ndarray, float]:
     """Place pose (4x4) and approach (m) that drop the held object into ``container`` (a bin,
-    bowl, pot, the floor of an open drawer) at its emptiest spot, away from the walls."""
+    bowl, pot, the floor of an open drawer) at its emptiest spot, away from the walls.
+
+    ``container`` is every point seen inside the detection box: its floor is the low part,
+    what rises more than :data:`WALL_HEIGHT` above the floor counts as walls (kept at least
+    the held object's radius away), anything lower as contents to avoid stacking on.
+    """
     points = container.points
-    low, high = points[:, :2].min(axis=0), points[:, :2].max(axis=0)
-    margin = np.minimum(held.radius + 0.01, (high - low) / 2 - 0.005)
-    margin = np.maximum(margin, 0.0)
     floor = float(np.percentile(points[:, 2], 10))
-    best, best_score = (low + high) / 2, np.inf
-    for x in np.linspace(low[0] + margin[0], high[0] - margin[0], 7):
-        for y in np.linspace(low[1] + margin[1], high[1] - margin[1], 7):
+    walls = points[points[:, 2] > floor + WALL_HEIGHT, :2]
+    inside = points[points[:, 2] <= floor + WALL_HEIGHT]
+    low, high = inside[:, :2].min(axis=0), inside[:, :2].max(axis=0)
+    best, best_score, best_support = (low + high) / 2, np.inf, floor
+    for x in np.linspace(low[0], high[0], 9):
+        for y in np.linspace(low[1], high[1], 9):
             xy = np.array([x, y])
-            near = np.linalg.norm(points[:, :2] - xy, axis=1) < held.radius + 0.005
-            height = float(points[near, 2].max()) if near.any() else floor
-            score = height + 0.05 * float(np.linalg.norm(xy - (low + high) / 2))
+            if len(walls) and np.min(np.linalg.norm(walls - xy, axis=1)) < held.radius + 0.01:
+                continue
+            near = np.linalg.norm(inside[:, :2] - xy, axis=1) < held.radius + 0.005
+            if np.count_nonzero(near) < 3:
+                continue  # no floor seen there
+            support = float(np.percentile(inside[near, 2], 95))
+            score = support + 0.05 * float(np.linalg.norm(xy - (low + high) / 2))
             if score < best_score:
-                best, best_score = xy, score
-    near = np.linalg.norm(points[:, :2] - best, axis=1) < held.radius
-    support = float(points[near, 2].max()) if near.any() else floor
-    position = np.array([*best, support + held.below_tcp + RELEASE_GAP])
+                best, best_score, best_support = xy, score, support
+    position = np.array([*best, best_support + held.below_tcp + RELEASE_GAP])
     pose = top_down_pose(position, tcp_yaw(tcp_pose))
     return pose, approach_over(scene, best, position[2])
 

@@ -196,6 +196,8 @@ class AgenticLabAgent:
         self.obs, status = self.robot.act(action)
         self.report.actions += 1
         self._event("primitive", primitive=PRIMITIVES[int(action["primitive"])], why=why,
+                    position=np.round(np.asarray(action["pose"])[:3], 3).tolist(),
+                    distance=round(float(np.asarray(action["distance"]).ravel()[0]), 3),
                     ok=status.get("ok"), reason=status.get("reason", ""),
                     message=status.get("message", ""))
         return status

@@ -10,14 +10,18 @@ from PIL import Image, ImageDraw
 
 from agentic_env.agents.perception.grasping import OPEN_MARGIN, GraspCandidate
 from agentic_env.agents.perception.gripper import gripper_geometry
-from agentic_env.agents.perception.pointcloud import PointCloud, voxel_downsample
+from agentic_env.agents.perception.pointcloud import PointCloud, near_mask, voxel_downsample
 
 _PALETTE = ((255, 64, 64), (64, 160, 255), (64, 220, 96), (255, 200, 0), (220, 64, 255),
             (0, 220, 220))
 #: Colour the target's points are tinted with, and how strongly (0..1).
 TARGET_TINT, TARGET_TINT_AMOUNT = np.array([255.0, 0.0, 255.0]), 0.45
 #: Colours of the gripper parts in :func:`render_grasp` (RGBA).
-PAD_COLOUR, PALM_COLOUR = (255, 140, 0, 170), (60, 70, 90, 150)
+PAD_COLOUR, PALM_COLOUR = (255, 140, 0, 190), (60, 70, 90, 110)
+#: Half size of a point's square splat, m, for the target and for the scene (the scene is
+#: seen at a grazing angle, its points up to ~8 mm apart).
+TARGET_SPLAT, SCENE_SPLAT = 0.0035, 0.005
+_MAX_SPLAT_PX = 8
 #: Scene points farther than this from the grasp (horizontally) are not drawn, m.
 RENDER_RADIUS = 0.12
 
@@ -85,19 +89,21 @@ def _view(candidate: GraspCandidate, size: tuple[int, int]) -> tuple[np.ndarray,
     return intrinsics, _look_at(eye, tcp - np.array([0.0, 0.0, 0.02]))
 
 
-def _splat(canvas: np.ndarray, cam: np.ndarray, colours: np.ndarray,
+def _splat(canvas: np.ndarray, cam: np.ndarray, colours: np.ndarray, sizes: np.ndarray,
            intrinsics: np.ndarray) -> None:
-    """Z-buffered square splats of camera-frame points (N, 3) onto ``canvas`` (H, W, 3)."""
+    """Z-buffered square splats of camera-frame points (N, 3) of half size ``sizes`` (N,) m
+    onto ``canvas`` (H, W, 3)."""
     height, width = canvas.shape[:2]
     front = cam[:, 2] > 0.02
-    cam, colours = cam[front], colours[front]
+    cam, colours, sizes = cam[front], colours[front], sizes[front]
     if len(cam) == 0:
         return
     uv = cam[:, :2] / cam[:, 2:3] * intrinsics[[0, 1], [0, 1]] + intrinsics[:2, 2]
-    radius = np.clip(np.round(0.0025 * intrinsics[0, 0] / cam[:, 2]), 1, 4).astype(int)
+    radius = np.clip(np.round(sizes * intrinsics[0, 0] / cam[:, 2]), 1,
+                     _MAX_SPLAT_PX).astype(int)
     index, depth, source = [], [], []
-    for du in range(-4, 5):
-        for dv in range(-4, 5):
+    for du in range(-_MAX_SPLAT_PX, _MAX_SPLAT_PX + 1):
+        for dv in range(-_MAX_SPLAT_PX, _MAX_SPLAT_PX + 1):
             inside = (abs(du) <= radius) & (abs(dv) <= radius)
             u = np.floor(uv[inside, 0]).astype(int) + du
             v = np.floor(uv[inside, 1]).astype(int) + dv
@@ -139,12 +145,15 @@ def render_grasp(target: PointCloud, scene: PointCloud, candidate: GraspCandidat
     local = voxel_downsample(scene, 0.002)
     near = np.linalg.norm(local.points[:, :2] - tcp[:2], axis=1) < RENDER_RADIUS
     local = local.select(near)
+    if len(target):  # the target is drawn from its own cloud, tinted
+        local = local.select(~near_mask(local.points, target.points, 0.003))
     tinted = (np.asarray(target.colors, float) * (1 - TARGET_TINT_AMOUNT)
               + TARGET_TINT * TARGET_TINT_AMOUNT).astype(np.uint8)
     points = np.concatenate([local.points, target.points])
     colours = np.concatenate([local.colors, tinted])
     rotation, position = extrinsics[:3, :3], extrinsics[:3, 3]
-    _splat(canvas, (points - position) @ rotation, colours, intrinsics)
+    sizes = np.concatenate([np.full(len(local), SCENE_SPLAT), np.full(len(target), TARGET_SPLAT)])
+    _splat(canvas, (points - position) @ rotation, colours, sizes, intrinsics)
 
     image = Image.fromarray(canvas).convert("RGBA")
     overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))

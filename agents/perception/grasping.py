@@ -44,8 +44,8 @@ from agentic_env.agents.perception.pointcloud import (
     PointCloud,
     estimate_normals,
     flat_keys,
+    near_mask,
     voxel_downsample,
-    voxel_keys,
 )
 
 #: Opening beyond the object's width the pick primitive adds before closing, m (its
@@ -125,14 +125,6 @@ class _Prepared:
     top_z: float
 
 
-def _near_target_mask(scene: np.ndarray, target: np.ndarray, voxel: float) -> np.ndarray:
-    """Scene points within one ``voxel`` cell (26-neighbourhood) of a target point."""
-    offsets = np.array([(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)])
-    target_keys = np.unique(voxel_keys(target, voxel), axis=0)
-    dilated = np.unique(flat_keys((target_keys[:, None] + offsets).reshape(-1, 3)))
-    return np.isin(flat_keys(voxel_keys(scene, voxel)), dilated)
-
-
 def _prepare(target: PointCloud, scene: PointCloud, mirror: bool) -> _Prepared | None:
     voxel = TARGET_VOXEL
     small = voxel_downsample(target, voxel)
@@ -147,7 +139,7 @@ def _prepare(target: PointCloud, scene: PointCloud, mirror: bool) -> _Prepared |
                     & (scene.points[:, :2] < high[:2] + SCENE_RADIUS), axis=1)
     nearby &= scene.points[:, 2] < high[2] + 0.25
     scene_points = voxel_downsample(scene.select(nearby), SCENE_VOXEL).points
-    scene_points = scene_points[~_near_target_mask(scene_points, points, 0.005)]
+    scene_points = scene_points[~near_mask(scene_points, points, 0.005)]
     support_z = _support_height(points, scene_points)
     # the support surface itself is kept clear by the fingertip clearance rule
     obstacles = scene_points[scene_points[:, 2] > support_z + FINGERTIP_CLEARANCE / 2]

@@ -21,6 +21,9 @@ from agentic_env.agents.perception.gripper import gripper_geometry, points_in_bo
 from agentic_env.cameras import depth_to_points, project_points
 from agentic_env.errors import InvalidConfigError
 
+#: Smallest extent, along both its horizontal axes, of a support surface that
+#: :func:`remove_support_plane` removes (bin floors, bowls, shelves), m.
+MIN_SUPPORT_EXTENT = 0.08
 #: Most points whose normals :func:`remove_support_plane` estimates.
 MAX_NORMAL_POINTS = 800
 #: Half size (pixels) of the square searched around a pointed pixel by :func:`target_cloud`
@@ -277,6 +280,16 @@ def flat_keys(keys: np.ndarray) -> np.ndarray:
     return ((keys[:, 0] + (1 << 20)) * scale + keys[:, 1] + (1 << 20)) * scale + keys[:, 2]
 
 
+def near_mask(points: np.ndarray, reference: np.ndarray, voxel: float) -> np.ndarray:
+    """Which of ``points`` (N, 3) lie in a ``voxel``-m grid cell holding, or touching (26-
+    neighbourhood), a ``reference`` point: all points closer than ``voxel`` to one, and
+    none farther than ``2 * sqrt(3) * voxel``."""
+    offsets = np.array([(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)])
+    target_keys = np.unique(voxel_keys(reference, voxel), axis=0)
+    dilated = np.unique(flat_keys((target_keys[:, None] + offsets).reshape(-1, 3)))
+    return np.isin(flat_keys(voxel_keys(points, voxel)), dilated)
+
+
 def voxel_downsample(cloud: PointCloud, voxel: float) -> PointCloud:
     """One point per occupied voxel of edge ``voxel`` m: the point nearest the voxel's mean."""
     if len(cloud) == 0:
@@ -371,8 +384,9 @@ def remove_support_plane(cloud: PointCloud, below_z: float, rng: np.random.Gener
     Among the points below ``below_z`` m whose surface normal is within 25 degrees of vertical
     (a horizontal band of a round object's side fits a plane too, but its normals point
     sideways), fits a near-horizontal plane (within 10 degrees); if that holds at least
-    ``min_fraction`` of the (5 mm thinned) cloud, the points on it and under it are removed.
-    Otherwise the cloud is returned unchanged.
+    ``min_fraction`` of the (5 mm thinned) cloud and spans ``MIN_SUPPORT_EXTENT`` along both
+    its horizontal axes (a duck's back under its head does not), the points on it and under
+    it are removed. Otherwise the cloud is returned unchanged.
     """
     thinned = voxel_downsample(cloud, 0.005).points
     low = thinned[thinned[:, 2] < below_z]
@@ -387,6 +401,10 @@ def remove_support_plane(cloud: PointCloud, below_z: float, rng: np.random.Gener
     on_plane = np.abs(plane.distance(thinned)) < threshold
     if np.count_nonzero(on_plane) < max(min_fraction * len(thinned), 10):
         return cloud
+    spread = thinned[on_plane, :2] - thinned[on_plane, :2].mean(axis=0)
+    _, axes = np.linalg.eigh(spread.T @ spread)
+    if np.min(np.ptp(spread @ axes, axis=0)) < MIN_SUPPORT_EXTENT:
+        return cloud  # too small to hold objects: a step of the object itself
     return cloud.select(plane.distance(cloud.points) > threshold)
 
 
