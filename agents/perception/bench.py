@@ -20,15 +20,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agentic_env.actions import pick
+from agentic_env.actions import move_to, pick, top_down_pose
 from agentic_env.agents.perception.grasping import grasp_candidates
 from agentic_env.agents.perception.pointcloud import (
     camera_cloud,
     project_to_image,
     target_cloud,
 )
+from agentic_env.tasks.predicates import body_box, lowest_point
 
 logger = logging.getLogger(__name__)
+#: Height of the TCP above the object's top for a wrist-camera view, m.
+WRIST_VIEW = 0.22
 #: Rise of the object's lowest point that counts as lifted, m.
 LIFTED = 0.05
 
@@ -49,8 +52,6 @@ class PickResult:
 def oracle_detection(env: object, name: str, camera: str) -> tuple[np.ndarray, np.ndarray]:
     """Privileged stand-in for a VLM detector: the pixel of the top centre of ``name``'s
     bounding box and the box's projection ``(u0, v0, u1, v1)``, clipped to the image."""
-    from agentic_env.tasks.predicates import body_box
-
     box = body_box(env.scene_state, name)  # type: ignore[attr-defined]
     obs = env.observe()  # type: ignore[attr-defined]
     corners = np.array([[x, y, z] for x in (box.low[0], box.high[0])
@@ -68,9 +69,13 @@ def oracle_detection(env: object, name: str, camera: str) -> tuple[np.ndarray, n
 def pick_once(env: object, seed: int, name: str, camera: str,
               rng: np.random.Generator) -> PickResult:
     """Reset to layout ``seed``, plan a grasp of ``name`` from ``camera`` and execute it."""
-    from agentic_env.tasks.predicates import lowest_point
-
     obs, _ = env.reset(seed=seed)  # type: ignore[attr-defined]
+    if camera == "wrist":  # look from above the object, as the pipeline's wrist view does
+        truth = body_box(env.scene_state, name)  # type: ignore[attr-defined]
+        above = np.array([*(truth.low[:2] + truth.high[:2]) / 2, truth.high[2] + WRIST_VIEW])
+        obs, _, _, _, info = env.step(move_to(top_down_pose(above)))  # type: ignore[attr-defined]
+        if not info["primitive"]["ok"]:
+            return PickResult(seed, name, False, "wrist view unreachable", 0.0, 0.0)
     point, box = oracle_detection(env, name, camera)
     target = target_cloud(obs, camera, point_uv=point, box_xyxy=box)
     scene = camera_cloud(obs, camera, stride=2)
@@ -142,7 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layouts", type=int, default=20, help="sorting layouts (seeds)")
     parser.add_argument("--seed", type=int, default=0, help="first layout seed")
-    parser.add_argument("--camera", choices=("shoulder", "wrist"), default="shoulder")
+    parser.add_argument("--camera", choices=("shoulder", "wrist"), default="shoulder",
+                        help="plan from the shoulder camera, or from the wrist camera after "
+                        "moving above the object")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every pick")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
