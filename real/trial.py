@@ -1,0 +1,321 @@
+"""``agentic-env trial``: one trial spec with one agent, in sim or on the real robot.
+
+``--backend sim`` runs the episode with :func:`agentic_env.agents.runner.run_episode` (the
+trial must be the one its seed generates, as ``agentic-env setup-sheet --seed`` writes it)
+and scores it from the simulator. ``--backend real`` runs the same agent code on a
+:class:`~agentic_env.real.real_env.RealEnv`:
+
+1. it draws the setup sheet of the trial and waits for the operator to lay out the table;
+2. it runs the agent through the env (``--confirm-each-step`` asks before every primitive;
+   a safety fault or a declined primitive ends the episode with the arm stopped);
+3. it asks the operator to score with the task rubric: did the task succeed, which actions
+   of the required sequence were done, how many actions were redundant or wrong. The
+   progress score is then computed by the same :func:`agentic_env.tasks.score.
+   progress_score` as in sim, the goal-checker penalty from the operator's success verdict
+   and the agent's own goal check.
+
+Both write to the same results database (``--db``): the sim episode under its spec key, the
+real one under the key plus ``:real``; ``agentic-env trial-report`` lines them up. ``--twin``
+runs the real backend on the MuJoCo twins (no hardware; the sim-oracle then reads the twin's
+world, which plays the real cell).
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from agentic_env.agents.agenticlab.modules import ModuleContext
+from agentic_env.agents.agenticlab.pipeline import AgentConfig, AgenticLabAgent, AgentReport
+from agentic_env.agents.episode import EpisodeResult, EpisodeSpec
+from agentic_env.agents.models.base import CallRecord
+from agentic_env.agents.models.oracle import SimOracle
+from agentic_env.agents.models.registry import ModelSpec, build_backends
+from agentic_env.agents.runner import AGENTS, _call_summary, run_episode
+from agentic_env.envs.sim_env import SimEnv
+from agentic_env.errors import AgenticEnvError, InvalidConfigError
+from agentic_env.harness.db import Finished, ResultStore
+from agentic_env.planning import PlanStep, load_domain
+from agentic_env.real.calibration import Calibration
+from agentic_env.real.hardware import real_hardware
+from agentic_env.real.real_env import RealEnv
+from agentic_env.real.safety import SafetyFault, SafetyFaultError
+from agentic_env.setup_sheet import render_setup_sheet
+from agentic_env.tasks.score import ProgressScore, progress_score
+from agentic_env.tasks.symbolic import EpisodeScorer
+from agentic_env.tasks.trial import TrialSpec
+
+BACKENDS: tuple[str, ...] = ("sim", "real")
+#: Suffix of the results-database key of a real (or twin) episode.
+REAL_KEY_SUFFIX = ":real"
+#: ``ask(prompt) -> answer``: how the operator is asked (``input`` on a terminal).
+Ask = Callable[[str], str]
+
+
+class EpisodeStoppedError(AgenticEnvError, RuntimeError):
+    """The real episode ended early: a latched safety fault or a declined primitive."""
+
+
+class RealRobotIO:
+    """The agent's view of a :class:`RealEnv` (the real-robot counterpart of the runner's
+    ``SimRobotIO``): observations and primitive status reports only."""
+
+    def __init__(self, env: RealEnv) -> None:
+        self._env = env
+        self.workspace = env.primitive_config.workspace
+
+    def observe(self) -> dict[str, np.ndarray]:
+        """A fresh observation (raises :class:`SafetyFaultError` on a fault)."""
+        return self._env.observe()
+
+    def act(self, action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Run one primitive; its observation and status.
+
+        Raises:
+            EpisodeStoppedError: on a safety fault or when the operator declined.
+        """
+        obs, _reward, _terminated, _truncated, info = self._env.step(action)
+        if info["safety_fault"] is not None:
+            fault = SafetyFault(**info["safety_fault"])
+            raise EpisodeStoppedError(f"safety fault {fault.kind}: {fault.message}")
+        if info["operator_declined"]:
+            raise EpisodeStoppedError("the operator declined a primitive")
+        return obs, dict(info["primitive"])
+
+
+@dataclass(frozen=True)
+class RubricAnswers:
+    """The operator's scoring of a real episode.
+
+    Attributes:
+        success: the task's goal holds at the end.
+        done: per action of the required sequence, whether the robot did it.
+        n_extra: actions that were redundant or wrong.
+    """
+
+    success: bool
+    done: tuple[bool, ...]
+    n_extra: int
+
+
+def rubric_score(answers: RubricAnswers, reference: list[PlanStep],
+                 goal_checker_error: bool) -> ProgressScore:
+    """The progress score of the operator's answers, by the sim's own formula."""
+    if len(answers.done) != len(reference):
+        raise InvalidConfigError(f"the rubric needs one answer per required action "
+                                 f"({len(reference)}); got {len(answers.done)}")
+    executed = [step for step, done in zip(reference, answers.done, strict=True) if done]
+    executed += [PlanStep("extra-action", (str(i),)) for i in range(answers.n_extra)]
+    return progress_score(executed, reference, goal_checker_error)
+
+
+def ask_rubric(reference: list[PlanStep], report: AgentReport, ask: Ask) -> RubricAnswers:
+    """Ask the operator the rubric questions (the robot's primitives are listed first)."""
+    primitives = [e for e in report.events if e["kind"] == "primitive"]
+    lines = [f"  {i + 1}. {e['primitive']} ({'ok' if e['ok'] else e['reason']}): {e['why']}"
+             for i, e in enumerate(primitives)]
+    print("The robot executed:\n" + ("\n".join(lines) or "  nothing"))
+    success = _yes(ask("Does the table now satisfy the instruction? [y/n] "))
+    done = tuple(_yes(ask(f"Required action {i + 1}/{len(reference)}: {step} - done? [y/n] "))
+                 for i, step in enumerate(reference))
+    while True:
+        text = ask("How many executed actions were redundant or wrong? [0-99] ").strip()
+        if text.isdigit():
+            return RubricAnswers(success, done, int(text))
+
+
+def _yes(answer: str) -> bool:
+    return answer.strip().lower() in ("y", "yes")
+
+
+def reference_env(trial: TrialSpec) -> SimEnv:
+    """A sim env reset to ``trial`` (for the setup sheet and the reference plan)."""
+    env = SimEnv(task=trial.task, setting=trial.setting)
+    env.reset(options={"trial": trial})
+    return env
+
+
+def episode_spec(trial: TrialSpec, agent: str, model: str, max_actions: int,
+                 verification: str) -> EpisodeSpec:
+    """The episode spec of ``trial`` (its task, setting, seed and disturbances)."""
+    return EpisodeSpec(
+        task=trial.task, setting=trial.setting, seed=trial.seed, agent=agent, model=model,
+        verification=verification, max_actions=max_actions,
+        instruction_category=trial.instruction_category,
+        disturbances=tuple(tuple(sorted(d.items())) for d in trial.disturbances))
+
+
+def run_sim_trial(trial: TrialSpec, spec: EpisodeSpec, trace_root: Path | None = None
+                  ) -> EpisodeResult:
+    """Run ``spec`` with the runner after checking that its seed rebuilds ``trial``.
+
+    Raises:
+        InvalidConfigError: if the seed generates another layout or instruction.
+    """
+    env = SimEnv(task=trial.task, setting=trial.setting)
+    try:
+        options = {"instruction_category": trial.instruction_category}
+        env.reset(seed=trial.seed, options=options)
+        generated = env.trial
+    finally:
+        env.close()
+    same = (generated.instruction == trial.instruction and len(generated.objects) ==
+            len(trial.objects) and all(
+                a.name == b.name and np.allclose(a.position, b.position, atol=1e-6)
+                for a, b in zip(generated.objects, trial.objects, strict=True)))
+    if not same:
+        raise InvalidConfigError(
+            "the sim backend runs trials by seed and this spec is not the one seed "
+            f"{trial.seed} generates; make it with `agentic-env setup-sheet --task {trial.task} "
+            f"--seed {trial.seed}`")
+    return run_episode(spec, trace_root=trace_root, video=trace_root is not None)
+
+
+def run_real_trial(trial: TrialSpec, spec: EpisodeSpec, env: RealEnv, ask: Ask,
+                   sheet_dir: Path, oracle_env: SimEnv | None = None,
+                   on_event: Callable[[str], None] | None = None) -> EpisodeResult:
+    """Setup sheet, operator layout, agent run on ``env``, operator rubric (module docstring).
+
+    Args:
+        oracle_env: the simulator the sim-oracle may read (the twin's world); ``None`` on
+            hardware, where only real models can run.
+    """
+    if spec.agent not in AGENTS:
+        raise InvalidConfigError(f"unknown agent {spec.agent!r}; valid: {', '.join(AGENTS)}")
+    start = time.perf_counter()
+    reference_sim = reference_env(trial)
+    try:
+        sheet_dir.mkdir(parents=True, exist_ok=True)
+        Image.fromarray(render_setup_sheet(reference_sim)).save(sheet_dir / "setup_sheet.png")
+        trial.save(sheet_dir / "trial.json")
+        reference = EpisodeScorer(reference_sim.task, reference_sim.scene_state).reference()
+        domain = load_domain(reference_sim.task.domain)
+    finally:
+        reference_sim.close()
+    print(f"Setup sheet: {sheet_dir / 'setup_sheet.png'}\nInstruction: {trial.instruction}")
+    ask("Lay out the table as on the setup sheet, clear the cell, then press Enter: ")
+    oracles: list[SimOracle] = []
+
+    def make_oracle(model: ModelSpec) -> SimOracle:
+        if oracle_env is None:
+            raise InvalidConfigError(
+                "the sim-oracle reads the simulator's ground truth, which the real robot does "
+                "not have: pass a real model (e.g. --model gemini/gemini-3-flash) or --twin")
+        oracle = SimOracle(oracle_env, model.error_rates, seed=model.seed * 100_003 + spec.seed)
+        oracles.append(oracle)
+        return oracle
+
+    calls: list[CallRecord] = []
+    router = build_backends(spec.model, spec.module_models(), oracle_factory=make_oracle)
+    config = AgentConfig(verification=spec.verification, max_actions=spec.max_actions,
+                         max_replans=spec.max_replans, max_wall_s=spec.max_wall_s,
+                         seed=spec.seed)
+    agent = AgenticLabAgent(ModuleContext(router, None, calls.append), config,
+                            (lambda e: on_event(str(e))) if on_event else None)
+    stopped = ""
+    try:
+        with env:
+            env.reset(options={"trial": trial})
+            robot_start = env.robot.time
+            try:
+                report = agent.run(RealRobotIO(env), trial.instruction, domain)
+            except (EpisodeStoppedError, SafetyFaultError) as stop:
+                report, stopped = agent.report, str(stop)
+            robot_time = env.robot.time - robot_start
+    finally:
+        for oracle in oracles:
+            oracle.close()
+    answers = ask_rubric(reference, report, ask)
+    goal_checker_error = report.goal_checked and report.believes_done != answers.success
+    score = rubric_score(answers, reference, goal_checker_error)
+    failure, detail = None, ""
+    if not answers.success:
+        failure = ("execution" if stopped else report.failure
+                   or ("goal" if report.believes_done and report.goal_checked else "execution"))
+        detail = stopped or report.failure_detail or "the operator judged the goal unmet"
+    costs = [c.usage.cost_usd for c in calls]
+    return EpisodeResult(
+        spec=spec, success=answers.success,
+        progress=score.n_done / score.n_required if score.n_required else float(answers.success),
+        score=score.score, n_done=score.n_done, n_extra=score.n_extra,
+        n_required=score.n_required, goal_checker_error=goal_checker_error,
+        actions=report.actions, replans=report.replans, wall_s=time.perf_counter() - start,
+        sim_s=robot_time, input_tokens=sum(c.usage.input_tokens for c in calls),
+        output_tokens=sum(c.usage.output_tokens for c in calls),
+        cost_usd=None if any(c is None for c in costs) and calls else float(
+            sum(c or 0.0 for c in costs)),
+        failure=failure, failure_detail=detail, calls=tuple(_call_summary(c) for c in calls))
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agentic-env trial", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("spec", type=Path, help="trial spec JSON (agentic-env setup-sheet)")
+    parser.add_argument("--backend", choices=BACKENDS, required=True)
+    parser.add_argument("--agent", default="agenticlab", choices=AGENTS)
+    parser.add_argument("--model", default="sim-oracle", help="model spec (default sim-oracle)")
+    parser.add_argument("--verification", default="full", choices=("none", "goal", "full"))
+    parser.add_argument("--max-actions", type=int, default=40)
+    parser.add_argument("--db", type=Path, default=Path("runs/trials.sqlite"),
+                        help="results database (default runs/trials.sqlite)")
+    parser.add_argument("--out", type=Path, default=Path("runs/trial"),
+                        help="setup sheet (real) or trace (sim) folder")
+    real = parser.add_argument_group("real backend")
+    real.add_argument("--twin", action="store_true", help="MuJoCo twin drivers, no hardware")
+    real.add_argument("--robot-host", help="UR controller address")
+    real.add_argument("--gripper-port", default="/dev/ttyACM0")
+    real.add_argument("--calibration", type=Path, default=Path("calibration.json"))
+    real.add_argument("--confirm-each-step", action="store_true",
+                      help="ask the operator before every primitive")
+    return parser
+
+
+def main(argv: list[str] | None = None, ask: Ask = input) -> int:
+    """Run the command; ``ask`` answers the operator's questions (``input`` by default)."""
+    args = _parser().parse_args(argv)
+    try:
+        trial = TrialSpec.load(args.spec)
+        spec = episode_spec(trial, args.agent, args.model, args.max_actions, args.verification)
+        if args.backend == "sim":
+            result = run_sim_trial(trial, spec, args.out)
+            key, worker = spec.key(), f"sim:{socket.gethostname()}"
+        else:
+            result = _run_real(args, trial, spec, ask)
+            key = spec.key() + REAL_KEY_SUFFIX
+            worker = "twin" if args.twin else f"real:{args.robot_host}"
+    except (AgenticEnvError, OSError) as error:
+        print(f"trial failed: {error}")
+        return 1
+    with ResultStore(args.db) as store:
+        stored = store.record(Finished(key, result, result.wall_s, worker))
+    print(f"{args.backend}: success={result.success} score={result.score:.2f} "
+          f"({result.n_done} done, {result.n_extra} extra of {result.n_required}), "
+          f"{result.actions} actions" + ("" if stored else " (already in the database)"))
+    return 0
+
+
+def _run_real(args: argparse.Namespace, trial: TrialSpec, spec: EpisodeSpec,
+              ask: Ask) -> EpisodeResult:
+    confirm = None
+    if args.confirm_each_step:
+        def confirm(text: str) -> bool:
+            return _yes(ask(f"next primitive: {text}. Run it? [y/N] "))
+    if args.twin:
+        from agentic_env.real.twin import make_twin_env
+
+        env, twin = make_twin_env(task=trial.task, trial=trial, confirm=confirm)
+        return run_real_trial(trial, spec, env, ask, args.out, oracle_env=twin.world.env)
+    if not args.robot_host:
+        raise InvalidConfigError("--backend real needs --robot-host (or --twin)")
+    env = RealEnv(real_hardware(args.robot_host, args.gripper_port),
+                  Calibration.load(args.calibration), confirm=confirm)
+    return run_real_trial(trial, spec, env, ask, args.out)
+

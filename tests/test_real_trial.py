@@ -1,0 +1,101 @@
+"""Paired trials: the same trial spec and agent in sim and on the real path (twin drivers),
+scored by the operator rubric with the sim's formula, stored in one results database and
+reported side by side with Pearson r and MMRV."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("serial")
+
+from agentic_env import setup_sheet  # noqa: E402
+from agentic_env.agents.episode import EpisodeSpec  # noqa: E402
+from agentic_env.harness.db import Finished, ResultStore  # noqa: E402
+from agentic_env.planning import PlanStep  # noqa: E402
+from agentic_env.real import trial, trial_report  # noqa: E402
+from agentic_env.real.twin import make_twin_env  # noqa: E402
+from agentic_env.tasks.trial import TrialSpec  # noqa: E402
+
+
+def scripted(answers: list[str]) -> Callable[[str], str]:
+    """An operator who gives these answers in order."""
+    remaining: Iterator[str] = iter(answers)
+    return lambda _prompt: next(remaining)
+
+
+@pytest.fixture(scope="module")
+def stacking_trial(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("trial")
+    assert setup_sheet.main(["--task", "stacking", "--seed", "0", "--out", str(folder)]) == 0
+    return folder / "trial.json"
+
+
+def test_pearson_and_mmrv() -> None:
+    assert trial_report.mmrv([0.2, 0.5, 0.9], [0.3, 0.4, 0.8]) == 0.0
+    # items 0 and 1 swap order: each one's worst violation is |0.6 - 0.2|
+    assert trial_report.mmrv([0.1, 0.5, 0.9], [0.6, 0.2, 0.9]) == pytest.approx(0.8 / 3)
+    sim, real = [0.1, 0.4, 0.5, 1.0], [0.0, 0.5, 0.4, 0.9]
+    x, y = np.array(sim) - np.mean(sim), np.array(real) - np.mean(real)
+    expected = (x @ y) / np.sqrt((x @ x) * (y @ y))
+    assert trial_report.pearson(sim, real) == pytest.approx(expected)
+    assert trial_report.pearson([1.0], [1.0]) is None
+    assert trial_report.pearson([1.0, 1.0], [0.0, 1.0]) is None
+
+
+def test_rubric_uses_the_sims_progress_formula() -> None:
+    reference = [PlanStep("pick", ("a", "table")), PlanStep("place-on-object", ("a", "b")),
+                 PlanStep("pick", ("c", "table")), PlanStep("place-on-object", ("c", "a"))]
+    answers = trial.RubricAnswers(success=False, done=(True, True, False, False), n_extra=1)
+    score = trial.rubric_score(answers, reference, goal_checker_error=True)
+    assert (score.n_done, score.n_extra, score.n_required) == (2, 1, 4)
+    assert score.score == pytest.approx((2 - 1) / 4 - 0.1)
+
+
+def test_declined_primitive_ends_the_real_episode(stacking_trial: Path, tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite"
+    reference_steps = 12  # the stacking seed-0 reference plan
+    answers = ["", "n", "n", *["n"] * reference_steps, "0"]
+    code = trial.main([str(stacking_trial), "--backend", "real", "--twin", "--db", str(db),
+                       "--out", str(tmp_path / "real"), "--confirm-each-step"],
+                      ask=scripted(answers))
+    assert code == 0
+    assert (tmp_path / "real" / "setup_sheet.png").exists()
+    with ResultStore(db) as store:
+        (row,) = store.episodes()
+    assert row["key"].endswith(trial.REAL_KEY_SUFFIX) and row["worker"] == "twin"
+    assert not row["success"] and row["score"] == 0.0 and row["n_required"] == reference_steps
+    assert row["failure"] == "execution" and "declined" in row["failure_detail"]
+    assert row["actions"] == 0
+
+
+@pytest.mark.slow
+def test_paired_trial_in_sim_and_on_the_twin(stacking_trial: Path, tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite"
+    assert trial.main([str(stacking_trial), "--backend", "sim", "--db", str(db),
+                       "--out", str(tmp_path / "sim")]) == 0
+    spec = TrialSpec.load(stacking_trial)
+    episode = trial.episode_spec(spec, "agenticlab", "sim-oracle", 40, "full")
+    env, twin = make_twin_env(task=spec.task, trial=spec)
+    world = twin.world.env
+    answers = ["", "y", *["y"] * 12, "0"]
+    result = trial.run_real_trial(spec, episode, env, scripted(answers), tmp_path / "real",
+                                  oracle_env=world)
+    try:  # the operator said yes: the twin's world must agree (the harness's privilege)
+        assert world.task.evaluate(world.scene_state).success
+    finally:
+        world.close()
+    assert result.success and result.score == 1.0 and result.actions > 0
+    with ResultStore(db) as store:
+        store.record(Finished(episode.key() + trial.REAL_KEY_SUFFIX, result,
+                                    result.wall_s, "twin"))
+        pairs = trial_report.pair_episodes(store.episodes())
+    assert len(pairs) == 1 and pairs[0].sim["key"] == EpisodeSpec.from_dict(
+        episode.to_dict()).key()
+    text = trial_report.render_report(pairs)
+    assert "| stacking | lab | 0 | sim-oracle | yes | 1.00 | yes | 1.00 |" in text
+    assert trial_report.main([str(db), "--out", str(tmp_path / "report.md")]) == 0
+    assert (tmp_path / "report.md").read_text() == text
