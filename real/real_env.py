@@ -294,10 +294,14 @@ class RealEnv(gym.Env):
             InvalidActionError: malformed actions, before anything moves.
         """
         extra: dict[str, Any] = {"operator_declined": False}
+        name = parse_primitive_action(action)[0] if self.control_mode == "primitive" else ""
         if self.latch.fault is not None:  # nothing moves while a fault is latched
+            if name:
+                extra["primitive"] = PrimitiveOutcome(
+                    name, False, FailureReason.SAFETY_FAULT.value,
+                    "not run: a safety fault is latched").as_info()
             return self._faulted_observation(), 0.0, True, False, self._info(extra)
         if self.control_mode == "primitive":
-            name = parse_primitive_action(action)[0]
             if self.confirm is not None and not self.confirm(describe_action(action)):
                 outcome = PrimitiveOutcome(name, False, FailureReason.OPERATOR_DECLINED.value,
                                            "the operator declined this primitive")
