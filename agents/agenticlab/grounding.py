@@ -15,6 +15,7 @@ import numpy as np
 from agentic_env.actions import top_down_pose
 from agentic_env.agents.perception import GraspCandidate, PointCloud
 from agentic_env.contract import Workspace
+from agentic_env.robot import TCP_TO_FINGERTIP
 
 #: Gap (m) between a placed object's bottom and the surface under it at release.
 RELEASE_GAP = 0.008
@@ -91,9 +92,9 @@ def tcp_yaw(tcp_pose: np.ndarray) -> float:
 def held_object(name: str, cloud: PointCloud, grasp: np.ndarray) -> HeldObject:
     """Estimate the object about to be grasped at ``grasp`` (4x4 TCP pose) from its cloud."""
     points = cloud.points
-    below = float(grasp[2, 3] - min(points[:, 2].min(), grasp[2, 3]))
+    below = max(float(grasp[2, 3] - points[:, 2].min()), TCP_TO_FINGERTIP)
     radius = float(np.max(np.linalg.norm(points[:, :2] - grasp[:2, 3], axis=1)))
-    return HeldObject(name, max(below, 0.0), radius)
+    return HeldObject(name, below, radius)
 
 
 def measure_held(name: str, scene: PointCloud, tcp_pose: np.ndarray,
@@ -101,19 +102,23 @@ def measure_held(name: str, scene: PointCloud, tcp_pose: np.ndarray,
     """Measure the object in the lifted gripper from an observation taken after the pick.
 
     The object hangs below the TCP, clear of what is under it: its points are those in a
-    vertical column of radius ``column`` m around the TCP, from the TCP down to the first
-    vertical gap wider than :data:`HANGING_GAP` (what lies further down is not held).
+    vertical column of radius ``column`` m around the TCP, from the fingertips down to the
+    first vertical gap wider than :data:`HANGING_GAP` (what lies further down is not held);
+    the fingertips themselves are the lowest point when nothing hangs below them.
     Without such points (occluded), the pre-grasp estimate ``fallback`` (cloud, grasp pose)
     is used.
     """
     tcp = np.asarray(tcp_pose[:3], float)
+    fingertips = tcp[2] - TCP_TO_FINGERTIP
     offsets = np.linalg.norm(scene.points[:, :2] - tcp[:2], axis=1)
     hanging = (offsets < column) & (scene.points[:, 2] < tcp[2]) & (scene.points[:, 2] > 0.02)
     if np.count_nonzero(hanging) < 10:
         return held_object(name, *fallback)
-    heights = np.sort(scene.points[hanging, 2])[::-1]
+    # walk down from the fingertips to the first vertical gap: what lies below is not held
+    heights = np.sort(np.append(scene.points[hanging, 2], fingertips))[::-1]
+    heights = heights[heights <= fingertips]
     gaps = np.flatnonzero(-np.diff(heights) > HANGING_GAP)
-    bottom = heights[gaps[0]] if len(gaps) else heights[-1]  # stop at the first gap below
+    bottom = heights[gaps[0]] if len(gaps) else heights[-1]
     held = hanging & (scene.points[:, 2] >= bottom)
     radius = float(np.percentile(offsets[held], 98))
     return HeldObject(name, float(tcp[2] - bottom), radius)

@@ -410,7 +410,7 @@ class AgenticLabAgent:
         judged = candidates[: self.config.grasp_candidates_judged]
         for candidate in judged:
             if not self.config.grasp_evaluation:
-                return candidate.pose, candidate.width, cloud, scene
+                return candidate.pose, candidate.width, detected, scene
             image = render_grasp(cloud, scene, candidate)
             verdict = evaluate_grasp(self.ctx, image, step, target, self._describe(target),
                                      candidate.pose, candidate.width)
@@ -418,7 +418,7 @@ class AgenticLabAgent:
                         execute=verdict.execute, reason=verdict.reason,
                         score=round(candidate.score, 3))
             if verdict.execute:
-                return candidate.pose, candidate.width, cloud, scene
+                return candidate.pose, candidate.width, detected, scene
         return None
 
     # -- place -------------------------------------------------------------------------------

@@ -7,6 +7,13 @@ privileged simulator state, so it runs unchanged on the real robot.
 """
 
 from agentic_env.agents.perception.drawing import draw_detections, render_grasp
+from agentic_env.agents.perception.geometry import (
+    Plane,
+    estimate_normals,
+    fit_plane,
+    near_mask,
+    voxel_downsample,
+)
 from agentic_env.agents.perception.grasping import (
     GraspCandidate,
     grasp_candidates,
@@ -14,19 +21,18 @@ from agentic_env.agents.perception.grasping import (
 )
 from agentic_env.agents.perception.gripper import GripperGeometry, gripper_geometry
 from agentic_env.agents.perception.pointcloud import (
-    Plane,
     PointCloud,
     box_cloud,
     camera_cloud,
-    cluster_near,
-    fit_plane,
     lift_pixel,
     project_to_image,
     remove_gripper,
+)
+from agentic_env.agents.perception.segmentation import (
+    cluster_near,
     remove_support_plane,
     remove_table,
     target_cloud,
-    voxel_downsample,
 )
 
 __all__ = [
@@ -38,11 +44,13 @@ __all__ = [
     "camera_cloud",
     "cluster_near",
     "draw_detections",
+    "estimate_normals",
     "fit_plane",
     "grasp_candidates",
     "grasp_collides",
     "gripper_geometry",
     "lift_pixel",
+    "near_mask",
     "project_to_image",
     "remove_gripper",
     "remove_support_plane",

@@ -1,11 +1,13 @@
-"""Pick-success benchmark of the grasp candidates on random sorting layouts.
+"""Pick-success benchmark of the grasp candidates on random task layouts.
 
-For each layout (a ``sorting`` reset with seed ``seed + i``) and each object on the table, the
-env is reset, the object is "detected" from privileged ground truth (its bounding box and the
-top of it projected into the camera: what a perfect VLM detector returns), the target cloud is
-segmented, the best grasp candidate is executed with the ``pick`` primitive, and the pick
-counts as a success when the primitive reports success and the object rose by at least 5 cm.
-Prints the success rate per object kind and overall, and the time per candidate set::
+For each layout (a reset of the task, ``sorting`` by default, with seed ``seed + i``) and each
+free object on the table, the env is reset, the object is "detected" from privileged ground
+truth (its bounding box and the top of it projected into the camera: what a perfect VLM
+detector returns), the target cloud is segmented, the best grasp candidate is executed with
+the ``pick`` primitive, and the pick counts as a success when the primitive reports success
+and the object rose by at least 5 cm. With ``--camera wrist`` the arm first moves 22 cm above
+the object and plans from the wrist camera. Prints the success rate per object kind and
+overall, and the time per candidate set::
 
     MUJOCO_GL=egl python -m agentic_env.agents.perception.bench --layouts 20
 """
@@ -22,11 +24,8 @@ import numpy as np
 
 from agentic_env.actions import move_to, pick, top_down_pose
 from agentic_env.agents.perception.grasping import grasp_candidates
-from agentic_env.agents.perception.pointcloud import (
-    camera_cloud,
-    project_to_image,
-    target_cloud,
-)
+from agentic_env.agents.perception.pointcloud import camera_cloud, project_to_image
+from agentic_env.agents.perception.segmentation import target_cloud
 from agentic_env.tasks.predicates import body_box, lowest_point
 
 logger = logging.getLogger(__name__)
@@ -94,13 +93,14 @@ def pick_once(env: object, seed: int, name: str, camera: str,
     return PickResult(seed, name, lifted, reason, seconds, cpu)
 
 
-def run(layouts: int, seed: int, camera: str) -> list[PickResult]:
-    """Pick every object of ``layouts`` sorting layouts once; see the module docstring."""
+def run(layouts: int, seed: int, camera: str, task: str = "sorting") -> list[PickResult]:
+    """Pick every free object on the table of ``layouts`` layouts of ``task`` once; see the
+    module docstring."""
     from agentic_env.envs.sim_env import SimEnv
 
     rng = np.random.default_rng(seed)
     results: list[PickResult] = []
-    env = SimEnv("sorting")
+    env = SimEnv(task)
     try:
         for layout in range(seed, seed + layouts):
             _, info = env.reset(seed=layout)
@@ -150,12 +150,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--camera", choices=("shoulder", "wrist"), default="shoulder",
                         help="plan from the shoulder camera, or from the wrist camera after "
                         "moving above the object")
+    parser.add_argument("--task", default="sorting",
+                        help="task whose layouts are used (sorting, tabletop, stacking, ...)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every pick")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(message)s")
     start = time.perf_counter()
-    results = run(args.layouts, args.seed, args.camera)
+    results = run(args.layouts, args.seed, args.camera, args.task)
     print(report(results))
     print(f"wall time {time.perf_counter() - start:.0f} s")
     return 0

@@ -8,9 +8,10 @@ from collections.abc import Sequence
 import numpy as np
 from PIL import Image, ImageDraw
 
+from agentic_env.agents.perception.geometry import near_mask, voxel_downsample
 from agentic_env.agents.perception.grasping import OPEN_MARGIN, GraspCandidate
 from agentic_env.agents.perception.gripper import gripper_geometry
-from agentic_env.agents.perception.pointcloud import PointCloud, near_mask, voxel_downsample
+from agentic_env.agents.perception.pointcloud import PointCloud
 
 _PALETTE = ((255, 64, 64), (64, 160, 255), (64, 220, 96), (255, 200, 0), (220, 64, 255),
             (0, 220, 220))

@@ -34,31 +34,26 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from agentic_env.agents.perception.grasp_scene import (
+    FINGERTIP_CLEARANCE,
+    FULL_CLEARANCE,
+    GraspScene,
+    collision_free,
+    prepare_scene,
+)
 from agentic_env.agents.perception.gripper import (
     GripperGeometry,
-    distance_to_boxes,
     gripper_geometry,
-    points_in_boxes,
 )
-from agentic_env.agents.perception.pointcloud import (
-    PointCloud,
-    estimate_normals,
-    flat_keys,
-    near_mask,
-    voxel_downsample,
-)
+from agentic_env.agents.perception.pointcloud import PointCloud
+from agentic_env.primitives import PrimitiveConfig
 
-#: Opening beyond the object's width the pick primitive adds before closing, m (its
-#: ``PrimitiveConfig.open_margin``).
-OPEN_MARGIN = 0.02
-#: Pre-grasp distance the pick primitive descends from along the approach, m.
-APPROACH_DISTANCE = 0.10
-#: Fingertip height above the object's support in a grasp, m (the experts use 8 mm).
-FINGERTIP_CLEARANCE = 0.008
+#: Opening beyond the object's width the pick primitive adds before closing, m.
+OPEN_MARGIN = PrimitiveConfig().open_margin
+#: Pre-grasp distance the pick primitive descends from along the approach by default, m.
+APPROACH_DISTANCE = PrimitiveConfig().approach_distance
 #: Gap kept between the object's top and the palm, m.
 PALM_CLEARANCE = 0.007
-#: Inflation of the gripper boxes in the collision check, m.
-COLLISION_MARGIN = 0.003
 #: Smallest and largest object width accepted between the pads, m.
 MIN_WIDTH = 0.005
 #: Half angle of the friction cone used for antipodal pairs, degrees.
@@ -69,28 +64,9 @@ UNSEEN_SIDE, NO_EVIDENCE = 0.8, 0.3
 #: Weights of the score terms (they sum to 1).
 WEIGHTS = {"antipodal": 0.3, "centring": 0.2, "clearance": 0.2, "upright": 0.1,
            "narrow": 0.2}
-#: Edge of the obstacle heightmap's columns, m.
-HEIGHTMAP_CELL = 0.004
-#: Where the fingers are probed against the heightmap: a 3 x 3 x 3 grid over each box
-#: (as fractions of its half extents).
-FINGER_SAMPLES = np.stack(np.meshgrid(*[np.array([-1.0, 0.0, 1.0])] * 3), -1).reshape(-1, 3)
 #: Collision-free grasps found per returned one before the check stops (see
 #: :func:`_collision_free`).
 KEEP_PER_RETURNED = 3
-#: Clearance from the scene that scores full marks, m.
-FULL_CLEARANCE = 0.03
-#: Target and scene are thinned to these voxel sizes, m.
-TARGET_VOXEL = 0.003
-SCENE_VOXEL = 0.005
-#: The target's points are thinned to this voxel size for the collision check, m.
-COLLISION_VOXEL = 0.006
-#: Depth of the band of highest target points whose middle is taken as the object's
-#: vertical axis, m.
-TOP_BAND = 0.01
-#: Most target points used (larger clouds are thinned with a coarser voxel).
-MAX_TARGET_POINTS = 700
-#: Scene points farther than this (horizontally) from the target's bounds are ignored, m.
-SCENE_RADIUS = 0.15
 
 
 @dataclass(frozen=True)
@@ -109,109 +85,6 @@ class GraspCandidate:
     width: float
     score: float
     details: dict[str, float] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    target: np.ndarray  # (K, 3)
-    normals: np.ndarray  # (K, 3)
-    obstacles: np.ndarray  # (M, 3) scene minus target, near the target
-    coarse_target: np.ndarray  # (C, 3) the target thinned for the collision check
-    ceiling: _Heightmap  # highest obstacle point per column
-    centre: np.ndarray  # (3,) centre of the target's bounds
-    axes: np.ndarray  # (2, 2) horizontal principal axes (major, minor)
-    extents: np.ndarray  # (2,) half extents along those axes
-    support_z: float
-    top_z: float
-
-
-def _prepare(target: PointCloud, scene: PointCloud, mirror: bool) -> _Prepared | None:
-    voxel = TARGET_VOXEL
-    small = voxel_downsample(target, voxel)
-    while len(small) > MAX_TARGET_POINTS:
-        voxel *= 1.4
-        small = voxel_downsample(target, voxel)
-    points = small.points
-    if len(points) < 8:
-        return None
-    low, high = points.min(axis=0), points.max(axis=0)
-    nearby = np.all((scene.points[:, :2] > low[:2] - SCENE_RADIUS)
-                    & (scene.points[:, :2] < high[:2] + SCENE_RADIUS), axis=1)
-    nearby &= scene.points[:, 2] < high[2] + 0.25
-    scene_points = voxel_downsample(scene.select(nearby), SCENE_VOXEL).points
-    scene_points = scene_points[~near_mask(scene_points, points, 0.005)]
-    support_z = _support_height(points, scene_points)
-    # the support surface itself is kept clear by the fingertip clearance rule
-    obstacles = scene_points[scene_points[:, 2] > support_z + FINGERTIP_CLEARANCE / 2]
-    xy = points[:, :2] - points[:, :2].mean(axis=0)
-    _, vectors = np.linalg.eigh(xy.T @ xy)
-    axes = vectors[:, ::-1].T  # rows: major, minor
-    # the top band is seen whole from above: its middle is the object's vertical axis
-    top_band = xy[points[:, 2] > high[2] - TOP_BAND] @ axes.T
-    mid = (top_band.max(axis=0) + top_band.min(axis=0)) / 2.0
-    centre_xy = points[:, :2].mean(axis=0) + mid @ axes
-    normals = estimate_normals(points)
-    if mirror:
-        points, normals = _mirrored(points, normals, centre_xy)
-    along = (points[:, :2] - centre_xy) @ axes.T
-    extents = np.max(np.abs(along), axis=0)
-    centre = np.array([*centre_xy, (support_z + high[2]) / 2.0])
-    coarse = voxel_downsample(PointCloud(points, np.zeros((len(points), 3), np.uint8),
-                                         np.zeros((len(points), 2), np.int64)),
-                              COLLISION_VOXEL).points
-    return _Prepared(points, normals, obstacles, coarse, _Heightmap.of(obstacles), centre,
-                     axes, extents, support_z, float(high[2]))
-
-
-@dataclass(frozen=True)
-class _Heightmap:
-    """Highest obstacle point per ``HEIGHTMAP_CELL`` column (base frame x, y)."""
-
-    origin: np.ndarray  # (2,) x, y of cell (0, 0)'s corner
-    top: np.ndarray  # (X, Y) highest z per cell, -inf where empty
-
-    @classmethod
-    def of(cls, points: np.ndarray) -> _Heightmap:
-        if len(points) == 0:
-            return cls(np.zeros(2), np.full((1, 1), -np.inf))
-        origin = points[:, :2].min(axis=0)
-        cells = np.floor((points[:, :2] - origin) / HEIGHTMAP_CELL).astype(int)
-        top = np.full(tuple(cells.max(axis=0) + 1), -np.inf)
-        np.maximum.at(top, (cells[:, 0], cells[:, 1]), points[:, 2])
-        return cls(origin, top)
-
-    def above(self, points: np.ndarray) -> np.ndarray:
-        """Whether an obstacle point lies above each point (N, 3), in its column."""
-        cells = np.floor((points[:, :2] - self.origin) / HEIGHTMAP_CELL).astype(int)
-        inside = np.all((cells >= 0) & (cells < self.top.shape), axis=1)
-        result = np.zeros(len(points), bool)
-        result[inside] = self.top[cells[inside, 0], cells[inside, 1]] > points[inside, 2]
-        return result
-
-
-def _mirrored(points: np.ndarray, normals: np.ndarray,
-              centre_xy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The points and normals plus their half-turn about the vertical axis through
-    ``centre_xy``: the side hidden from the camera, assuming the object is symmetric."""
-    turned_points, turned_normals = points.copy(), normals.copy()
-    turned_points[:, :2] = 2.0 * centre_xy - points[:, :2]
-    turned_normals[:, :2] *= -1.0
-    return np.concatenate([points, turned_points]), np.concatenate([normals, turned_normals])
-
-
-def _support_height(points: np.ndarray, scene: np.ndarray) -> float:
-    """Height of the surface the target rests on: the highest scene points at most 3 cm
-    below the target's lowest point, within 1 cm of its footprint; else that lowest point."""
-    lowest = float(points[:, 2].min())
-    cell = 0.01
-    footprint = np.unique(flat_keys(np.floor(points[:, :2] / cell).astype(np.int64)
-                                    @ np.array([[1, 0, 0], [0, 1, 0]])))
-    keys = np.floor(scene[:, :2] / cell).astype(np.int64) @ np.array([[1, 0, 0], [0, 1, 0]])
-    under = np.isin(flat_keys(keys), footprint)
-    below = scene[under & (scene[:, 2] < lowest + 0.002) & (scene[:, 2] > lowest - 0.03), 2]
-    if below.size == 0:
-        return lowest
-    return float(min(np.percentile(below, 90), lowest))
 
 
 def _frames(approach: np.ndarray, closing: np.ndarray) -> np.ndarray:
@@ -234,7 +107,7 @@ def _tilted(closing: np.ndarray, tilt: np.ndarray) -> np.ndarray:
     return np.cos(tilt)[:, None] * down + np.sin(tilt)[:, None] * side
 
 
-def _hypotheses(prep: _Prepared, rng: np.random.Generator, n_samples: int,
+def _hypotheses(prep: GraspScene, rng: np.random.Generator, n_samples: int,
                 max_tilt: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Closing axes (H, 3, horizontal), tilts (H,) rad and grasp points (H, 3)."""
     axes, anchors, tilts = [], [], []
@@ -262,7 +135,7 @@ def _hypotheses(prep: _Prepared, rng: np.random.Generator, n_samples: int,
     return closing, np.array(tilts), np.array(anchors)
 
 
-def _antipodal_pairs(prep: _Prepared, rng: np.random.Generator,
+def _antipodal_pairs(prep: GraspScene, rng: np.random.Generator,
                      count: int) -> tuple[np.ndarray, np.ndarray]:
     """Up to ``count`` closing axes (K, 3) and midpoints (K, 3) of antipodal point pairs with
     a closing axis within reach of a near-top-down grasp."""
@@ -291,7 +164,8 @@ def _antipodal_pairs(prep: _Prepared, rng: np.random.Generator,
 
 def grasp_candidates(target: PointCloud, scene: PointCloud, *, rng: np.random.Generator,
                      n_samples: int = 200, max_tilt_deg: float = 30.0,
-                     top_k: int = 10, mirror: bool = True) -> list[GraspCandidate]:
+                     top_k: int = 10, mirror: bool = True,
+                     approach_distance: float = APPROACH_DISTANCE) -> list[GraspCandidate]:
     """Ranked parallel-jaw grasps of ``target`` that do not collide with ``scene``.
 
     Args:
@@ -306,6 +180,8 @@ def grasp_candidates(target: PointCloud, scene: PointCloud, *, rng: np.random.Ge
             half a turn about the vertical axis through the middle of its top (exact for
             boxes, cylinders, spheres and other symmetric objects; for others it errs on the
             wide side). Without it, widths measured along the viewing direction are short.
+        approach_distance: how far back along the approach the gripper is swept in the
+            collision check, m: the pick's pre-grasp distance (0.1 m by default).
 
     Returns:
         Up to ``top_k`` collision-free candidates, best first; ``[]`` when the target has
@@ -313,7 +189,7 @@ def grasp_candidates(target: PointCloud, scene: PointCloud, *, rng: np.random.Ge
     """
     if len(target) == 0:
         return []
-    prep = _prepare(target, scene, mirror)
+    prep = prepare_scene(target, scene, mirror)
     if prep is None:
         return []
     gripper = gripper_geometry()
@@ -336,8 +212,9 @@ def grasp_candidates(target: PointCloud, scene: PointCloud, *, rng: np.random.Ge
         "narrow": _narrowness(prep, rotations),
     }
     bound = sum(WEIGHTS[name] * value for name, value in terms.items())
-    free, clearance = _collision_free(prep, gripper, rotations, tcp, opening, bound,
-                                      KEEP_PER_RETURNED * top_k)
+    free, clearance = collision_free(prep, gripper, rotations, tcp, opening, bound,
+                                      KEEP_PER_RETURNED * top_k, approach_distance,
+                                      WEIGHTS["clearance"])
     if not np.any(free):
         return []
     terms = {name: value[free] for name, value in terms.items()}
@@ -359,25 +236,25 @@ def grasp_candidates(target: PointCloud, scene: PointCloud, *, rng: np.random.Ge
     ]
 
 
-def grasp_collides(pose: np.ndarray, width: float, target: PointCloud,
-                   scene: PointCloud) -> bool:
+def grasp_collides(pose: np.ndarray, width: float, target: PointCloud, scene: PointCloud,
+                   approach_distance: float = APPROACH_DISTANCE) -> bool:
     """Whether a grasp (TCP ``pose`` (4, 4), base frame; object ``width`` m) would hit the
     scene or the target, by the same check as :func:`grasp_candidates`: the gripper opened to
     ``width`` + the pick primitive's margin and swept back along the approach by the
     pre-grasp distance. A target too small to reason about (< 8 points) counts as a
     collision."""
-    prep = _prepare(target, scene, mirror=True)
+    prep = prepare_scene(target, scene, mirror=True)
     if prep is None:
         return True
     pose = np.asarray(pose, dtype=float)
     gripper = gripper_geometry()
     opening = np.array([min(width + OPEN_MARGIN, gripper.max_opening)])
-    free, _ = _collision_free(prep, gripper, pose[None, :3, :3], pose[None, :3, 3], opening,
-                              np.ones(1), 1)
+    free, _ = collision_free(prep, gripper, pose[None, :3, :3], pose[None, :3, 3], opening,
+                              np.ones(1), 1, approach_distance, 0.0)
     return not bool(free[0])
 
 
-def _place_tcp(prep: _Prepared, gripper: GripperGeometry, rotations: np.ndarray,
+def _place_tcp(prep: GraspScene, gripper: GripperGeometry, rotations: np.ndarray,
                anchors: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """TCP positions (H, 3), object widths (H,) (nan: no object between the pads) and
     antipodality (H,) of the contact normals."""
@@ -395,7 +272,8 @@ def _place_tcp(prep: _Prepared, gripper: GripperGeometry, rotations: np.ndarray,
         slab_top + gripper.palm_depth + PALM_CLEARANCE,
     ])
     # raise tilted grasps so that the lowest pad corner keeps the fingertip clearance
-    corners = np.array([[sx * gripper.pad_half_width, sy * 0.04, gripper.fingertip_depth]
+    reach = gripper.max_opening / 2.0  # the pads' outer faces, at most
+    corners = np.array([[sx * gripper.pad_half_width, sy * reach, gripper.fingertip_depth]
                         for sx in (-1, 1) for sy in (-1, 1)])
     lowest = np.min(np.einsum("hij,cj->hci", rotations, corners)[..., 2], axis=1)
     height = np.maximum(height, support + FINGERTIP_CLEARANCE - lowest)
@@ -438,62 +316,14 @@ def _masked_mean(values: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.n
     return total / np.maximum(count, 1), count > 0
 
 
-def _collision_free(prep: _Prepared, gripper: GripperGeometry, rotations: np.ndarray,
-                    tcp: np.ndarray, opening: np.ndarray, bound: np.ndarray,
-                    enough: int) -> tuple[np.ndarray, np.ndarray]:
-    """Whether each grasp's gripper, swept along the approach from the pre-grasp pose, misses
-    the obstacles and the target; and its clearance (distance to the nearest obstacle), m.
-
-    Grasps are checked best ``bound`` (an upper bound of their score) first; the check stops
-    once ``enough`` collision-free grasps score at least the next grasp's bound, and the
-    grasps left unchecked are reported as not free.
-    """
-    count = len(tcp)
-    free = np.zeros(count, bool)
-    clearance = np.zeros(count)
-    found: list[float] = []
-    solid = np.concatenate([prep.obstacles, prep.coarse_target])
-    is_obstacle = np.arange(len(solid)) < len(prep.obstacles)
-    for h in np.argsort(-bound):
-        if len(found) >= enough and sorted(found)[-enough] >= bound[h]:
-            break
-        centres, halves = gripper.boxes(float(opening[h]))
-        swept_c, swept_h = centres.copy(), halves.copy()
-        swept_c[:, 2] -= APPROACH_DISTANCE / 2.0
-        swept_h[:, 2] += APPROACH_DISTANCE / 2.0
-        # one box around everything, grown by the full-clearance distance, culls most points
-        low = np.min(swept_c - swept_h, axis=0) - FULL_CLEARANCE
-        high = np.max(swept_c + swept_h, axis=0) + FULL_CLEARANCE
-        local = (solid - tcp[h]) @ rotations[h]
-        near = np.all((local >= low) & (local <= high), axis=1)
-        local = local[near]
-        if np.any(points_in_boxes(local, swept_c, swept_h, COLLISION_MARGIN)):
-            continue
-        # a finger under an obstacle point has entered space the camera could not see (the
-        # part of a neighbour hidden behind the target, seen from a tilted approach)
-        fingers = gripper.n_finger_boxes
-        samples = (centres[:fingers, None] + FINGER_SAMPLES * halves[:fingers, None]).reshape(
-            -1, 3)
-        if np.any(prep.ceiling.above(samples @ rotations[h].T + tcp[h])):
-            continue
-        free[h] = True
-        obstacles = local[is_obstacle[near]]
-        clearance[h] = FULL_CLEARANCE
-        if len(obstacles):
-            clearance[h] = min(float(np.min(distance_to_boxes(obstacles, centres, halves))),
-                               FULL_CLEARANCE)
-        found.append(float(bound[h] - WEIGHTS["clearance"] * (1 - clearance[h] / FULL_CLEARANCE)))
-    return free, clearance
-
-
-def _centring(prep: _Prepared, rotations: np.ndarray, tcp: np.ndarray) -> np.ndarray:
+def _centring(prep: GraspScene, rotations: np.ndarray, tcp: np.ndarray) -> np.ndarray:
     """1 when the grasp line passes through the object's centre, falling off with the
     offset along the TCP x axis (1/2 at 15 mm)."""
     offset = np.einsum("hc,hc->h", prep.centre[None] - tcp, rotations[:, :, 0])
     return 1.0 / (1.0 + (offset / 0.015) ** 2)
 
 
-def _narrowness(prep: _Prepared, rotations: np.ndarray) -> np.ndarray:
+def _narrowness(prep: GraspScene, rotations: np.ndarray) -> np.ndarray:
     """The target's narrowest horizontal extent over its extent along each closing axis
     (1 for the narrowest direction, e.g. across a box's faces rather than its diagonal)."""
     yaws = np.linspace(0.0, np.pi, 36, endpoint=False)
