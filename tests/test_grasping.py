@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from single_object_task import BIN_NAME, OBJECT_NAME, SingleObjectTask
 
-from agentic_env.actions import pick, top_down_pose
+from agentic_env.actions import move_to, pick, top_down_pose
 from agentic_env.agents.perception import (
     PointCloud,
     camera_cloud,
@@ -21,7 +21,6 @@ from agentic_env.agents.perception import (
 )
 from agentic_env.agents.perception.grasping import OPEN_MARGIN
 from agentic_env.envs.sim_env import SimEnv
-from agentic_env.primitives import PrimitiveConfig
 from agentic_env.robot import GRIPPER_WIDTH_RANGE, TCP_TO_FINGERTIP
 from agentic_env.tasks.predicates import body_box
 
@@ -51,7 +50,6 @@ def test_gripper_geometry_is_the_model() -> None:
     pads = centres[:gripper.n_finger_boxes]
     inner = np.abs(pads[:, 1]) - halves[:gripper.n_finger_boxes, 1]
     assert inner[[1, 2, 4, 5]] == pytest.approx(0.02)  # the pad faces are 40 mm apart
-    assert PrimitiveConfig().open_margin == OPEN_MARGIN
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
@@ -173,6 +171,26 @@ def test_object_in_a_bin_is_segmented_from_the_bin_and_lifted(make_sim_env) -> N
                          & (target.points < truth.high + 0.004), axis=1))
     best = grasp_candidates(target, scene, rng=np.random.default_rng(0))[0]
     assert best.pose[2, 3] == pytest.approx(truth.low[2] + 0.026, abs=0.004)  # the bin floor
+    start = env.scene_state.body_position(OBJECT_NAME)
+    _, _, _, _, info = env.step(pick(best.pose, best.width))
+    assert info["primitive"]["ok"], info["primitive"]
+    assert env.scene_state.body_position(OBJECT_NAME)[2] > start[2] + 0.08
+
+
+def test_wrist_view_candidate_lifts_the_object(make_sim_env) -> None:
+    env = make_sim_env(task=SingleObjectTask("cylinder", (0.02, 0.035), (0.55, -0.05)))
+    env.reset(seed=0)
+    top = body_box(env.scene_state, OBJECT_NAME)
+    above = np.array([*(top.low[:2] + top.high[:2]) / 2, top.high[2] + 0.22])
+    obs, _, _, _, info = env.step(move_to(top_down_pose(above, 0.4)))
+    assert info["primitive"]["ok"]
+    point = np.array([*(top.low[:2] + top.high[:2]) / 2, top.high[2]])
+    uv = project_to_image(point[None], obs["wrist_intrinsics"], obs["wrist_extrinsics"])[0]
+    target = target_cloud(obs, "wrist", point_uv=uv)
+    scene = camera_cloud(obs, "wrist", stride=2)
+    assert np.all(target.points[:, 2] > 0.004) and len(target) > 200
+    best = grasp_candidates(target, scene, rng=np.random.default_rng(0))[0]
+    assert best.width == pytest.approx(0.04, abs=0.005)
     start = env.scene_state.body_position(OBJECT_NAME)
     _, _, _, _, info = env.step(pick(best.pose, best.width))
     assert info["primitive"]["ok"], info["primitive"]
