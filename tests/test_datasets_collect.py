@@ -23,8 +23,6 @@ from agentic_env.datasets.reader import DatasetReader, verify_dataset
 from agentic_env.datasets.recording import ExpertRecorder
 from agentic_env.errors import InvalidConfigError
 
-SMALL = replace(CONFIG, width=64, height=48, depth=False)
-
 
 def _seeds(root: Path) -> list[int]:
     return [int(row["agentic_env/seed"]) for row in DatasetReader(root).episodes]
@@ -67,28 +65,32 @@ def test_resume_refuses_other_settings(tmp_path: Path) -> None:
 
 def test_failed_expert_episodes_are_counted_and_left_out(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source, _, _ = collected_dataset()
+    root = tmp_path / "dataset"
+    shutil.copytree(source, root)
+    shutil.rmtree(root / STAGING / "seed-000001")
     record = ExpertRecorder.record
 
-    def fail_even_seeds(self, request, videos, keep_frames=False):  # noqa: ANN001, ANN202
+    def fail_seed_1(self, request, videos, keep_frames=False):  # noqa: ANN001, ANN202
         episode = record(self, request, videos, keep_frames)
-        if request.seed % 2 == 0:
+        if request.seed == 1:
             episode.metadata["success"] = False
         return episode
 
-    monkeypatch.setattr(ExpertRecorder, "record", fail_even_seeds)
+    monkeypatch.setattr(ExpertRecorder, "record", fail_seed_1)
     collect_module._WORKER.clear()
-    root = tmp_path / "dataset"
-    summary = collect(root, SMALL, 1, progress=False)
+    summary = collect(root, CONFIG, 2, max_attempts=2, progress=False)
     assert summary["episodes_attempted"] == 2
     assert summary["episodes_failed"] == 1
-    assert summary["failed_seeds"] == [0]
+    assert summary["failed_seeds"] == [1]
     assert summary["episodes_in_dataset"] == 1
-    assert _seeds(root) == [1]
-    failed = dict((r["seed"], r) for _, r in staged_records(root))[0]
+    assert _seeds(root) == [0]
+    failed = dict((r["seed"], r) for _, r in staged_records(root))[1]
     assert failed["has_frames"] is False  # no frames or videos kept for a failure
-    assert not list((root / STAGING / "seed-000000").glob("*.mp4"))
+    assert not list((root / STAGING / "seed-000001").glob("*.mp4"))
     stored = json.loads((root / "meta/collection.json").read_text())
-    assert stored["failed_seeds"] == [0]
+    assert stored["failed_seeds"] == [1]
+    assert verify_dataset(root).ok
 
 
 def test_option_parsing() -> None:

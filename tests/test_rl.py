@@ -69,7 +69,7 @@ def test_config_errors_name_the_valid_values() -> None:
 @pytest.mark.slow
 def test_short_ppo_run_trains_on_the_fixed_reach() -> None:
     config = TrainConfig(env=ReachPickConfig(task="reach", episode_steps=50), algo="ppo",
-                         steps=4096, eval_episodes=3)
+                         steps=3072, eval_episodes=3)
     result = train(config)
     losses = result.losses()
     assert losses and all(math.isfinite(v) for v in losses)

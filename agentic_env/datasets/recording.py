@@ -21,15 +21,17 @@ import io
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PIL import Image
 
 from agentic_env.datasets.video import VideoConfig, VideoWriter
-from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
 from agentic_env.robot import GRIPPER_WIDTH_RANGE
+
+if TYPE_CHECKING:
+    from agentic_env.envs.sim_env import SimEnv
 
 #: Camera names in the order of the observation contract.
 CAMERAS: tuple[str, ...] = ("shoulder", "wrist")

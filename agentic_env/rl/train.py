@@ -139,7 +139,7 @@ def train(config: TrainConfig, out: Path | None = None, progress: bool = False) 
     Raises:
         AgenticEnvError: without the ``rl`` extra installed.
     """
-    sb3 = _sb3()
+    _sb3()  # a clear error without the rl extra
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.logger import KVWriter, Logger
     from stable_baselines3.common.monitor import Monitor
@@ -196,7 +196,6 @@ def train(config: TrainConfig, out: Path | None = None, progress: bool = False) 
     finally:
         env.close()
         eval_env.close()
-    del sb3
     return result
 
 
