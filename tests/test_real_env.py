@@ -254,3 +254,35 @@ def test_scripted_expert_completes_the_task_through_the_real_path() -> None:
                 break
         assert world.task.evaluate(world.scene_state).success
         assert env.safety_fault is None
+
+
+def test_driving_into_the_table_trips_the_twins_protective_stop() -> None:
+    loose = SafetyConfig(max_joint_acceleration=500.0, max_tcp_speed=10.0)
+    env, twin = make_twin_env(control_mode="joint_position", safety=loose)
+    with env:
+        obs, _ = env.reset()
+        into_table = top_down_pose([0.45, 0.3, 0.005])  # fingertips 13 mm into the table
+        solution = env.kinematics.solve(into_table, obs["joint_positions"].astype(float))
+        action = np.append(solution.q, 0.0).astype(np.float32)
+        for _ in range(60):
+            _, _, terminated, _, info = env.step(action)
+            if terminated:
+                break
+        assert_fault(info, terminated, "protective_stop", twin)
+
+
+def test_twin_blocking_moves_and_refusals(twin_env) -> None:
+    from agentic_env.real.drivers.base import CommandRejectedError
+    from agentic_env.real.twin.arm import pose_vector
+
+    _, twin = twin_env
+    goal = top_down_pose([0.5, 0.1, 0.3])
+    twin.arm.move_linear(pose_vector(goal), 0.25, 1.0)
+    state = twin.arm.read_state()
+    np.testing.assert_allclose(state.tcp_pose[:3], goal[:3, 3], atol=0.003)
+    start = state.joint_positions
+    twin.arm.move_joint(start + [0.2, 0, 0, 0, 0, 0], 1.0, 2.0)
+    np.testing.assert_allclose(twin.arm.read_state().joint_positions[0], start[0] + 0.2,
+                               atol=0.01)
+    with pytest.raises(CommandRejectedError, match="moveL refused"):
+        twin.arm.move_linear(pose_vector(top_down_pose([2.0, 0.0, 0.3])), 0.25, 1.0)

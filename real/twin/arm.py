@@ -3,7 +3,8 @@ interface over the MuJoCo arm of a :class:`~agentic_env.real.twin.world.TwinWorl
 
 It behaves like the controller where the env can tell: ``servo_joint`` tracks one target
 per period, blocking moves follow planned paths at the requested speed, ``stop`` brakes to
-rest, a protective stop freezes the arm until an operator unlocks it, and a dropped link
+rest, a robot contact (the sim's unexpected contact) trips a protective stop, which freezes
+the arm until an operator unlocks it, and a dropped link
 raises :class:`~agentic_env.real.drivers.base.ConnectionLostError`. Fault injection:
 :meth:`TwinArm.protective_stop_after`, :meth:`TwinArm.emergency_stop`,
 :meth:`TwinArm.drop_connection_after` and :meth:`TwinArm.reject_next_command`.
@@ -58,7 +59,6 @@ class TwinArm(Connectable):
     Args:
         world: the simulated cell.
         kinematics: TCP kinematics (for the reported TCP pose and blocking moves).
-        control_dt: the world's control period, seconds (``world.env.robot.control_dt``).
     """
 
     def __init__(self, world: TwinWorld, kinematics: ArmKinematics) -> None:
@@ -204,10 +204,15 @@ class TwinArm(Connectable):
             raise CommandRejectedError(f"the controller refused the command: {reason}")
 
     def _period(self, target: np.ndarray) -> None:
-        """One control period; a stopped controller holds where it braked instead."""
+        """One control period; a stopped controller holds where it braked instead. A robot
+        contact with anything (the sim's unexpected contact) trips a protective stop, as the
+        controller's collision detection does."""
         self.commands += 1
         stopped = bool(self._bits & ~SafetyBits.NORMAL_MODE) or not self._program_running
         self.world.step(self._hold if stopped and self._hold is not None else target)
+        if not stopped and self.world.env.robot.unexpected_contact() is not None:
+            self._bits = SafetyBits.PROTECTIVE_STOPPED | SafetyBits.STOPPED_DUE_TO_SAFETY
+            self._brake()
 
     def _follow(self, targets: np.ndarray) -> None:
         for target in targets:
