@@ -104,12 +104,12 @@ def test_lift_pixel_lands_on_the_object_surface(cube_and_sphere, shape: str) -> 
 
 def test_lift_pixel_without_depth_is_none(sorting) -> None:
     _, obs, _ = sorting
-    no_return = np.argwhere(obs["shoulder_depth"] == 0)
-    assert len(no_return) > 0  # beyond the Kinect's range: the far floor, the sky
-    v, u = no_return[len(no_return) // 2]
-    window = obs["shoulder_depth"][max(v - 2, 0): v + 3, max(u - 2, 0): u + 3]
-    if np.all(window == 0):
-        assert lift_pixel(obs, "shoulder", (u, v)) is None
+    no_return = obs["shoulder_depth"] == 0  # beyond the Kinect's range: the far floor, the sky
+    blank = np.lib.stride_tricks.sliding_window_view(no_return, (5, 5)).all(axis=(2, 3))
+    assert blank.any()
+    v, u = np.argwhere(blank)[0] + 2  # the centre of a 5 x 5 window without depth
+    assert lift_pixel(obs, "shoulder", (u, v)) is None
+    assert lift_pixel(obs, "shoulder", (u, v), window=1) is None
     assert lift_pixel(obs, "shoulder", (-5, 10)) is None
     assert lift_pixel(obs, "shoulder", (10_000, 10)) is None
 
