@@ -1,7 +1,19 @@
 """Benchmark harness: sweep grids, local and Ray runners, a SQLite results store, metrics,
 reports and the module benchmark.
 
-``agentic-env sweep FILE`` expands a YAML grid into :class:`~agentic_env.agents.episode.EpisodeSpec`
-objects, runs the ones the database does not hold yet and records each result in one
-transaction; ``agentic-env report DB --out DIR`` turns the database into HTML and Markdown.
+Workflow::
+
+    agentic-env sweep sweeps/ci.yaml --workers 2        # runs/sweeps/ci/results.db + traces/
+    agentic-env sweep sweeps/ci.yaml --ray auto         # the same episodes on a Ray cluster
+    agentic-env modules --model sim-oracle --db runs/sweeps/ci/results.db   # Table II
+    agentic-env report runs/sweeps/ci/results.db --out runs/sweeps/ci/report
+
+``sweep`` expands a YAML grid (:mod:`~agentic_env.harness.sweep`) into
+:class:`~agentic_env.agents.episode.EpisodeSpec` objects, runs those the database does not
+hold yet (:mod:`~agentic_env.harness.pool`, :mod:`~agentic_env.harness.ray_runner`) and
+commits each finished episode with its model calls in one transaction
+(:mod:`~agentic_env.harness.db`), so a killed sweep resumes where it stopped. ``report``
+renders :mod:`~agentic_env.harness.metrics` as HTML and Markdown
+(:mod:`~agentic_env.harness.report`). Needs the ``harness`` extra (and ``ray`` for
+``--ray``).
 """

@@ -3,8 +3,11 @@
 Runs a sweep three ways on the same specs: the episode function called directly in this
 process (no harness), the local pool with 1 worker, and with 2 workers (fresh databases in
 a temporary folder, traces on as in ``agentic-env sweep``). Prints throughput, the 2-vs-1
-worker scaling ratio and the harness overhead per episode (1-worker sweep wall time minus
-the direct run's, per episode: worker spawn, dispatch, pickling, SQLite commits)::
+worker scaling ratio and the harness overhead per episode two ways: the 1-worker sweep's
+wall time minus the direct run's, per episode (simple, but episode times vary between the
+runs), and the 1-worker sweep's wall time minus the episode-function time its worker
+measured, per episode (worker spawn, dispatch, pickling, SQLite commits; immune to that
+variation)::
 
     python -m agentic_env.harness.bench [sweeps/ci.yaml] [--limit N]
 """
@@ -18,6 +21,7 @@ import pathlib
 import tempfile
 import time
 
+from agentic_env.harness.db import ResultStore
 from agentic_env.harness.execute import load_episode_fn
 from agentic_env.harness.run import run_sweep
 from agentic_env.harness.sweep import Sweep, load_sweep
@@ -36,6 +40,8 @@ class HarnessBench:
         per_minute_1 / per_minute_2: episodes per minute of the two sweeps.
         scaling: ``per_minute_2 / per_minute_1`` (2.0 would be perfect).
         overhead_s: ``(pool1_s - direct_s) / episodes``, harness time per episode.
+        inside_overhead_s: ``(pool1_s - sum of run_s) / episodes`` in the 1-worker sweep,
+            with ``run_s`` the episode function's time measured in the worker.
     """
 
     episodes: int
@@ -46,6 +52,7 @@ class HarnessBench:
     per_minute_2: float
     scaling: float
     overhead_s: float
+    inside_overhead_s: float
 
 
 def bench(sweep: Sweep, limit: int | None = None) -> HarnessBench:
@@ -64,11 +71,14 @@ def bench(sweep: Sweep, limit: int | None = None) -> HarnessBench:
             summary = run_sweep(sweep, root / f"pool{workers}.db", workers=workers,
                                 trace_root=root / f"traces{workers}", progress=False)
             walls.append(summary.wall_s)
+        with ResultStore(root / "pool1.db") as store:
+            inside = sum(float(r["run_s"]) for r in store.episodes())
     n = len(specs)
     per_minute = [60.0 * n / wall for wall in walls]
     return HarnessBench(episodes=n, direct_s=direct, pool1_s=walls[0], pool2_s=walls[1],
                         per_minute_1=per_minute[0], per_minute_2=per_minute[1],
-                        scaling=per_minute[1] / per_minute[0], overhead_s=(walls[0] - direct) / n)
+                        scaling=per_minute[1] / per_minute[0], overhead_s=(walls[0] - direct) / n,
+                        inside_overhead_s=(walls[0] - inside) / n)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,8 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"pool, 1 worker:  {result.pool1_s:.1f} s, {result.per_minute_1:.2f} episodes/min")
     print(f"pool, 2 workers: {result.pool2_s:.1f} s, {result.per_minute_2:.2f} episodes/min")
     print(f"scaling 2 vs 1 workers: {result.scaling:.2f}x")
-    print(f"harness overhead: {result.overhead_s:.2f} s/episode "
+    print(f"harness overhead vs direct: {result.overhead_s:.2f} s/episode "
           f"({100 * result.overhead_s * result.episodes / result.direct_s:.1f} % of direct)")
+    print(f"harness overhead inside the 1-worker sweep: {result.inside_overhead_s:.3f} "
+          "s/episode (wall minus the episode function's own time)")
     return 0
 
 

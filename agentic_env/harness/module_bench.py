@@ -419,22 +419,28 @@ def run_module_bench(model: str, tasks: Sequence[str], setting: str, seeds: Sequ
 
 
 def format_table(instances: Sequence[dict[str, Any]]) -> str:
-    """Table II as text: success rate (%) and mean latency (s) per module, one row per model."""
+    """Table II as text, one row per model: per module the success rate in % with the
+    number of instances, and the mean latency in seconds (the detector also its box IoU)."""
     scores = {(s.model, s.module): s for s in module_table(instances)}
     models = sorted({m for m, _ in scores})
-    header = f"{'model':<28}" + "".join(f"{m + ' SR':>13}{'s':>7}" for m in MODULE_ORDER)
-    header += f"{'box IoU':>9}"
-    lines = [header]
+    columns = [("model", 28)]
+    for module in MODULE_ORDER:
+        columns += [(f"{module} SR % (n)", 18)]
+        if module == "detector":
+            columns += [("IoU %", 7)]
+        columns += [("s", 7)]
+    lines = ["".join(f"{name:>{width}}" if i else f"{name:<{width}}"
+                     for i, (name, width) in enumerate(columns))]
     for model in models:
-        line = f"{model:<28}"
+        cells = [f"{model:<28}"]
         for module in MODULE_ORDER:
             s = scores.get((model, module))
-            line += (f"{100 * s.success_rate:>8.1f}%{s.n:>4d}{s.mean_latency_s:>7.2f}" if s
-                     else f"{'–':>13}{'–':>7}")
-        detector = scores.get((model, "detector"))
-        iou = detector.mean_metric if detector else None
-        line += f"{'–' if iou is None else f'{100 * iou:.1f}%':>9}"
-        lines.append(line)
+            cells.append(f"{f'{100 * s.success_rate:.1f} ({s.n})' if s else '–':>18}")
+            if module == "detector":
+                iou = None if s is None else s.mean_metric
+                cells.append(f"{'–' if iou is None else f'{100 * iou:.1f}':>7}")
+            cells.append(f"{f'{s.mean_latency_s:.2f}' if s else '–':>7}")
+        lines.append("".join(cells))
     return "\n".join(lines)
 
 

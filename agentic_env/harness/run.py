@@ -148,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     except AgenticEnvError as exc:
         print(f"error: {exc}")
         return 2
+    except KeyboardInterrupt:
+        print("interrupted: finished episodes are saved; run the same command to resume")
+        return 130
     print(f"{sweep.name}: {summary.declared} episodes declared, {summary.skipped} already "
           f"done, {summary.ran} run ({summary.succeeded} succeeded, {summary.failed} failed, "
           f"{summary.errors} errors) in {summary.wall_s:.1f} s")
