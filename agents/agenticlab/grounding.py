@@ -166,18 +166,28 @@ def top_of(cloud: PointCloud) -> tuple[np.ndarray, float]:
 
 
 def place_on(target: PointCloud, scene: PointCloud, held: HeldObject,
-             tcp_pose: np.ndarray, align_faces: bool) -> tuple[np.ndarray, float]:
+             tcp_pose: np.ndarray, align_faces: bool,
+             centre: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """Place pose (4x4) and approach (m) that set the held object centred on top of
     ``target`` (a cube, a plate, a board slot).
 
-    ``align_faces`` turns the wrist so the held box's faces line up with the target's (the
-    held box was grasped across its faces, so its faces follow the closing axis).
+    Args:
+        align_faces: turn the wrist so the held box's faces line up with the target's (the
+            held box was grasped across its faces, so its faces follow the closing axis).
+        centre: (x, y) to place at instead of the target's top centre, e.g. a slot seen in
+            the image on a board whose depth shows no slot.
     """
-    centre, top = top_of(target)
+    top_centre, top = top_of(target)
+    if centre is None:
+        centre = top_centre
+    else:
+        near = np.linalg.norm(target.points[:, :2] - centre, axis=1) < 0.03
+        if np.count_nonzero(near) >= 3:
+            top = float(np.percentile(target.points[near, 2], 95))
     yaw = tcp_yaw(tcp_pose)
     if align_faces:
-        upper = target.points[target.points[:, 2] > top - 0.006, :2]
-        yaw = nearest_equivalent_yaw(face_yaw(upper), yaw, np.pi / 2)
+        level = target.points[np.abs(target.points[:, 2] - top) < 0.004, :2]
+        yaw = nearest_equivalent_yaw(face_yaw(level), yaw, np.pi / 2)
     position = np.array([*centre, top + held.below_tcp + RELEASE_GAP])
     return top_down_pose(position, yaw), approach_over(scene, centre, position[2])
 

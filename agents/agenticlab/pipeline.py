@@ -44,7 +44,10 @@ from agentic_env.agents.perception import (
     PointCloud,
     box_cloud,
     camera_cloud,
+    cluster_near,
     grasp_candidates,
+    lift_pixel,
+    remove_table,
     render_grasp,
     target_cloud,
 )
@@ -447,10 +450,17 @@ class AgenticLabAgent:
             if name == "place-in-drawer":
                 pose = grounding.with_yaw(pose, self._outward_yaw(target))
         else:
-            _, cloud = self._detect(target, "shoulder")
+            detection, cloud = self._detect(target, "shoulder")
+            centre = None
+            if name == "place-in-slot":  # a slot is a mark on the board, not a shape
+                point = lift_pixel(self.obs, "shoulder", detection.point)
+                if point is not None:  # the whole board shows the slots' axes
+                    centre = point[:2]
+                    cloud = cluster_near(remove_table(scene), point)
             pose, approach = grounding.place_on(cloud, _without_robot(scene, self.obs), held, tcp,
                                                 align_faces=name in ("place-on-object",
-                                                                     "place-in-slot"))
+                                                                     "place-in-slot"),
+                                                centre=centre)
         here = np.asarray(tcp[:3], float)
         approach = max(approach, grounding.approach_over(_without_robot(scene, self.obs), here[:2],
                                                          pose[2, 3]))
