@@ -87,7 +87,8 @@ def depth_key(camera: str) -> str:
     return f"observation.depth.{camera}"
 
 
-def _pyarrow() -> Any:
+def require_pyarrow() -> Any:
+    """``(pyarrow, pyarrow.parquet)``, or an error naming the ``data`` extra to install."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -167,13 +168,13 @@ def dataset_features(cameras: dict[str, dict[str, Any]], fps: float, codec: str,
 
 
 def _fixed_list(values: np.ndarray) -> Any:
-    pa, _ = _pyarrow()
+    pa, _ = require_pyarrow()
     values = np.asarray(values, np.float32)
     return pa.FixedSizeListArray.from_arrays(pa.array(values.reshape(-1)), values.shape[1])
 
 
 def _image_column(pngs: Sequence[bytes]) -> Any:
-    pa, _ = _pyarrow()
+    pa, _ = require_pyarrow()
     return pa.StructArray.from_arrays(
         [pa.array(list(pngs), pa.binary()), pa.array([None] * len(pngs), pa.string())],
         names=["bytes", "path"])
@@ -189,7 +190,7 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 def write_staged_frames(episode: RecordedEpisode, folder: Path, fps: float) -> None:
     """Write an episode's per-frame columns (no dataset indices yet) to ``folder``."""
-    pa, pq = _pyarrow()
+    pa, pq = require_pyarrow()
     n = episode.length
     columns: dict[str, Any] = {}
     for cam, pngs in episode.depth_png.items():
@@ -231,7 +232,7 @@ def aggregate_stats(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 def _tasks_table(tasks: Sequence[str]) -> Any:
     """``meta/tasks.parquet`` as pandas writes it: task strings as the index."""
-    pa, _ = _pyarrow()
+    pa, _ = require_pyarrow()
     pandas_meta = {
         "index_columns": ["task"],
         "column_indexes": [{"name": None, "field_name": None, "pandas_type": "unicode",
@@ -288,7 +289,7 @@ def assemble_dataset(root: Path, collection: dict[str, Any],
     Returns:
         The collection summary written to ``meta/collection.json``.
     """
-    pa, pq = _pyarrow()
+    pa, pq = require_pyarrow()
     staged = staged_records(root)
     included = [(folder, record) for folder, record in staged
                 if record["has_frames"] and (record["success"] or keep_failed)]

@@ -28,8 +28,8 @@ from agentic_env.datasets.lerobot_format import (
     TASKS_PATH,
     VIDEO_PATH,
     DatasetFormatError,
-    _pyarrow,
     depth_key,
+    require_pyarrow,
     vector_features,
     video_key,
 )
@@ -63,7 +63,7 @@ class DatasetReader:
                 f"{self.root}: codebase_version {self.info.get('codebase_version')!r}; this "
                 f"reader reads {CODEBASE_VERSION}"
             )
-        _, pq = _pyarrow()
+        _, pq = require_pyarrow()
         self.features: dict[str, dict[str, Any]] = self.info["features"]
         self.fps = float(self.info["fps"])
         self.episodes: list[dict[str, Any]] = (
@@ -94,7 +94,7 @@ class DatasetReader:
 
     def frames(self, episode: int) -> dict[str, np.ndarray]:
         """Numeric columns of ``episode``: name -> (T,) or (T, n) array."""
-        _, pq = _pyarrow()
+        _, pq = require_pyarrow()
         row = self.episodes[episode]
         table = pq.read_table(self._data_path(episode))
         index = table.column("index").to_numpy()
@@ -130,7 +130,7 @@ class DatasetReader:
         key = depth_key(camera)
         if key not in self.features:
             raise DatasetFormatError(f"{self.root} has no depth (collect with --depth)")
-        _, pq = _pyarrow()
+        _, pq = require_pyarrow()
         column = pq.read_table(self._data_path(episode), columns=[key]).column(key)
         return np.stack([decode_depth_png(item["bytes"]) for item in column.to_pylist()])
 
