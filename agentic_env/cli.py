@@ -12,6 +12,8 @@ import sys
 
 #: Subcommand -> (module with ``main(argv) -> int``, one-line help).
 COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("agentic_env.agents.run_cli",
+            "one agent episode (offline sim-oracle by default): live progress, summary, trace"),
     "demo": ("agentic_env.demo", "scripted expert on Tabletop-v0; writes a video and pictures"),
     "bench": ("agentic_env.bench", "speed and pick-success benchmark; prints and writes JSON"),
     "bench-tasks": ("agentic_env.bench_tasks",

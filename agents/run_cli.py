@@ -1,0 +1,92 @@
+"""``agentic-env run``: one agent episode with live progress, a summary and a trace.
+
+Offline by default (the sim-oracle answers every module); ``--model`` takes any litellm model
+name, ``--modules parser=...,detector=...`` composes models per module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from agentic_env.agents.episode import VERIFICATION_MODES, EpisodeSpec
+from agentic_env.agents.models.budget import Budget
+from agentic_env.agents.models.registry import parse_module_map
+from agentic_env.agents.runner import AGENTS, run_episode
+from agentic_env.errors import AgenticEnvError
+from agentic_env.settings import available_settings
+from agentic_env.tasks.instructions import CATEGORIES
+
+#: The benchmark tasks an agent can be run on.
+TASKS: tuple[str, ...] = ("sorting", "stacking", "crossword", "reorientation", "kitchen")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command's argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="agentic-env run", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--task", default="sorting", choices=TASKS)
+    parser.add_argument("--setting", default="lab", choices=available_settings())
+    parser.add_argument("--agent", default="agenticlab", choices=AGENTS)
+    parser.add_argument("--model", default="sim-oracle",
+                        help="model for every module: sim-oracle[?checker=0.1&...], any "
+                             "litellm name (e.g. gemini/gemini-3-flash), replay:DIR, "
+                             "record:DIR:<litellm name> (default: sim-oracle)")
+    parser.add_argument("--modules", default="",
+                        help="per-module overrides, e.g. parser=gpt-5.2,detector=sim-oracle")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--verification", default="full", choices=VERIFICATION_MODES)
+    parser.add_argument("--instruction-category", default=None, choices=CATEGORIES)
+    parser.add_argument("--max-actions", type=int, default=40)
+    parser.add_argument("--max-replans", type=int, default=5)
+    parser.add_argument("--max-tokens", type=int, default=None,
+                        help="stop the run cleanly once this many tokens are spent")
+    parser.add_argument("--max-cost", type=float, default=None,
+                        help="stop the run cleanly once this many US dollars are spent")
+    parser.add_argument("--out", type=Path, default=Path("runs"),
+                        help="trace root; the trace goes to OUT/<episode key>/ (default: runs)")
+    parser.add_argument("--no-video", action="store_true", help="skip video.mp4 (faster)")
+    parser.add_argument("--quiet", action="store_true", help="print only the summary")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one episode; exit 0 on task success, 1 on failure, 2 on a usage error."""
+    args = build_parser().parse_args(argv)
+    try:
+        modules = parse_module_map(args.modules) if args.modules else {}
+        spec = EpisodeSpec(args.task, args.setting, args.seed, args.agent, args.model,
+                           tuple(sorted(modules.items())), args.verification, (),
+                           args.instruction_category, args.max_actions, args.max_replans)
+        budget = None
+        if args.max_tokens is not None or args.max_cost is not None:
+            budget = Budget(args.max_tokens, args.max_cost)
+        print(f"{spec.task} / {spec.setting} / {spec.agent} / {spec.model} / seed {spec.seed} "
+              f"/ verification {spec.verification}", flush=True)
+        result = run_episode(spec, trace_root=args.out, video=not args.no_video,
+                             budget=budget,
+                             on_event=None if args.quiet else lambda line: print(line,
+                                                                                 flush=True))
+    except AgenticEnvError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    tokens = f"{result.input_tokens} in / {result.output_tokens} out"
+    cost = "unknown" if result.cost_usd is None else f"${result.cost_usd:.4f}"
+    lines = [
+        f"success         {result.success}",
+        f"progress score  {result.score:.2f}  (done {result.n_done}, extra {result.n_extra}, "
+        f"required {result.n_required}; goal-checker error {result.goal_checker_error})",
+        f"goal progress   {result.progress:.2f}",
+        f"actions         {result.actions}",
+        f"replans         {result.replans}",
+        f"model calls     {len(result.calls)}  (tokens {tokens}, cost {cost})",
+        f"time            {result.wall_s:.1f} s wall, {result.sim_s:.1f} s simulated",
+    ]
+    if result.failure:
+        lines.append(f"failure         {result.failure}: {result.failure_detail}")
+    if result.trace_dir:
+        lines.append(f"trace           {result.trace_dir}/index.html")
+    print("\n" + "\n".join(lines))
+    return 0 if result.success else 1
