@@ -18,9 +18,17 @@ from typing import Any
 import numpy as np
 
 from agentic_env.agents.models.ask import ask
-from agentic_env.agents.models.base import CallRecord, ModelImage, ModelQuery, ModelReply
+from agentic_env.agents.models.base import (
+    BudgetExceededError,
+    CallRecord,
+    ModelError,
+    ModelImage,
+    ModelQuery,
+    ModelReply,
+)
 from agentic_env.agents.models.budget import Budget
 from agentic_env.agents.models.registry import ModelRouter
+from agentic_env.errors import AgenticEnvError
 from agentic_env.planning import PlanStep
 
 _BOOL = {"type": "boolean"}
@@ -105,9 +113,28 @@ class ModuleContext:
     retries: int = 2
 
     def ask(self, query: ModelQuery) -> ModelReply:
-        """Ask the module's backend (see :func:`agentic_env.agents.models.ask.ask`)."""
-        return ask(self.router.backend_for(query.module), query, retries=self.retries,
-                   budget=self.budget, on_call=self.on_call)
+        """Ask the module's backend (see :func:`agentic_env.agents.models.ask.ask`).
+
+        Raises:
+            BudgetExceededError: the run's budget is spent (ends the run).
+            ModuleFailedError: the call failed after its bounded retries.
+        """
+        try:
+            return ask(self.router.backend_for(query.module), query, retries=self.retries,
+                       budget=self.budget, on_call=self.on_call)
+        except BudgetExceededError:
+            raise
+        except ModelError as exc:
+            raise ModuleFailedError(query.module, exc) from exc
+
+
+class ModuleFailedError(AgenticEnvError, RuntimeError):
+    """A module's model call failed (malformed answers, timeouts, transport errors) after
+    its bounded retries; ``module`` names the module."""
+
+    def __init__(self, module: str, cause: Exception) -> None:
+        super().__init__(f"the {module} module failed: {type(cause).__name__}: {cause}")
+        self.module = module
 
 
 def _image(obs: Mapping[str, np.ndarray], camera: str) -> ModelImage:

@@ -32,6 +32,7 @@ from agentic_env.actions import (
 from agentic_env.agents.agenticlab import grounding
 from agentic_env.agents.agenticlab.modules import (
     ModuleContext,
+    ModuleFailedError,
     ParsedTask,
     check_conditions,
     check_goal,
@@ -39,7 +40,7 @@ from agentic_env.agents.agenticlab.modules import (
     evaluate_grasp,
     parse_task,
 )
-from agentic_env.agents.models.base import BudgetExceededError, ModelError
+from agentic_env.agents.models.base import BudgetExceededError
 from agentic_env.agents.perception import (
     PointCloud,
     box_cloud,
@@ -239,12 +240,23 @@ class AgenticLabAgent:
             except _ReplanError:
                 self._replan("an action check failed")
                 continue
+            except ModuleFailedError as exc:
+                self._fail_first(exc.module, str(exc))
+                self._event("module_failed", module=exc.module, error=str(exc)[:500])
+                self._replan(f"the {exc.module} module failed")
+                continue
             if cfg.verification == "none":
                 self.report.believes_done = True
                 self._event("done", verified=False)
                 return
-            verdict = check_goal(self.ctx, self.obs, self.instruction,
-                                 goal_literals(parsed.domain, parsed.problem), self.objects)
+            try:
+                verdict = check_goal(self.ctx, self.obs, self.instruction,
+                                     goal_literals(parsed.domain, parsed.problem), self.objects)
+            except ModuleFailedError as exc:
+                self._fail_first("goal", str(exc))
+                self._event("module_failed", module="goal", error=str(exc)[:500])
+                self._replan("the goal checker failed")
+                continue
             self.report.goal_checked = True
             self.report.believes_done = verdict.success
             self._event("goal_check", success=verdict.success, unmet=list(verdict.failed),
@@ -274,11 +286,9 @@ class AgenticLabAgent:
             try:
                 parsed = parse_task(self.ctx, self.obs, self.instruction, self.domain,
                                     PARSER_EXAMPLE, feedback)
-            except BudgetExceededError:
-                raise
-            except ModelError as exc:
+            except ModuleFailedError as exc:
                 feedback = ""
-                self._event("parser_error", attempt=attempt, error=str(exc))
+                self._event("parser_error", attempt=attempt, error=str(exc)[:500])
                 continue
             try:
                 if _domain_changed_actions(self.domain, parsed.domain):

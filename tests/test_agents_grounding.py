@@ -1,0 +1,94 @@
+"""Grounding geometry on constructed point clouds: yaw of faces, container spots, handles."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agentic_env.actions import top_down_pose
+from agentic_env.agents.agenticlab import grounding
+from agentic_env.agents.agenticlab.pipeline import _domain_changed_actions
+from agentic_env.agents.perception import PointCloud
+from agentic_env.planning import load_domain
+
+
+def _cloud(points: np.ndarray) -> PointCloud:
+    n = len(points)
+    return PointCloud(np.asarray(points, float), np.zeros((n, 3), np.uint8),
+                      np.zeros((n, 2), int))
+
+
+def _grid(x0: float, x1: float, y0: float, y1: float, z: float, step: float = 0.004):
+    xs, ys = np.meshgrid(np.arange(x0, x1, step), np.arange(y0, y1, step))
+    return np.column_stack([xs.ravel(), ys.ravel(), np.full(xs.size, z)])
+
+
+def test_face_yaw_recovers_a_turned_square() -> None:
+    square = _grid(-0.02, 0.02, -0.02, 0.02, 0.0, 0.002)[:, :2]
+    for degrees in (-30.0, 0.0, 17.0, 40.0):
+        yaw = np.radians(degrees)
+        turned = square @ np.array([[np.cos(yaw), np.sin(yaw)], [-np.sin(yaw), np.cos(yaw)]])
+        found = np.degrees(grounding.face_yaw(turned))
+        assert abs((found - degrees + 45) % 90 - 45) < 2.5
+
+
+def test_place_in_finds_the_empty_floor_away_from_walls() -> None:
+    floor = _grid(0.40, 0.60, -0.10, 0.10, 0.01)
+    walls = np.vstack([_grid(0.40, 0.60, -0.10, -0.09, 0.08), _grid(0.40, 0.60, 0.09, 0.10, 0.08),
+                       _grid(0.40, 0.41, -0.10, 0.10, 0.08), _grid(0.59, 0.60, -0.10, 0.10, 0.08)])
+    already = _grid(0.44, 0.52, -0.06, 0.02, 0.05)  # an item on the left half of the floor
+    container = _cloud(np.vstack([floor, walls, already]))
+    held = grounding.HeldObject("cube", below_tcp=0.02, radius=0.025)
+    tcp = np.array([0.5, 0.0, 0.3, 1.0, 0.0, 0.0, 0.0])
+    pose, approach = grounding.place_in(container, container, held, tcp)
+    x, y, z = pose[:3, 3]
+    assert 0.43 < x < 0.57 and 0.035 < y < 0.07  # the free part, clear of the walls
+    assert abs(z - (0.01 + 0.02 + grounding.RELEASE_GAP)) < 0.004
+    assert approach > 0.02  # comes down from above the walls
+
+
+def test_place_on_centres_on_the_target_top() -> None:
+    cube = _cloud(np.vstack([_grid(0.48, 0.52, 0.08, 0.12, 0.04, 0.002)]))
+    held = grounding.HeldObject("cube", below_tcp=0.02, radius=0.02)
+    tcp = np.array([0.3, 0.0, 0.3, 0.0, 1.0, 0.0, 0.0])  # turned by pi about x: yaw 0
+    pose, _ = grounding.place_on(cube, cube, held, tcp, align_faces=True)
+    np.testing.assert_allclose(pose[:2, 3], [0.5, 0.1], atol=0.003)
+    assert abs(pose[2, 3] - (0.04 + 0.02 + grounding.RELEASE_GAP)) < 1e-3
+
+
+def test_handle_grasp_approaches_into_the_front_panel() -> None:
+    front = np.column_stack([np.full(400, 0.6), np.repeat(np.linspace(0.2, 0.4, 20), 20),
+                             np.tile(np.linspace(0.1, 0.2, 20), 20)])
+    bar = np.column_stack([np.full(40, 0.57), np.linspace(0.27, 0.33, 40), np.full(40, 0.15)])
+    pose = grounding.handle_grasp(_cloud(bar), _cloud(np.vstack([front, bar])))
+    np.testing.assert_allclose(pose[:3, 2], [1.0, 0.0, 0.0], atol=2e-3)  # into the cabinet
+    np.testing.assert_allclose(pose[:3, 1], [0.0, 0.0, 1.0], atol=1e-9)  # jaws: vertical
+    assert abs(pose[1, 3] - 0.3) < 0.005 and abs(pose[2, 3] - 0.15) < 0.005
+
+
+def test_measure_held_stops_at_the_gap_above_the_table() -> None:
+    tcp = np.array([0.5, 0.0, 0.20, 0.0, 1.0, 0.0, 0.0])
+    held_part = np.column_stack([np.full(30, 0.5), np.linspace(-0.01, 0.01, 30),
+                                 np.linspace(0.15, 0.182, 30)])
+    below = _grid(0.47, 0.53, -0.03, 0.03, 0.05)  # another object under the hand
+    scene = _cloud(np.vstack([held_part, below]))
+    held = grounding.measure_held("x", scene, tcp, fallback=(scene, top_down_pose(tcp[:3])))
+    assert abs(held.below_tcp - 0.05) < 0.003
+
+
+def test_fold_grasp_keeps_the_wrist_near_its_current_yaw() -> None:
+    from agentic_env.agents.perception import GraspCandidate
+
+    candidate = GraspCandidate(top_down_pose(np.array([0.5, 0, 0.05]), 3.0), 0.03, 1.0, {})
+    folded = grounding.fold_grasp(candidate, 0.0)
+    yaw = np.arctan2(folded.pose[1, 0], folded.pose[0, 0])
+    assert abs(yaw - (3.0 - np.pi)) < 1e-9
+    np.testing.assert_allclose(folded.pose[:3, 2], candidate.pose[:3, 2])
+
+
+def test_an_updated_domain_may_add_types_but_not_actions() -> None:
+    domain = load_domain("sorting")
+    with_type = domain.replace("(:types item container", "(:types item container toy")
+    assert not _domain_changed_actions(domain, with_type)
+    injected = domain.replace("(:action pick", "(:action throw-away :parameters (?o - item) "
+                              ":precondition (holding ?o) :effect (hand-empty))\n  (:action pick")
+    assert _domain_changed_actions(domain, injected)
