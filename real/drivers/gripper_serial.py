@@ -3,8 +3,9 @@
 Each request waits for the reply carrying its sequence number. A reply that is garbled
 (bad checksum, broken line), an ``ERR,1`` (the controller saw a garbled request) or no reply
 within ``timeout`` is retried up to ``retries`` times — every request is idempotent (widths
-and limits are absolute) — after which :class:`GripperTimeoutError` is raised. Replies with
-another sequence number (late answers to an earlier try) are discarded. A vanished port
+and limits are absolute), so a late reply to an earlier try of the same request is accepted
+too — after which :class:`GripperTimeoutError` is raised. Replies to other requests are
+discarded; partial lines wait for their rest. A vanished port
 raises :class:`~agentic_env.real.drivers.base.ConnectionLostError`.
 """
 
@@ -67,6 +68,7 @@ class SerialGripper(Connectable):
         self.retries = retries
         self._serial = None
         self._seq = 0
+        self._received = b""
         #: Requests that needed a retry (garbled or lost replies), for diagnostics.
         self.retried = 0
 
@@ -88,6 +90,7 @@ class SerialGripper(Connectable):
         except (serial.SerialException, OSError) as error:
             raise ConnectionLostError(f"cannot open gripper port {self.port}: {error}") from None
         self._serial.reset_input_buffer()
+        self._received = b""
         reply = self._request(Command.HELLO)
         name, version = (reply.fields + ("", ""))[:2]
         if reply.word != Reply.ID or name != DEVICE_NAME or version != str(PROTOCOL_VERSION):
@@ -159,11 +162,13 @@ class SerialGripper(Connectable):
         if self._serial is None:
             raise ConnectionLostError("the gripper is not connected; call connect() first")
         problems = []
+        tries: set[int] = set()
         for attempt in range(self.retries + 1):
             seq = self._seq
             self._seq = (self._seq + 1) % SEQ_MODULO
+            tries.add(seq)
             self._write(encode(Message(seq, word, tuple(str(a) for a in args))))
-            reply, problem = self._await_reply(seq)
+            reply, problem = self._await_reply(tries, seq)
             if reply is not None:
                 if attempt:
                     self.retried += 1
@@ -175,25 +180,41 @@ class SerialGripper(Connectable):
             "controller's power"
         )
 
-    def _await_reply(self, seq: int) -> tuple[Message | None, str]:
-        """The reply to ``seq``, or (None, why not) on timeout or a garbled reply."""
+    def _await_reply(self, tries: set[int], latest: int) -> tuple[Message | None, str]:
+        """A reply to any try of this request (a late answer to an earlier try is as good:
+        requests are idempotent), or (None, why not) on timeout or a garbled reply."""
         deadline = time.monotonic() + self.timeout
+        problem = "timeout"
         while time.monotonic() < deadline:
-            line = self._read_line()
-            if not line:
+            line = self._next_line()
+            if line is None:
                 continue
             try:
                 reply = decode(line)
             except FrameError as error:
-                if error.seq in (None, seq):
-                    return None, f"garbled reply: {error}"
+                problem = f"garbled reply: {error}"
+                if error.seq == latest:
+                    return None, problem  # our reply was corrupted: no other one will come
                 continue
-            if reply.seq is not None and reply.seq != seq:
-                continue  # a late reply to an earlier try
             if reply.word == Reply.ERROR and reply.fields[:1] == (str(ErrorCode.BAD_CHECKSUM),):
-                return None, "the controller saw a garbled request"
-            return reply, ""
-        return None, "timeout"
+                if reply.seq is None or reply.seq == latest:
+                    return None, "the controller saw a garbled request"
+                continue
+            if reply.seq in tries:
+                return reply, ""
+        return None, problem
+
+    def _next_line(self) -> bytes | None:
+        """The next complete line received (without its newline), or ``None`` after the
+        port's read timeout. Partial lines wait in a buffer for their rest."""
+        if b"\n" not in self._received:
+            self._received += self._read()
+        if b"\n" in self._received:
+            line, self._received = self._received.split(b"\n", 1)
+            return line
+        if len(self._received) > MAX_LINE:  # noise without a newline: resynchronise
+            self._received = b""
+        return None
 
     def _write(self, data: bytes) -> None:
         import serial
@@ -203,7 +224,7 @@ class SerialGripper(Connectable):
         except (serial.SerialException, OSError) as error:
             raise ConnectionLostError(f"gripper port {self.port} failed: {error}") from None
 
-    def _read_line(self) -> bytes:
+    def _read(self) -> bytes:
         import serial
 
         try:

@@ -9,6 +9,7 @@ wall-clock time) for protocol tests, or the MuJoCo gripper of the twin.
 
 Fault injection: :meth:`~ServoControllerEmulator.garble_replies` (corrupt bytes in the next
 replies), :meth:`~ServoControllerEmulator.drop_replies` (stay silent: host timeouts),
+:meth:`~ServoControllerEmulator.slow_replies` (replies split and late),
 :meth:`~ServoControllerEmulator.latch_fault` (servo overload) and
 :meth:`~ServoControllerEmulator.disconnect` (the cable is pulled).
 """
@@ -163,6 +164,7 @@ class ServoControllerEmulator:
         self._lock = threading.Lock()
         self._garble = 0
         self._drop = 0
+        self._slow: tuple[int, float] = (0, 0.0)
         self._fault = False
         self._closed = threading.Event()
         self._thread = threading.Thread(target=self._serve, name="servo-emulator", daemon=True)
@@ -200,6 +202,13 @@ class ServoControllerEmulator:
         """Answer nothing to the next ``count`` requests (the host times out)."""
         with self._lock:
             self._drop += count
+
+    def slow_replies(self, count: int, pause: float) -> None:
+        """Send each of the next ``count`` replies in two pieces ``pause`` s apart (a busy
+        controller: the host sees a partial line, then the rest, possibly after its
+        timeout)."""
+        with self._lock:
+            self._slow = (count, pause)
 
     def latch_fault(self) -> None:
         """Latch a servo fault (overload): moves are refused until ``CLEAR``."""
@@ -244,8 +253,15 @@ class ServoControllerEmulator:
             if self._garble:
                 self._garble -= 1
                 data = data[:3] + bytes([data[3] ^ 0x01]) + data[4:]
+            slow, pause = self._slow
+            if slow:
+                self._slow = (slow - 1, pause)
+        pieces = [data[:2], data[2:]] if slow else [data]
         try:
-            os.write(self._master, data)
+            for index, piece in enumerate(pieces):
+                if index:
+                    time.sleep(pause)
+                os.write(self._master, piece)
         except OSError as error:
             logger.debug("reply not written: %s", error)
 
