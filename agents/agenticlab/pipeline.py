@@ -187,16 +187,16 @@ class AgenticLabAgent:
         if self._on_event is not None:
             self._on_event(event)
 
-    def _check_limits(self) -> None:
-        if self.report.actions >= self.config.max_actions:
-            raise _StopEpisodeError("limits",
-                                    f"action limit ({self.config.max_actions}) reached")
+    def _check_time(self) -> None:
         if time.perf_counter() - self._start > self.config.max_wall_s:
             raise _StopEpisodeError("limits",
                                     f"wall-time limit ({self.config.max_wall_s:g} s) reached")
 
     def _act(self, action: dict[str, Any], why: str) -> dict[str, Any]:
-        self._check_limits()
+        self._check_time()
+        if self.report.actions >= self.config.max_actions:
+            raise _StopEpisodeError("limits",
+                                    f"action limit ({self.config.max_actions}) reached")
         self.obs, status = self.robot.act(action)
         self.report.actions += 1
         self._event("primitive", primitive=PRIMITIVES[int(action["primitive"])], why=why,
@@ -282,7 +282,7 @@ class AgenticLabAgent:
     def _make_plan(self) -> tuple[ParsedTask, list[PlanStep]]:
         feedback = ""
         for attempt in range(1, self.config.max_parse_attempts + 1):
-            self._check_limits()
+            self._check_time()
             try:
                 parsed = parse_task(self.ctx, self.obs, self.instruction, self.domain,
                                     PARSER_EXAMPLE, feedback)

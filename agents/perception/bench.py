@@ -5,7 +5,8 @@ free object on the table, the env is reset, the object is "detected" from privil
 truth (its bounding box and the top of it projected into the camera: what a perfect VLM
 detector returns), the target cloud is segmented, the best grasp candidate is executed with
 the ``pick`` primitive, and the pick counts as a success when the primitive reports success
-and the object rose by at least 5 cm. With ``--camera wrist`` the arm first moves 22 cm above
+and the object rose by at least 5 cm. Objects under another (a stack's lower blocks) are
+skipped. With ``--camera wrist`` the arm first moves 22 cm above
 the object and plans from the wrist camera. Prints the success rate per object kind and
 overall, and the time per candidate set::
 
@@ -65,9 +66,10 @@ def oracle_detection(env: object, name: str, camera: str) -> tuple[np.ndarray, n
     return point, np.concatenate([low, high])
 
 
-def pick_once(env: object, seed: int, name: str, camera: str,
-              rng: np.random.Generator) -> PickResult:
-    """Reset to layout ``seed``, plan a grasp of ``name`` from ``camera`` and execute it."""
+def pick_once(env: object, seed: int, name: str, camera: str, rng: np.random.Generator,
+              others: tuple[str, ...] = ()) -> PickResult:
+    """Reset to layout ``seed``, plan a grasp of ``name`` from ``camera`` and execute it; the
+    pick fails if one of ``others`` rose too (two blocks of a stack taken at once)."""
     obs, _ = env.reset(seed=seed)  # type: ignore[attr-defined]
     if camera == "wrist":  # look from above the object, as the pipeline's wrist view does
         truth = body_box(env.scene_state, name)  # type: ignore[attr-defined]
@@ -83,14 +85,33 @@ def pick_once(env: object, seed: int, name: str, camera: str,
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     if not candidates:
         return PickResult(seed, name, False, "no candidate", seconds, cpu)
-    before = lowest_point(env.scene_state, name)  # type: ignore[attr-defined]
+    state = env.scene_state  # type: ignore[attr-defined]
+    before = {n: lowest_point(state, n) for n in (name, *others)}
     best = candidates[0]
     _, _, _, _, info = env.step(pick(best.pose, best.width))  # type: ignore[attr-defined]
-    rise = lowest_point(env.scene_state, name) - before  # type: ignore[attr-defined]
+    rise = {n: lowest_point(state, n) - z for n, z in before.items()}
+    carried = [n for n in others if rise[n] > LIFTED]
     status = info["primitive"]
-    lifted = bool(status["ok"]) and rise > LIFTED
-    reason = "" if lifted else (status["reason"] or f"rose {rise * 1000:.0f} mm")
+    lifted = bool(status["ok"]) and rise[name] > LIFTED and not carried
+    reason = "" if lifted else (status["reason"] or (f"also lifted {', '.join(carried)}"
+                                                     if carried else
+                                                     f"rose {rise[name] * 1000:.0f} mm"))
     return PickResult(seed, name, lifted, reason, seconds, cpu)
+
+
+def covered(env: object, name: str, names: list[str]) -> bool:
+    """Whether another of ``names`` rests on ``name`` (their footprints overlap and it lies
+    higher): a stack's lower blocks cannot be picked from above."""
+    box = body_box(env.scene_state, name)  # type: ignore[attr-defined]
+    for other in names:
+        if other == name:
+            continue
+        above = body_box(env.scene_state, other)  # type: ignore[attr-defined]
+        overlap = np.all(np.minimum(box.high[:2], above.high[:2])
+                         > np.maximum(box.low[:2], above.low[:2]) + 0.005)
+        if overlap and above.low[2] > box.high[2] - 0.01:
+            return True
+    return False
 
 
 def run(layouts: int, seed: int, camera: str, task: str = "sorting") -> list[PickResult]:
@@ -106,7 +127,10 @@ def run(layouts: int, seed: int, camera: str, task: str = "sorting") -> list[Pic
             _, info = env.reset(seed=layout)
             names = [o["name"] for o in info["trial"]["objects"] if o["position"][2] > -0.01]
             for name in names:
-                result = pick_once(env, layout, name, camera, rng)
+                if covered(env, name, names):
+                    continue
+                others = tuple(n for n in names if n != name)
+                result = pick_once(env, layout, name, camera, rng, others)
                 logger.info("seed %d %s: %s", layout, name, "lifted" if result.lifted
                             else f"failed ({result.reason})")
                 results.append(result)

@@ -32,6 +32,9 @@ HEIGHTMAP_CELL = 0.004
 FINGER_SAMPLES = np.stack(np.meshgrid(*[np.array([-1.0, 0.0, 1.0])] * 3), -1).reshape(-1, 3)
 #: Clearance from the scene that scores full marks, m.
 FULL_CLEARANCE = 0.03
+#: Grid of :func:`near_mask` that tells the scene's samples of the target, m (it catches
+#: points closer than this, never farther than 3.5 times it).
+TARGET_MATCH = 0.002
 #: Target and scene are thinned to these voxel sizes, m.
 TARGET_VOXEL = 0.003
 SCENE_VOXEL = 0.005
@@ -80,7 +83,9 @@ def prepare_scene(target: PointCloud, scene: PointCloud, mirror: bool) -> GraspS
                     & (scene.points[:, :2] < high[:2] + SCENE_RADIUS), axis=1)
     nearby &= scene.points[:, 2] < high[2] + 0.25
     scene_points = voxel_downsample(scene.select(nearby), SCENE_VOXEL).points
-    scene_points = scene_points[~near_mask(scene_points, points, 0.005)]
+    # the scene's own samples of the target coincide with the target's (same camera pixels);
+    # a fine grid keeps the object the target rests on (a lower block of a stack) an obstacle
+    scene_points = scene_points[~near_mask(scene_points, target.points, TARGET_MATCH)]
     support_z = _support_height(points, scene_points)
     # the support surface itself is kept clear by the fingertip clearance rule
     obstacles = scene_points[scene_points[:, 2] > support_z + FINGERTIP_CLEARANCE / 2]

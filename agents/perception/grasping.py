@@ -171,7 +171,7 @@ def grasp_candidates(target: PointCloud, scene: PointCloud, *, rng: np.random.Ge
     Args:
         target: the object's points (base frame), e.g. from :func:`.target_cloud`.
         scene: the surrounding points, table included (e.g. the whole camera cloud); points
-            within 5 mm of the target are treated as the target.
+            that coincide with target points (within 2 mm) are treated as the target.
         rng: random generator (hypotheses are sampled).
         n_samples: grasp hypotheses evaluated (>= 13 gives the fixed ones plus samples).
         max_tilt_deg: largest angle between the approach and straight down, degrees (0-60).

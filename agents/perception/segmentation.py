@@ -28,6 +28,10 @@ from agentic_env.errors import InvalidConfigError
 MIN_SUPPORT_EXTENT = 0.08
 #: Most points whose normals :func:`remove_support_plane` estimates.
 MAX_NORMAL_POINTS = 800
+#: Chromaticity distance that tells stacked objects apart, how much of the cluster the other
+#: colour must hold, and how far (m) it may reach above the seed object's lowest point
+#: (see :func:`split_stack`).
+STACK_CHROMA, STACK_FRACTION, STACK_OVERLAP = 0.06, 0.03, 0.005
 #: Half size (pixels) of the square searched around a pointed pixel by :func:`target_cloud`
 #: when no box is given, as a fraction of the image height.
 POINT_WINDOW_FRACTION = 0.15
@@ -138,7 +142,9 @@ def target_cloud(obs: Mapping[str, np.ndarray], camera: str,
     point (the pointed pixel, else the box centre; if that pixel has no depth above the
     table, the crop's point nearest in the image to it). When that cluster holds a
     horizontal support surface below the point (the object lies in a bin or on a shelf, see
-    :func:`remove_support_plane`), the surface is removed and the cluster taken again.
+    :func:`remove_support_plane`), the surface is removed and the cluster taken again; when
+    the object rests on an object of another colour, that one is cut away
+    (:func:`split_stack`).
 
     Returns:
         The target's points (base frame); empty when the crop has no point above the table.
@@ -166,4 +172,33 @@ def target_cloud(obs: Mapping[str, np.ndarray], camera: str,
     cluster = cluster_near(crop, seed, radius)
     # an object in a bin or on a shelf joins its support: cut the support away, cluster again
     cut = remove_support_plane(cluster, seed[2] - 0.01, np.random.default_rng(0))
-    return cluster if len(cut) == len(cluster) else cluster_near(cut, seed, radius)
+    if len(cut) != len(cluster):
+        cluster = cluster_near(cut, seed, radius)
+    return split_stack(cluster, seed, radius)
+
+
+def split_stack(cloud: PointCloud, seed: np.ndarray, radius: float = 0.01) -> PointCloud:
+    """The object at ``seed`` (3,) alone when it rests on an object of another colour.
+
+    Objects stacked on each other touch, so they form one Euclidean cluster. The points whose
+    chromaticity (colour over brightness, so shading does not matter) differs from the seed's
+    by more than ``STACK_CHROMA`` are set apart; if they hold at least ``STACK_FRACTION`` of
+    the cloud and lie wholly below the seed-coloured points (by ``STACK_OVERLAP`` at most), the
+    seed-coloured cluster is returned. Otherwise (a duck's beak, a screwdriver's shaft beside
+    the handle) the cloud is returned unchanged.
+    """
+    if len(cloud) < 10:
+        return cloud
+    colours = cloud.colors.astype(float) + 1.0
+    chroma = colours / colours.sum(axis=1, keepdims=True)
+    near_seed = np.linalg.norm(cloud.points - seed, axis=1) < radius
+    if not near_seed.any():
+        return cloud
+    reference = np.median(chroma[near_seed], axis=0)
+    other = np.linalg.norm(chroma - reference, axis=1) > STACK_CHROMA
+    if other.mean() < STACK_FRACTION or other.all():
+        return cloud
+    same = cloud.select(~other)
+    if cloud.points[other, 2].max() > same.points[:, 2].min() + STACK_OVERLAP:
+        return cloud
+    return cluster_near(same, seed, radius)
