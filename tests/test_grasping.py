@@ -19,6 +19,7 @@ from agentic_env.agents.perception import (
     project_to_image,
     target_cloud,
 )
+from agentic_env.agents.perception.bench import oracle_detection
 from agentic_env.agents.perception.grasping import OPEN_MARGIN
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.robot import GRIPPER_WIDTH_RANGE, TCP_TO_FINGERTIP
@@ -195,3 +196,26 @@ def test_wrist_view_candidate_lifts_the_object(make_sim_env) -> None:
     _, _, _, _, info = env.step(pick(best.pose, best.width))
     assert info["primitive"]["ok"], info["primitive"]
     assert env.scene_state.body_position(OBJECT_NAME)[2] > start[2] + 0.08
+
+
+def test_top_block_of_a_stack_is_picked_alone() -> None:
+    env = SimEnv("stacking")
+    try:
+        obs, info = env.reset(seed=5)
+        names = [o["name"] for o in info["trial"]["objects"] if o["position"][2] > -0.01]
+        top, below = "orange-cube-1", "purple-cube-1"  # seed 5 stacks orange on purple
+        lower_top = body_box(env.scene_state, below).high[2]
+        assert body_box(env.scene_state, top).low[2] > lower_top - 0.005
+        point, box = oracle_detection(env, top, "shoulder")
+        target = target_cloud(obs, "shoulder", point_uv=point, box_xyxy=box)
+        truth = body_box(env.scene_state, top)
+        assert np.all(target.points[:, 2] > truth.low[2] - 0.004)  # not the block below
+        best = grasp_candidates(target, camera_cloud(obs, "shoulder", stride=2),
+                                rng=np.random.default_rng(0))[0]
+        start = {n: env.scene_state.body_position(n)[2] for n in names}
+        _, _, _, _, info = env.step(pick(best.pose, best.width))
+        assert info["primitive"]["ok"], info["primitive"]
+        assert env.scene_state.body_position(top)[2] > start[top] + 0.08
+        assert env.scene_state.body_position(below)[2] == pytest.approx(start[below], abs=0.005)
+    finally:
+        env.close()
