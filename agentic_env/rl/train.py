@@ -169,6 +169,9 @@ def train(config: TrainConfig, out: Path | None = None, progress: bool = False) 
             self.bar = tqdm(total=config.steps, desc=f"{config.algo} {config.env.task}",
                             unit="step", disable=not progress)
 
+        def _on_training_start(self) -> None:
+            self.bar.total = self.model._total_timesteps  # SB3 rounds up to whole rollouts
+
         def _on_step(self) -> bool:
             for info in self.locals.get("infos", []):
                 if "episode" in info:
