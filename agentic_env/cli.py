@@ -14,6 +14,9 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("agentic_env.agents.run_cli",
             "one agent episode (offline sim-oracle by default): live progress, summary, trace"),
+    "bench-agent": ("agentic_env.agents.bench",
+                    "AgenticLab pipeline with the sim-oracle: success per task, checker-error "
+                    "ablation"),
     "demo": ("agentic_env.demo", "scripted expert on Tabletop-v0; writes a video and pictures"),
     "bench": ("agentic_env.bench", "speed and pick-success benchmark; prints and writes JSON"),
     "bench-tasks": ("agentic_env.bench_tasks",

@@ -30,6 +30,8 @@ DRAWER_PUSH = 0.3
 HANDLE_AXIS_DEPTH = 0.004
 
 
+#: Fixtures taller than this (m) are not crossed on the way to a table spot.
+TALL_FIXTURE = 0.2
 #: Height (m) above a container's floor above which its points count as walls.
 WALL_HEIGHT = 0.05
 #: Vertical gap (m) that separates a held object from what lies under it.
@@ -56,12 +58,16 @@ def fold_grasp(candidate: GraspCandidate, reference_yaw: float) -> GraspCandidat
     """The same parallel-jaw grasp turned by pi about its approach axis when that brings its
     yaw closer to ``reference_yaw`` (rad): the jaws are symmetric, the wrist's range is not."""
     pose = candidate.pose
-    yaw = float(np.arctan2(pose[1, 0], pose[0, 0]))
-    if abs(_wrap(yaw - reference_yaw)) <= np.pi / 2:
+    if abs(yaw_offset(pose, reference_yaw)) <= np.pi / 2:
         return candidate
     turned = pose.copy()
     turned[:3, 0:2] = -pose[:3, 0:2]
     return replace(candidate, pose=turned)
+
+
+def yaw_offset(pose: np.ndarray, reference_yaw: float) -> float:
+    """Signed angle (rad, in [-pi, pi)) from ``reference_yaw`` to the yaw of ``pose``."""
+    return _wrap(float(np.arctan2(pose[1, 0], pose[0, 0])) - reference_yaw)
 
 
 def _wrap(angle: float) -> float:
@@ -227,7 +233,8 @@ def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
 def table_spot(scene: PointCloud, held: HeldObject, tcp_pose: np.ndarray,
                workspace: Workspace) -> tuple[np.ndarray, float] | None:
     """Place pose (4x4) and approach (m) on a free patch of the table, nearest to the
-    workspace's middle band; ``None`` when the observed table has no free patch."""
+    workspace's middle band, reached from the hand's position without crossing tall
+    fixtures (:func:`path_blocked`); ``None`` when the observed table has no such patch."""
     clearance = held.radius + 0.03
     above = scene.points[scene.points[:, 2] > 0.006, :2]
     table = scene.points[np.abs(scene.points[:, 2]) < 0.004, :2]
@@ -241,6 +248,8 @@ def table_spot(scene: PointCloud, held: HeldObject, tcp_pose: np.ndarray,
                 continue
             if len(table) == 0 or np.min(np.linalg.norm(table - xy, axis=1)) > 0.01:
                 continue  # no table seen there (off the edge, or occluded)
+            if path_blocked(scene, np.asarray(tcp_pose[:2], float), xy):
+                continue
             distance = float(np.linalg.norm(xy - np.array([0.5, 0.0])))
             if distance < best_distance:
                 best, best_distance = xy, distance
@@ -249,6 +258,23 @@ def table_spot(scene: PointCloud, held: HeldObject, tcp_pose: np.ndarray,
     position = np.array([*best, held.below_tcp + RELEASE_GAP])
     pose = top_down_pose(position, tcp_yaw(tcp_pose))
     return pose, approach_over(scene, best, position[2])
+
+
+def path_blocked(scene: PointCloud, start: np.ndarray, end: np.ndarray,
+                 height: float = TALL_FIXTURE, corridor: float = 0.07) -> bool:
+    """Whether the straight way (x, y) from ``start`` to ``end`` passes over scene points
+    taller than ``height`` m (a cabinet, a drawer front) within ``corridor`` m of it, away
+    from the start (where the hand itself is)."""
+    tall = scene.points[scene.points[:, 2] > height, :2]
+    if len(tall) == 0:
+        return False
+    direction = end - start
+    length = float(np.linalg.norm(direction))
+    if length < 1e-6:
+        return False
+    along = np.clip((tall - start) @ direction / length**2, 0.0, 1.0)
+    gaps = np.linalg.norm(tall - (start + along[:, None] * direction), axis=1)
+    return bool(np.any((gaps < corridor) & (along * length > 0.1)))
 
 
 def handle_grasp(handle: PointCloud, surround: PointCloud) -> np.ndarray | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -42,6 +42,7 @@ from agentic_env.agents.agenticlab.modules import (
 )
 from agentic_env.agents.models.base import BudgetExceededError
 from agentic_env.agents.perception import (
+    GraspCandidate,
     PointCloud,
     box_cloud,
     camera_cloud,
@@ -100,7 +101,8 @@ class AgentConfig:
             unsolvable problems are fed back).
         max_step_retries: re-executions of one plan step whose effects failed, before a replan.
         max_wall_s: wall-clock limit, seconds.
-        grasp_candidates_judged: candidates shown to the VLM per view before falling back.
+        grasp_candidates_judged: candidates shown to the VLM per view before falling back
+            (an accepted grasp the arm cannot reach gives way to the next accepted one).
         seed: seed of grasp sampling.
     """
 
@@ -111,7 +113,7 @@ class AgentConfig:
     max_parse_attempts: int = 3
     max_step_retries: int = 1
     max_wall_s: float = 900.0
-    grasp_candidates_judged: int = 2
+    grasp_candidates_judged: int = 3
     seed: int = 0
 
 
@@ -380,59 +382,70 @@ class AgenticLabAgent:
     # -- pick --------------------------------------------------------------------------------
 
     def _pick(self, step: PlanStep) -> bool:
+        """Pick ``step``'s object: grasps planned in the shoulder view, else the wrist view;
+        a grasp the arm cannot reach (refused before moving) gives way to the next one."""
         target = step.args[0]
-        grasp = self._plan_grasp(step, target, "shoulder")
+        yaw = grounding.tcp_yaw(self.obs["tcp_pose"])
+        if step.name.lower() == "pick-from-drawer" and len(step.args) > 1:
+            yaw = self._outward_yaw(step.args[1])  # the wrist's bulk away from the carcass
+        grasps = self._accepted_grasps(step, target, "shoulder", yaw)
+        grasp = next(grasps, None)
         if grasp is None:
-            cloud = self._last_target
-            centre, top = grounding.top_of(cloud)
+            centre, top = grounding.top_of(self._last_target)
             view = top_down_pose(np.array([*centre, top + WRIST_VIEW_HEIGHT]),
                                  grounding.tcp_yaw(self.obs["tcp_pose"]))
             status = self._act(move_to(view), f"wrist view of {target}")
             if not status.get("ok"):
                 raise _GroundingError("execution", f"could not reach the wrist view of "
                                       f"{target}: {status.get('message')}")
-            grasp = self._plan_grasp(step, target, "wrist")
+            grasps = self._accepted_grasps(step, target, "wrist", yaw)
+            grasp = next(grasps, None)
         if grasp is None:
             raise _GroundingError("grasp", f"every grasp candidate for {target} was rejected "
                                   "in the shoulder and the wrist views")
-        pose, width, cloud, scene = grasp
-        obstacles = _without_robot(scene.select(~_near(scene, cloud)), self.obs)
-        approach = grounding.approach_over(obstacles, pose[:2, 3], pose[2, 3])
-        status = self._act(pick(pose, width, approach), str(step))
-        if not status.get("ok"):
+        while grasp is not None:
+            candidate, cloud, scene = grasp
+            obstacles = _without_robot(scene.select(~_near(scene, cloud)), self.obs)
+            approach = grounding.approach_over(obstacles, candidate.pose[:2, 3],
+                                               candidate.pose[2, 3])
+            status = self._act(pick(candidate.pose, candidate.width, approach), str(step))
+            if status.get("ok"):
+                self.held = grounding.measure_held(
+                    target, camera_cloud(self.obs, "shoulder", stride=2),
+                    self.obs["tcp_pose"], fallback=(cloud, candidate.pose))
+                self._event("held_object", target=target,
+                            below_tcp=round(self.held.below_tcp, 4),
+                            radius=round(self.held.radius, 4))
+                return True
             self._fail_first("execution", f"pick of {target} failed: {status.get('message')}")
-            return False
-        self.held = grounding.measure_held(target, camera_cloud(self.obs, "shoulder", stride=2),
-                                           self.obs["tcp_pose"], fallback=(cloud, pose))
-        self._event("held_object", target=target, below_tcp=round(self.held.below_tcp, 4),
-                    radius=round(self.held.radius, 4))
-        return True
+            grasp = next(grasps, None) if status.get("reason") == "unreachable" else None
+        return False
 
-    def _plan_grasp(self, step: PlanStep, target: str, camera: str) -> tuple[
-            np.ndarray, float, PointCloud, PointCloud] | None:
+    def _accepted_grasps(self, step: PlanStep, target: str, camera: str,
+                         yaw: float) -> Iterator[tuple[GraspCandidate, PointCloud, PointCloud]]:
+        """Grasp candidates on ``target`` in ``camera``'s view that the grasp planner's VLM
+        accepts, best first (at most ``grasp_candidates_judged`` are judged), each turned to
+        the equivalent yaw nearest ``yaw`` (rad); candidates within 30 degrees of it first."""
         _, detected = self._detect(target, camera)
         self._last_target = detected
         cloud = grounding.top_slab(detected)
         scene = camera_cloud(self.obs, camera, stride=2)
-        yaw = grounding.tcp_yaw(self.obs["tcp_pose"])
         candidates = [grounding.fold_grasp(c, yaw)
                       for c in grasp_candidates(cloud, scene, rng=self._rng)]
+        candidates.sort(key=lambda c: abs(grounding.yaw_offset(c.pose, yaw)) > np.pi / 6)
         self._event("grasp_candidates", target=target, camera=camera, count=len(candidates))
-        if not candidates:
-            return None
-        judged = candidates[: self.config.grasp_candidates_judged]
-        for candidate in judged:
-            if not self.config.grasp_evaluation:
-                return candidate.pose, candidate.width, detected, scene
-            image = render_grasp(cloud, scene, candidate)
-            verdict = evaluate_grasp(self.ctx, image, step, target, self._describe(target),
-                                     candidate.pose, candidate.width)
-            self._event("grasp_evaluation", target=target, camera=camera,
-                        execute=verdict.execute, reason=verdict.reason,
-                        score=round(candidate.score, 3))
-            if verdict.execute:
-                return candidate.pose, candidate.width, detected, scene
-        return None
+        for candidate in candidates[: self.config.grasp_candidates_judged]:
+            if self.config.grasp_evaluation:
+                image = render_grasp(cloud, scene, candidate)
+                verdict = evaluate_grasp(self.ctx, image, step, target,
+                                         self._describe(target), candidate.pose,
+                                         candidate.width)
+                self._event("grasp_evaluation", target=target, camera=camera,
+                            execute=verdict.execute, reason=verdict.reason,
+                            score=round(candidate.score, 3))
+                if not verdict.execute:
+                    continue
+            yield candidate, detected, scene
 
     # -- place -------------------------------------------------------------------------------
 

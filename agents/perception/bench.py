@@ -126,9 +126,8 @@ def run(layouts: int, seed: int, camera: str, task: str = "sorting") -> list[Pic
         for layout in range(seed, seed + layouts):
             _, info = env.reset(seed=layout)
             names = [o["name"] for o in info["trial"]["objects"] if o["position"][2] > -0.01]
-            for name in names:
-                if covered(env, name, names):
-                    continue
+            free = [name for name in names if not covered(env, name, names)]
+            for name in free:
                 others = tuple(n for n in names if n != name)
                 result = pick_once(env, layout, name, camera, rng, others)
                 logger.info("seed %d %s: %s", layout, name, "lifted" if result.lifted

@@ -32,6 +32,8 @@ MAX_NORMAL_POINTS = 800
 #: colour must hold, and how far (m) it may reach above the seed object's lowest point
 #: (see :func:`split_stack`).
 STACK_CHROMA, STACK_FRACTION, STACK_OVERLAP = 0.06, 0.03, 0.005
+#: Smallest height of an object that :func:`split_stack` cuts from the one below it, m.
+STACK_MIN_HEIGHT = 0.015
 #: Half size (pixels) of the square searched around a pointed pixel by :func:`target_cloud`
 #: when no box is given, as a fraction of the image height.
 POINT_WINDOW_FRACTION = 0.15
@@ -183,9 +185,10 @@ def split_stack(cloud: PointCloud, seed: np.ndarray, radius: float = 0.01) -> Po
     Objects stacked on each other touch, so they form one Euclidean cluster. The points whose
     chromaticity (colour over brightness, so shading does not matter) differs from the seed's
     by more than ``STACK_CHROMA`` are set apart; if they hold at least ``STACK_FRACTION`` of
-    the cloud and lie wholly below the seed-coloured points (by ``STACK_OVERLAP`` at most), the
-    seed-coloured cluster is returned. Otherwise (a duck's beak, a screwdriver's shaft beside
-    the handle) the cloud is returned unchanged.
+    the cloud and lie wholly below the seed-coloured points (by ``STACK_OVERLAP`` at most),
+    and the seed-coloured points are saturated (not grey) and at least ``STACK_MIN_HEIGHT``
+    tall, the seed-coloured cluster is returned. Otherwise (a duck's beak, a screwdriver's
+    shaft beside the handle, a can's lid) the cloud is returned unchanged.
     """
     if len(cloud) < 10:
         return cloud
@@ -195,10 +198,14 @@ def split_stack(cloud: PointCloud, seed: np.ndarray, radius: float = 0.01) -> Po
     if not near_seed.any():
         return cloud
     reference = np.median(chroma[near_seed], axis=0)
+    if np.linalg.norm(reference - 1.0 / 3.0) < STACK_CHROMA:
+        return cloud  # grey, white or black: chromaticity does not tell such objects apart
     other = np.linalg.norm(chroma - reference, axis=1) > STACK_CHROMA
     if other.mean() < STACK_FRACTION or other.all():
         return cloud
     same = cloud.select(~other)
     if cloud.points[other, 2].max() > same.points[:, 2].min() + STACK_OVERLAP:
         return cloud
+    if np.ptp(same.points[:, 2]) < STACK_MIN_HEIGHT:
+        return cloud  # a coloured lid or label on top of the object, not an object on it
     return cluster_near(same, seed, radius)
