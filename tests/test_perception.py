@@ -126,6 +126,8 @@ def test_target_cloud_is_the_object_only(sorting) -> None:
                             & (cloud.points < truth.high + 0.004), axis=1)
             assert np.all(inside), (name, kwargs.keys())  # no table, no neighbour
             assert cloud.points[:, 2].min() > 0.004
+            # the whole object, not its top (a can's lid) or a part of it
+            assert np.ptp(cloud.points[:, 2]) > 0.6 * (truth.high[2] - truth.low[2]), name
 
 
 def test_box_cloud_keeps_the_box_pixels(sorting) -> None:
