@@ -71,6 +71,7 @@ from agentic_env.real.safety import (
     Watchdog,
     state_fault,
 )
+from agentic_env.robot import JOINT_SPEED_LIMIT
 from agentic_env.scene import SceneConfig
 from agentic_env.tasks.trial import TrialSpec
 from agentic_env.visualize import resize_nearest
@@ -142,6 +143,7 @@ class RealEnv(gym.Env):
         if missing:
             raise InvalidConfigError(f"no camera driver for {sorted(missing)}; the hardware "
                                      f"has {sorted(hardware.cameras)}")
+        _check_motion_within_safety(self.primitive_config, self.safety)
         self.observation_space = observation_space(self.cameras)
         self.action_space = {
             "primitive": lambda: primitive_action_space(self.primitive_config.workspace),
@@ -399,6 +401,19 @@ class RealEnv(gym.Env):
         side = [resize_nearest(self._last_obs[f"{cam.name}_rgb"], 640, 360)
                 for cam in self.cameras]
         return np.concatenate(side, axis=1)
+
+
+def _check_motion_within_safety(primitives: PrimitiveConfig, safety: SafetyConfig) -> None:
+    """Primitives must plan within the safety caps, or every motion would fault."""
+    motion = primitives.motion
+    planned_joint_speed = motion.joint_speed_fraction * JOINT_SPEED_LIMIT
+    if planned_joint_speed > safety.max_joint_speed or motion.max_linear_speed > (
+            safety.max_tcp_speed):
+        raise InvalidConfigError(
+            f"primitives plan up to {planned_joint_speed:.2f} rad/s and "
+            f"{motion.max_linear_speed:.2f} m/s but the safety caps are "
+            f"{safety.max_joint_speed:.2f} rad/s and {safety.max_tcp_speed:.2f} m/s: lower "
+            "PrimitiveConfig.motion or raise SafetyConfig")
 
 
 def describe_action(action: dict) -> str:

@@ -61,6 +61,31 @@ def test_spaces_equal_the_sim_env(control_mode: str) -> None:
         sim.close()
 
 
+def test_passes_gymnasiums_passive_checks(twin_env) -> None:
+    """The API checks that apply to a real robot (``check_env``'s determinism checks do not:
+    the robot clock moves on)."""
+    import warnings
+
+    from conftest import EXPECTED_CHECKER_ADVICE
+    from gymnasium.utils.passive_env_checker import (
+        check_action_space,
+        check_observation_space,
+        env_reset_passive_checker,
+        env_step_passive_checker,
+    )
+
+    env, _ = twin_env
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for pattern in EXPECTED_CHECKER_ADVICE:
+            warnings.filterwarnings("ignore", message=pattern, category=UserWarning)
+        check_observation_space(env.observation_space)
+        check_action_space(env.action_space)
+        env_reset_passive_checker(env, seed=3)
+        env_step_passive_checker(env, move_to(NEAR_POSE))
+    assert env.render() is None
+
+
 def test_observation_matches_the_sim_through_the_real_pipeline(twin_env) -> None:
     env, twin = twin_env
     obs = env.observe()
@@ -186,6 +211,13 @@ def test_target_outside_the_safety_box_is_refused_before_sending() -> None:
         assert "safety box" in info["safety_fault"]["message"]
         tcp = env.kinematics.forward(twin.world.env.robot.joint_positions())[:3, 3]
         assert tcp[2] >= 0.15 - 0.01
+
+
+def test_primitive_speeds_must_fit_the_safety_caps() -> None:
+    from agentic_env.errors import InvalidConfigError
+
+    with pytest.raises(InvalidConfigError, match="safety caps"):
+        make_twin_env(safety=SafetyConfig(max_joint_speed=1.0))
 
 
 def test_joint_position_jump_is_rate_limited_and_gated() -> None:

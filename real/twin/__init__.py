@@ -75,6 +75,11 @@ def make_twin_env(
     world = TwinWorld(env)
     hardware, twin = twin_hardware(world, env_kwargs.get("safety"))
     hardware.closers.append(env.close)
-    real = RealEnv(hardware, calibration or world.true_calibration(), scene=scene,
-                   control_hz=control_hz, **env_kwargs)
+    try:
+        real = RealEnv(hardware, calibration or world.true_calibration(), scene=scene,
+                       control_hz=control_hz, **env_kwargs)
+    except BaseException:
+        for closer in hardware.closers:
+            closer()
+        raise
     return real, twin
