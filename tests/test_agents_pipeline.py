@@ -226,3 +226,26 @@ def test_run_command_solves_a_sorting_trial_offline(tmp_path, capsys) -> None:
     assert page.tags.count("img") >= len(calls) and "video" in page.tags
     summary = json.loads((trace / "episode.json").read_text())
     assert summary["result"]["success"] is True
+
+
+def test_a_hallucinated_object_is_never_acted_on(sorting_env: SimEnv) -> None:
+    objects = dict(sorting_env.task.pddl_objects(), **{"unicorn-1": "item"})
+    typed = " ".join(f"{n} - {t}" for n, t in objects.items())
+    problem = (f"(define (problem p) (:domain sorting) (:objects {typed}) (:init (hand-empty) "
+               "(on-table unicorn-1)) (:goal (in unicorn-1 bowl)))")
+
+    def backend(oracle: SimOracle) -> ScriptedBackend:
+        scripted = ScriptedBackend(oracle)
+        scripted.script("parser", _parser_answer(sorting_env, problem))
+        return scripted
+
+    for verification in ("full", "none"):
+        report, _ = _run(sorting_env, backend, AgentConfig(verification=verification,
+                                                           max_replans=0, max_actions=3))
+        assert not any("unicorn" in str(e.get("why", "")) and e["kind"] == "primitive"
+                       and e["primitive"] == "pick" for e in report.events)
+        if verification == "full":
+            checks = [e for e in report.events if e["kind"] == "precondition_check"]
+            assert checks[0]["failed"] == ["(on-table unicorn-1)"]
+        else:
+            assert report.failure == "detector" and "unicorn-1" in report.failure_detail
