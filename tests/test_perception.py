@@ -84,6 +84,9 @@ def test_camera_cloud_drops_the_robots_own_fingers_in_the_wrist_view(sorting) ->
     assert not np.any(np.linalg.norm(without.points - tcp, axis=1) < 0.1)
     removed = remove_gripper(with_fingers, obs["tcp_pose"], float(obs["gripper_width"][0]))
     assert len(removed) == len(without)
+    both = PointCloud.concatenate([without, camera_cloud(obs, "shoulder", stride=4)])
+    assert len(both) == len(without) + len(camera_cloud(obs, "shoulder", stride=4))
+    assert len(PointCloud.concatenate([])) == 0
 
 
 @pytest.mark.parametrize("shape", ["cube", "sphere"])
