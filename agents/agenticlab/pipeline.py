@@ -411,7 +411,7 @@ class AgenticLabAgent:
             status = self._act(pick(candidate.pose, candidate.width, approach), str(step))
             if status.get("ok"):
                 self.held = grounding.measure_held(
-                    target, camera_cloud(self.obs, "shoulder", stride=2),
+                    target, camera_cloud(self.obs, "shoulder", stride=2, keep_gripper=True),
                     self.obs["tcp_pose"], fallback=(cloud, candidate.pose))
                 self._event("held_object", target=target,
                             below_tcp=round(self.held.below_tcp, 4),
