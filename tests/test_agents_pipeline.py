@@ -58,6 +58,7 @@ class ScriptedBackend:
 @pytest.fixture(scope="module")
 def sorting_env() -> Iterator[SimEnv]:
     env = SimEnv("sorting")
+    env.reset(seed=0)  # the task's objects exist from the first reset on
     yield env
     env.close()
 
