@@ -166,9 +166,10 @@ class CompoundingPoint:
         n / successes / success_rate / ci_low / ci_high: as in :class:`GroupStats`.
         mean_score: mean progress score.
         mean_calls: calls to ``module`` per episode, mean.
-        predicted: success expected if each call fails independently:
-            ``p0 * (1 - error_rate) ** mean_calls`` with ``p0`` the success rate at 0 (1 when
-            no uninjected episodes exist).
+        predicted: success expected if every call the error-free run needs may fail
+            independently and nothing recovers: ``p0 * (1 - error_rate) ** k0``, with ``p0``
+            the success rate and ``k0`` the mean calls at rate 0 (without uninjected
+            episodes: ``p0 = 1`` and ``k0 = mean_calls``).
     """
 
     module: str
@@ -202,17 +203,19 @@ def compounding_curve(rows: Iterable[Row]) -> list[CompoundingPoint]:
             if set(injected) <= {module}:
                 by_key[(row["verification"], injected.get(module, 0.0))].append(row)
         for (mode, rate), members in sorted(by_key.items()):
-            base = by_key.get((mode, 0.0))
-            p0 = sum(bool(r["success"]) for r in base) / len(base) if base else 1.0
             n = len(members)
             successes = sum(bool(r["success"]) for r in members)
             low, high = wilson_interval(successes, n)
             calls = statistics.fmean(r["module_calls"].get(module, 0) for r in members)
+            base = by_key.get((mode, 0.0))
+            p0 = sum(bool(r["success"]) for r in base) / len(base) if base else 1.0
+            k0 = (statistics.fmean(r["module_calls"].get(module, 0) for r in base) if base
+                  else calls)
             points.append(CompoundingPoint(
                 module=module, verification=mode, error_rate=rate, n=n, successes=successes,
                 success_rate=successes / n, ci_low=low, ci_high=high,
                 mean_score=statistics.fmean(float(r["score"]) for r in members),
-                mean_calls=calls, predicted=p0 * (1.0 - rate) ** calls))
+                mean_calls=calls, predicted=p0 * (1.0 - rate) ** k0))
     return points
 
 

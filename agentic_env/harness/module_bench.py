@@ -30,6 +30,7 @@ import logging
 import os
 import pathlib
 import pickle
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -111,10 +112,15 @@ class _Asker:
     """Builds the module context of an env and remembers the last call's record."""
 
     model: str
+    rollout: str
     last: CallRecord | None = None
 
     def context(self, env: Any) -> tuple[Any, Callable[[], None]]:
-        """(module context whose sim-oracle reads ``env``'s live state, close function)."""
+        """(module context whose sim-oracle reads ``env``'s live state, close function).
+
+        The sim-oracle's error stream is seeded per rollout (and by the spec's own seed), so
+        injected errors fall on different instances in different rollouts.
+        """
         from agentic_env.agents.agenticlab.modules import ModuleContext
         from agentic_env.agents.models.oracle import SimOracle
         from agentic_env.agents.models.registry import build_backends
@@ -122,7 +128,8 @@ class _Asker:
         oracles: list[SimOracle] = []
 
         def factory(spec: Any) -> SimOracle:
-            oracles.append(SimOracle(env, spec.error_rates, seed=spec.seed))
+            seed = spec.seed * 100_003 + zlib.crc32(self.rollout.encode())
+            oracles.append(SimOracle(env, spec.error_rates, seed=seed))
             return oracles[-1]
 
         def remember(record: CallRecord) -> None:
@@ -179,7 +186,7 @@ class _Rollout:
                  modules: Sequence[str]) -> None:
         self.model, self.task, self.setting, self.seed = model, task, setting, seed
         self.modules = set(modules)
-        self.asker = _Asker(model)
+        self.asker = _Asker(model, f"{task}/{setting}/{seed}")
         self.segmenter = _Segmenter()
         self.count: dict[str, int] = {}
 

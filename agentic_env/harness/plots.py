@@ -72,6 +72,8 @@ def failure_plot(breakdown: Mapping[tuple[Any, ...], Mapping[str, int]], title: 
     groups = list(breakdown)
     sources = [s for s in next(iter(breakdown.values())) if any(
         counts[s] for counts in breakdown.values())]
+    from matplotlib.ticker import MaxNLocator
+
     figure = _figure(7.5, 0.45 * len(groups) + 1.6)
     axes = figure.subplots()
     left = [0] * len(groups)
@@ -81,6 +83,7 @@ def failure_plot(breakdown: Mapping[tuple[Any, ...], Mapping[str, int]], title: 
         axes.barh(labels, values, left=left, color=_COLOURS[i % len(_COLOURS)], label=source)
         left = [a + b for a, b in zip(left, values, strict=True)]
     axes.invert_yaxis()
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("failed episodes")
     axes.set_title(title)
     if sources:
@@ -121,7 +124,7 @@ def ablation_plot(stats: Sequence[GroupStats]) -> bytes:
 
 def compounding_plot(points: Sequence[CompoundingPoint]) -> bytes:
     """Success vs injected error rate per module and mode; dashed: independent-error
-    prediction ``p0 (1 - e)^k``."""
+    prediction ``p0 (1 - e)^k`` (see :class:`~agentic_env.harness.metrics.CompoundingPoint`)."""
     figure = _figure(7.0, 4.2)
     axes = figure.subplots()
     curves = sorted({(p.module, p.verification) for p in points})
@@ -138,6 +141,7 @@ def compounding_plot(points: Sequence[CompoundingPoint]) -> bytes:
     axes.set_xlabel("injected error rate per call")
     axes.set_ylabel("success rate")
     axes.set_ylim(-0.05, 1.05)
-    axes.set_title("Compounding of module errors (dashed: p0·(1−e)^calls)")
+    axes.set_title("Compounding of module errors\n(dashed: p0·(1−e)^k, k = calls per "
+                   "error-free episode, no recovery)")
     axes.legend(fontsize="small")
     return _png(figure)

@@ -240,8 +240,9 @@ def _compounding_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
     return [Heading("Compounding under injected module error"),
             Para("Error rates are read from the model spec (e.g. sim-oracle?checker=0.3: each "
                  "checker answer is wrong with probability 0.3). Predicted: the success at "
-                 "rate 0 times (1 − e)^k, k = mean calls to the module per episode — what "
-                 "independent errors with no recovery would give (the paper's 0.9^6 argument)."),
+                 "rate 0 times (1 − e)^k, k = mean calls to the module per error-free episode "
+                 "— what independent errors with no recovery would give (the paper's 0.9^6 "
+                 "argument); observed success above it is recovery (retries, replans)."),
             Table(("module", "verification", "error rate", "n", "success [95 % CI]",
                    "score", "calls/episode", "predicted"),
                   tuple((p.module, p.verification, f"{p.error_rate:.2f}", str(p.n),
