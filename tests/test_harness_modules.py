@@ -42,7 +42,6 @@ def _stacking_problem(goal: str, extra: str = "") -> str:
   (:goal (and {goal})))"""
 
 
-@pytest.mark.slow
 def test_parser_grade_executes_the_models_plan_on_the_true_problem():
     from agentic_env.planning import load_domain
 
@@ -62,7 +61,6 @@ def test_parser_grade_executes_the_models_plan_on_the_true_problem():
     assert not ok and "no plan" in detail
 
 
-@pytest.mark.slow
 def test_grasp_label_is_the_simulated_outcome_and_leaves_the_env_alone():
     from agentic_env.envs.sim_env import SimEnv
     from agentic_env.planning import PlanStep
