@@ -42,7 +42,7 @@ def test_place_in_finds_the_empty_floor_away_from_walls() -> None:
     pose, approach = grounding.place_in(container, container, held, tcp)
     x, y, z = pose[:3, 3]
     assert 0.43 < x < 0.57 and 0.035 < y < 0.07  # the free part, clear of the walls
-    assert abs(z - (0.01 + 0.02 + grounding.RELEASE_GAP)) < 0.004
+    assert abs(z - (0.01 + 0.02 + grounding.CONTAINER_RELEASE_GAP)) < 0.004
     assert approach > 0.02  # comes down from above the walls
 
 

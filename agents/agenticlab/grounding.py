@@ -19,8 +19,13 @@ from agentic_env.robot import TCP_TO_FINGERTIP
 
 #: Gap (m) between a placed object's bottom and the surface under it at release.
 RELEASE_GAP = 0.008
+#: Gap (m) at release above a container's floor or contents: a short drop into a bin is
+#: harmless, and a floor seen through noisy depth may lie a little higher than measured.
+CONTAINER_RELEASE_GAP = 0.015
 #: Margin (m) kept above obstacles around a target when coming down onto it.
 OBSTACLE_MARGIN = 0.04
+#: Longest approach (m) the pick and place primitives accept.
+MAX_APPROACH = 0.3
 #: Radius (m) around the target in which obstacles raise the approach.
 OBSTACLE_RADIUS = 0.12
 #: How far (m) an open drawer is pulled out, and how far a close pushes at most.
@@ -67,10 +72,11 @@ def fold_grasp(candidate: GraspCandidate, reference_yaw: float) -> GraspCandidat
 
 def yaw_offset(pose: np.ndarray, reference_yaw: float) -> float:
     """Signed angle (rad, in [-pi, pi)) from ``reference_yaw`` to the yaw of ``pose``."""
-    return _wrap(float(np.arctan2(pose[1, 0], pose[0, 0])) - reference_yaw)
+    return wrap_angle(float(np.arctan2(pose[1, 0], pose[0, 0])) - reference_yaw)
 
 
-def _wrap(angle: float) -> float:
+def wrap_angle(angle: float) -> float:
+    """``angle`` (rad) wrapped into [-pi, pi)."""
     return float((angle + np.pi) % (2 * np.pi) - np.pi)
 
 
@@ -131,16 +137,17 @@ def measure_held(name: str, scene: PointCloud, tcp_pose: np.ndarray,
 
 
 def approach_over(scene: PointCloud, xy: np.ndarray, z: float,
-                  radius: float = OBSTACLE_RADIUS) -> float:
-    """Approach distance (m, along a downward approach) that starts above every scene point
-    within ``radius`` of ``xy``, so the gripper comes straight down over walls and rims."""
+                  radius: float = OBSTACLE_RADIUS, hanging: float = 0.0) -> float:
+    """Approach distance (m, along a downward approach to a TCP at height ``z``) that starts
+    with the TCP, and ``hanging`` m of held object below it, above every scene point within
+    ``radius`` of ``xy``: the hand comes straight down over walls, rims and cabinets."""
     if len(scene) == 0:
         return 0.0
     near = np.linalg.norm(scene.points[:, :2] - xy, axis=1) < radius
     if not near.any():
         return 0.0
     top = float(np.percentile(scene.points[near, 2], 99))
-    return float(np.clip(top + OBSTACLE_MARGIN - z, 0.0, 0.3))
+    return float(np.clip(top + OBSTACLE_MARGIN + hanging - z, 0.0, MAX_APPROACH))
 
 
 def face_yaw(points_xy: np.ndarray) -> float:
@@ -195,7 +202,8 @@ def place_on(target: PointCloud, scene: PointCloud, held: HeldObject,
         level = target.points[np.abs(target.points[:, 2] - top) < 0.004, :2]
         yaw = nearest_equivalent_yaw(face_yaw(level), yaw, np.pi / 2)
     position = np.array([*centre, top + held.below_tcp + RELEASE_GAP])
-    return top_down_pose(position, yaw), approach_over(scene, centre, position[2])
+    return top_down_pose(position, yaw), approach_over(scene, centre, position[2],
+                                                       hanging=held.below_tcp)
 
 
 def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
@@ -225,9 +233,9 @@ def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
             score = support + 0.05 * float(np.linalg.norm(xy - (low + high) / 2))
             if score < best_score:
                 best, best_score, best_support = xy, score, support
-    position = np.array([*best, best_support + held.below_tcp + RELEASE_GAP])
+    position = np.array([*best, best_support + held.below_tcp + CONTAINER_RELEASE_GAP])
     pose = top_down_pose(position, tcp_yaw(tcp_pose))
-    return pose, approach_over(scene, best, position[2])
+    return pose, approach_over(scene, best, position[2], hanging=held.below_tcp)
 
 
 def table_spot(scene: PointCloud, held: HeldObject, tcp_pose: np.ndarray,
@@ -257,7 +265,7 @@ def table_spot(scene: PointCloud, held: HeldObject, tcp_pose: np.ndarray,
         return None
     position = np.array([*best, held.below_tcp + RELEASE_GAP])
     pose = top_down_pose(position, tcp_yaw(tcp_pose))
-    return pose, approach_over(scene, best, position[2])
+    return pose, approach_over(scene, best, position[2], hanging=held.below_tcp)
 
 
 def path_blocked(scene: PointCloud, start: np.ndarray, end: np.ndarray,

@@ -418,7 +418,14 @@ class AgenticLabAgent:
                             radius=round(self.held.radius, 4))
                 return True
             self._fail_first("execution", f"pick of {target} failed: {status.get('message')}")
-            grasp = next(grasps, None) if status.get("reason") == "unreachable" else None
+            if status.get("reason") != "unreachable":
+                return False
+            grasp = next(grasps, None)
+            hand_yaw = grounding.tcp_yaw(self.obs["tcp_pose"])
+            if grasp is None and abs(grounding.wrap_angle(yaw - hand_yaw)) > np.pi / 6:
+                yaw = hand_yaw  # the preferred wrist turn is out of reach here: try without
+                grasps = self._accepted_grasps(step, target, "shoulder", yaw)
+                grasp = next(grasps, None)
         return False
 
     def _accepted_grasps(self, step: PlanStep, target: str, camera: str,
@@ -486,7 +493,7 @@ class AgenticLabAgent:
                                                 centre=centre)
         here = np.asarray(tcp[:3], float)
         approach = max(approach, grounding.approach_over(_without_robot(scene, self.obs), here[:2],
-                                                         pose[2, 3]))
+                                                         pose[2, 3], hanging=held.below_tcp))
         status = self._act(place(pose, approach), str(step))
         if status.get("ok"):
             self.held = None
