@@ -92,3 +92,14 @@ def test_an_updated_domain_may_add_types_but_not_actions() -> None:
     injected = domain.replace("(:action pick", "(:action throw-away :parameters (?o - item) "
                               ":precondition (holding ?o) :effect (hand-empty))\n  (:action pick")
     assert _domain_changed_actions(domain, injected)
+
+
+def test_measure_held_with_nothing_below_the_fingertips_uses_the_pre_grasp_cloud() -> None:
+    tcp = np.array([0.5, 0.0, 0.30, 0.0, 1.0, 0.0, 0.0])
+    far_below = _grid(0.47, 0.53, -0.03, 0.03, 0.05)  # only the table's clutter far below
+    grasp = top_down_pose(np.array([0.5, 0.0, 0.03]))
+    before = _cloud(np.vstack([_grid(0.49, 0.51, -0.01, 0.01, 0.0), _grid(0.49, 0.51, -0.01,
+                                                                           0.01, 0.04)]))
+    held = grounding.measure_held("x", _cloud(far_below), tcp, fallback=(before, grasp))
+    assert abs(held.below_tcp - 0.018) < 1e-9  # the fingertips are the lowest point
+    assert 0.005 < held.radius < 0.02  # from the cloud seen before the grasp

@@ -132,6 +132,8 @@ def measure_held(name: str, scene: PointCloud, tcp_pose: np.ndarray,
     gaps = np.flatnonzero(-np.diff(heights) > HANGING_GAP)
     bottom = heights[gaps[0]] if len(gaps) else heights[-1]
     held = hanging & (scene.points[:, 2] >= bottom)
+    if not held.any():  # nothing seen between the fingertips and the first gap below them
+        return replace(held_object(name, *fallback), below_tcp=float(tcp[2] - bottom))
     radius = float(np.percentile(offsets[held], 98))
     return HeldObject(name, float(tcp[2] - bottom), radius)
 
