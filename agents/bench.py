@@ -14,6 +14,7 @@ import argparse
 import json
 import multiprocessing
 import statistics
+import traceback
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -25,9 +26,15 @@ from agentic_env.agents.run_cli import TASKS
 
 
 def _run(spec: EpisodeSpec) -> EpisodeResult:
+    """One episode; a crash is recorded as a failed episode with its traceback."""
     from agentic_env.agents.runner import run_episode
 
-    return run_episode(spec)
+    try:
+        return run_episode(spec)
+    except Exception:  # the benchmark goes on; the traceback is in the results
+        return EpisodeResult(spec, success=False, progress=0.0, score=0.0, failure="error",
+                             failure_detail="the episode crashed",
+                             error=traceback.format_exc())
 
 
 def run_all(specs: list[EpisodeSpec], workers: int) -> list[EpisodeResult]:
