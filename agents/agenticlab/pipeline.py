@@ -68,6 +68,9 @@ from agentic_env.robot import HOME_JOINT_POSITIONS
 
 #: Height (m) above a target's top from which the wrist camera looks down at it.
 WRIST_VIEW_HEIGHT = 0.22
+#: Largest gap (m) between neighbouring points of one board in the thinned shoulder cloud (far
+#: from the camera, neighbouring pixels of a flat board lie over 1 cm apart).
+BOARD_GAP = 0.02
 #: Effects the checker is not asked about: the table always has room (the stacking domain's
 #: ``table`` object stays ``clear`` however many objects stand on it).
 STATIC_EFFECTS = frozenset({"(not (clear table))"})
@@ -486,7 +489,7 @@ class AgenticLabAgent:
                 point = lift_pixel(self.obs, "shoulder", detection.point)
                 if point is not None:  # the whole board shows the slots' axes
                     centre = point[:2]
-                    cloud = cluster_near(remove_table(scene), point)
+                    cloud = cluster_near(remove_table(scene), point, radius=BOARD_GAP)
             pose, approach = grounding.place_on(cloud, _without_robot(scene, self.obs), held, tcp,
                                                 align_faces=name in ("place-on-object",
                                                                      "place-in-slot"),
