@@ -464,39 +464,40 @@ class AgenticLabAgent:
         if held is None or held.name != step.args[0]:
             held = grounding.HeldObject(step.args[0], 0.03, 0.03)
         name = step.name.lower()
-        scene = camera_cloud(self.obs, "shoulder", stride=2)
         target = step.args[1] if len(step.args) > 1 else None
+        on_table = target is None or name == "place-on-table" or target == "table"
+        part = "interior" if name == "place-in-drawer" else "object"
+        detection, cloud = (None, None) if on_table else self._detect(target, "shoulder", part)
+        # the scene as seen now: detecting may have moved the arm out of the view first
+        scene = camera_cloud(self.obs, "shoulder", stride=2)
+        obstacles = _without_robot(scene, self.obs)
         tcp = self.obs["tcp_pose"]
-        if target is None or name == "place-on-table" or target == "table":
-            spot = grounding.table_spot(_without_robot(scene, self.obs), held, tcp,
-                                        self.robot.workspace)
+        if on_table:
+            spot = grounding.table_spot(obstacles, held, tcp, self.robot.workspace)
             if spot is None:
                 raise _GroundingError("detector", "no free spot on the table is visible")
             pose, approach = spot
         elif name in ("place-in", "place-in-drawer"):
-            part = "interior" if name == "place-in-drawer" else "object"
-            detection, cloud = self._detect(target, "shoulder", part)
             if detection.box is not None:
                 cloud = box_cloud(self.obs, "shoulder", detection.box)
                 cloud = cloud.select(cloud.points[:, 2] > 0.002)
-            pose, approach = grounding.place_in(cloud, _without_robot(scene, self.obs), held, tcp)
+            pose, approach = grounding.place_in(cloud, obstacles, held, tcp)
             if name == "place-in-drawer":
                 pose = grounding.with_yaw(pose, self._outward_yaw(target))
         else:
-            detection, cloud = self._detect(target, "shoulder")
             centre = None
             if name == "place-in-slot":  # a slot is a mark on the board, not a shape
                 point = lift_pixel(self.obs, "shoulder", detection.point)
                 if point is not None:  # the whole board shows the slots' axes
                     centre = point[:2]
                     cloud = cluster_near(remove_table(scene), point, radius=BOARD_GAP)
-            pose, approach = grounding.place_on(cloud, _without_robot(scene, self.obs), held, tcp,
+            pose, approach = grounding.place_on(cloud, obstacles, held, tcp,
                                                 align_faces=name in ("place-on-object",
                                                                      "place-in-slot"),
                                                 centre=centre)
         here = np.asarray(tcp[:3], float)
-        approach = max(approach, grounding.approach_over(_without_robot(scene, self.obs), here[:2],
-                                                         pose[2, 3], hanging=held.below_tcp))
+        approach = max(approach, grounding.approach_over(obstacles, here[:2], pose[2, 3],
+                                                         hanging=held.below_tcp))
         status = self._act(place(pose, approach), str(step))
         if status.get("ok"):
             self.held = None
