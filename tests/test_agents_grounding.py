@@ -46,6 +46,21 @@ def test_place_in_finds_the_empty_floor_away_from_walls() -> None:
     assert approach > 0.02  # comes down from above the walls
 
 
+def test_place_in_keeps_the_hand_away_from_a_carcass_over_the_drawer() -> None:
+    """An open drawer whose back still lies under the cabinet's top: the hand at release
+    would be level with the carcass, so the spot keeps HAND_RADIUS from it."""
+    floor = _grid(0.42, 0.66, 0.05, 0.35, 0.10)
+    carcass_top = _grid(0.64, 0.94, 0.0, 0.46, 0.30)
+    item = _grid(0.42, 0.53, 0.05, 0.35, 0.14)  # fills the front of the drawer
+    drawer = _cloud(np.vstack([floor[floor[:, 0] >= 0.53], item]))
+    scene = _cloud(np.vstack([floor, carcass_top]))
+    held = grounding.HeldObject("bottle", below_tcp=0.06, radius=0.025)
+    tcp = np.array([0.4, 0.0, 0.3, 0.0, 1.0, 0.0, 0.0])
+    pose, _ = grounding.place_in(drawer, scene, held, tcp)
+    assert pose[0, 3] < 0.64 - grounding.HAND_RADIUS + 1e-6
+    assert pose[0, 3] > 0.53 + held.radius - 0.01  # on the floor, not on the item
+
+
 def test_place_on_centres_on_the_target_top() -> None:
     cube = _cloud(np.vstack([_grid(0.48, 0.52, 0.08, 0.12, 0.04, 0.002)]))
     held = grounding.HeldObject("cube", below_tcp=0.02, radius=0.02)
@@ -63,6 +78,30 @@ def test_handle_grasp_approaches_into_the_front_panel() -> None:
     np.testing.assert_allclose(pose[:3, 2], [1.0, 0.0, 0.0], atol=2e-3)  # into the cabinet
     np.testing.assert_allclose(pose[:3, 1], [0.0, 0.0, 1.0], atol=1e-9)  # jaws: vertical
     assert abs(pose[1, 3] - 0.3) < 0.005 and abs(pose[2, 3] - 0.15) < 0.005
+
+
+def test_handle_grasp_finds_the_middle_of_a_bar_hidden_in_the_middle() -> None:
+    """A finger in front of the bar hides its middle; the detected cluster is one visible
+    end; the carcass top above and the floor far below must not tilt the front plane."""
+    yaw = np.radians(20.0)  # the cabinet is turned: its front faces (-cos, -sin)
+    normal = np.array([-np.cos(yaw), -np.sin(yaw), 0.0])
+    along = np.array([-np.sin(yaw), np.cos(yaw), 0.0])
+    origin = np.array([0.6, 0.25, 0.0])
+    lateral, height = np.meshgrid(np.linspace(-0.15, 0.15, 40), np.linspace(0.15, 0.29, 20))
+    front = origin + lateral.ravel()[:, None] * along + np.column_stack(
+        [np.zeros((lateral.size, 2)), height.ravel()])
+    top = _grid(0.45, 0.75, 0.1, 0.4, 0.30)
+    floor = _grid(0.9, 1.5, -0.5, 0.5, -0.7, 0.02)
+    bar_centre = origin + 0.03 * normal + np.array([0.0, 0.0, 0.23])
+    offsets = np.linspace(-0.055, 0.055, 45)
+    visible = np.abs(offsets) > 0.02  # the middle 4 cm hidden
+    bar = bar_centre + offsets[visible, None] * along
+    seen_end = bar[offsets[visible] > 0]
+    surround = _cloud(np.vstack([front, top, floor, bar]))
+    pose = grounding.handle_grasp(_cloud(seen_end), surround)
+    np.testing.assert_allclose(pose[:3, 2], -normal, atol=0.01)
+    assert np.linalg.norm(pose[:2, 3] - bar_centre[:2]) < 0.006
+    assert abs(pose[2, 3] - 0.23) < 0.004
 
 
 def test_measure_held_stops_at_the_gap_above_the_table() -> None:

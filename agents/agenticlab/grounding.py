@@ -33,6 +33,12 @@ DRAWER_PULL = 0.2
 DRAWER_PUSH = 0.3
 #: Depth (m) of a handle bar's axis behind the centroid of its visible points.
 HANDLE_AXIS_DEPTH = 0.004
+#: Horizontal radius (m) around the TCP that the gripper's servo housing and wrist camera
+#: sweep, and the height (m) above the TCP where they (and the finger carriages) begin.
+HAND_RADIUS = 0.06
+HAND_CLEARANCE = 0.05
+#: Half height (m) of the band around a handle in which its drawer's front panel is fitted.
+HANDLE_BAND = 0.05
 
 
 #: Fixtures taller than this (m) are not crossed on the way to a table spot.
@@ -215,18 +221,25 @@ def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
 
     ``container`` is every point seen inside the detection box: its floor is the low part,
     what rises more than :data:`WALL_HEIGHT` above the floor counts as walls (kept at least
-    the held object's radius away), anything lower as contents to avoid stacking on.
+    the held object's radius away), anything lower as contents to avoid stacking on. Points
+    of ``scene`` higher than the hand at release (a carcass above a drawer's back) are kept
+    :data:`HAND_RADIUS` away from the TCP.
     """
     points = container.points
     floor = float(np.percentile(points[:, 2], 10))
     walls = points[points[:, 2] > floor + WALL_HEIGHT, :2]
     inside = points[points[:, 2] <= floor + WALL_HEIGHT]
+    # what would be beside the hand at release: a carcass over a drawer's back, a shelf
+    hand_level = floor + held.below_tcp + CONTAINER_RELEASE_GAP + HAND_CLEARANCE
+    overhead = scene.points[scene.points[:, 2] > hand_level, :2]
     low, high = inside[:, :2].min(axis=0), inside[:, :2].max(axis=0)
     best, best_score, best_support = (low + high) / 2, np.inf, floor
     for x in np.linspace(low[0], high[0], 9):
         for y in np.linspace(low[1], high[1], 9):
             xy = np.array([x, y])
             if len(walls) and np.min(np.linalg.norm(walls - xy, axis=1)) < held.radius + 0.01:
+                continue
+            if len(overhead) and np.min(np.linalg.norm(overhead - xy, axis=1)) < HAND_RADIUS:
                 continue
             near = np.linalg.norm(inside[:, :2] - xy, axis=1) < held.radius + 0.005
             if np.count_nonzero(near) < 3:
@@ -289,26 +302,39 @@ def path_blocked(scene: PointCloud, start: np.ndarray, end: np.ndarray,
 
 def handle_grasp(handle: PointCloud, surround: PointCloud) -> np.ndarray | None:
     """TCP grasp pose (4x4) of a drawer handle: approach (z) horizontal into the front panel,
-    closing (y) vertical, at the handle bar's centre.
+    closing (y) vertical, on the handle bar's axis at the middle of its visible length.
+
+    The front panel is the vertical plane most points around the handle lie on (a RANSAC line
+    through their xy, within ``HANDLE_BAND`` of the handle's height, so the carcass top, the
+    floor and the background do not tilt it). The bar is every point standing 0.8-8 cm
+    proud of that plane at the handle's height: where the gripper or an arm link hides the
+    bar's middle, both visible ends still count, so its middle is found.
 
     Args:
-        handle: the handle's points.
-        surround: points around it (the drawer front), to fit the front plane.
+        handle: the detected handle's points (base frame, m): where the bar is.
+        surround: points around it (the drawer front, the robot already removed).
     """
     if len(handle) < 5 or len(surround) < 20:
         return None
-    centre = handle.points.mean(axis=0)
-    front = surround.points[np.linalg.norm(surround.points - centre, axis=1) > 0.03]
-    if len(front) < 10:
+    centre = np.median(handle.points, axis=0)
+    offset = surround.points - centre
+    band = surround.points[(np.abs(offset[:, 2]) < HANDLE_BAND)
+                           & (np.linalg.norm(offset[:, :2], axis=1) < 0.2)]
+    front = band[np.linalg.norm(band - centre, axis=1) > 0.03]
+    line = _ransac_line(front[:, :2]) if len(front) >= 10 else None
+    if line is None:
         return None
-    centred = front - front.mean(axis=0)
-    normal = np.linalg.svd(centred, full_matrices=False)[2][-1]
-    normal[2] = 0.0
-    if np.linalg.norm(normal) < 1e-6:
-        return None
-    normal /= np.linalg.norm(normal)
-    if normal @ (np.zeros(3) - centre) < 0:  # point out of the cabinet, towards the robot
+    origin, along = line
+    normal = np.array([-along[1], along[0], 0.0])
+    if normal[:2] @ (origin - centre[:2]) > 0:  # point out of the cabinet, past the handle
         normal = -normal
+    proud = (band[:, :2] - origin) @ normal[:2]
+    bar = band[(proud > 0.008) & (proud < 0.08) & (np.abs(band[:, 2] - centre[2]) < 0.03)]
+    if len(bar) < 5:
+        bar = handle.points
+    proud_bar = (bar[:, :2] - origin) @ normal[:2]
+    lengthwise = (bar[:, :2] - origin) @ along
+    middle = 0.5 * (np.percentile(lengthwise, 2) + np.percentile(lengthwise, 98))
     approach = -normal
     closing = np.array([0.0, 0.0, 1.0])
     pose = np.eye(4)
@@ -316,5 +342,32 @@ def handle_grasp(handle: PointCloud, surround: PointCloud) -> np.ndarray | None:
     pose[:3, 1] = closing
     pose[:3, 2] = approach
     # the visible points are the bar's front half: its axis lies a few mm further in
-    pose[:3, 3] = centre + approach * HANDLE_AXIS_DEPTH
+    position = np.array([*(origin + middle * along), np.median(bar[:, 2])])
+    position[:2] += normal[:2] * float(np.median(proud_bar))
+    pose[:3, 3] = position + approach * HANDLE_AXIS_DEPTH
     return pose
+
+
+def _ransac_line(points: np.ndarray, tolerance: float = 0.004, trials: int = 200
+                 ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The 2D line (a point on it, unit direction) through most ``points`` (N, 2), refined
+    by a least-squares fit of its inliers within ``tolerance`` m; seeded, deterministic."""
+    rng = np.random.default_rng(0)
+    best: np.ndarray | None = None
+    for _ in range(trials):
+        first, second = points[rng.choice(len(points), 2, replace=False)]
+        direction = second - first
+        length = float(np.linalg.norm(direction))
+        if length < 0.02:
+            continue
+        direction /= length
+        distance = np.abs((points - first) @ np.array([-direction[1], direction[0]]))
+        inliers = distance < tolerance
+        if best is None or inliers.sum() > best.sum():
+            best = inliers
+    if best is None or best.sum() < 10:
+        return None
+    fitted = points[best]
+    origin = fitted.mean(axis=0)
+    direction = np.linalg.svd(fitted - origin, full_matrices=False)[2][0]
+    return origin, direction

@@ -66,6 +66,9 @@ from agentic_env.planning import (
 )
 from agentic_env.robot import HOME_JOINT_POSITIONS
 
+#: Share of the shoulder view around a detection that may be the arm before the arm is
+#: moved home and the target detected again.
+ROBOT_IN_VIEW = 0.2
 #: Height (m) above a target's top from which the wrist camera looks down at it.
 WRIST_VIEW_HEIGHT = 0.22
 #: Largest gap (m) between neighbouring points of one board in the thinned shoulder cloud (far
@@ -364,7 +367,8 @@ class AgenticLabAgent:
     def _detect(self, name: str, camera: str, part: str = "object") -> tuple[
             Any, PointCloud]:
         detection = detect(self.ctx, self.obs, camera, name, self._describe(name), part)
-        if detection is None and camera == "shoulder" and not self._at_home():
+        if (camera == "shoulder" and not self._at_home()
+                and (detection is None or self._robot_in_view(detection))):
             self._act(home(), f"clear the shoulder camera's view of {name}")
             detection = detect(self.ctx, self.obs, camera, name, self._describe(name), part)
         if detection is None:
@@ -378,6 +382,26 @@ class AgenticLabAgent:
             raise _GroundingError("detector", f"no 3D points of {name} at the detected pixel "
                                   f"{detection.point} in the {camera} view")
         return detection, cloud
+
+    def _robot_in_view(self, detection: Any) -> bool:
+        """Whether the arm covers much (over ``ROBOT_IN_VIEW``) of the shoulder image around
+        ``detection``'s box (grown by its size on each side): the target may be partly
+        hidden behind it, and a box drawn around what is left of it would mislead. The arm
+        is its own points (its kinematic model) and the pixels with no depth, which near
+        the table are the arm closer to the camera than its minimum range."""
+        u0, v0, u1, v1 = detection.box or (*detection.point, *detection.point)
+        pad_u, pad_v = max(u1 - u0, 10), max(v1 - v0, 10)
+        region = (u0 - pad_u, v0 - pad_v, u1 + pad_u, v1 + pad_v)
+        depth = np.asarray(self.obs["shoulder_depth"])
+        height, width = depth.shape
+        pixels = depth[max(region[1], 0):min(region[3], height),
+                       max(region[0], 0):min(region[2], width)]
+        if pixels.size == 0:
+            return False
+        around = box_cloud(self.obs, "shoulder", region)
+        on_robot = _kinematics().robot_points(around.points, self.obs["joint_positions"])
+        blind = pixels.size - len(around)
+        return (blind + int(np.count_nonzero(on_robot))) / pixels.size > ROBOT_IN_VIEW
 
     def _at_home(self) -> bool:
         return bool(np.max(np.abs(self.obs["joint_positions"] - HOME_JOINT_POSITIONS)) < 0.05)
@@ -515,7 +539,7 @@ class AgenticLabAgent:
         pad_u, pad_v = 2 * (u1 - u0) // 3 + 8, 2 * (v1 - v0) + 12
         surround = box_cloud(self.obs, "shoulder", (u0 - pad_u, v0 - pad_v, u1 + pad_u,
                                                     v1 + pad_v))
-        pose = grounding.handle_grasp(handle, surround)
+        pose = grounding.handle_grasp(handle, _without_robot(surround, self.obs, radius=0.0))
         if pose is None:
             raise _GroundingError("detector", f"could not fit the front of {drawer} around "
                                   "its handle")
