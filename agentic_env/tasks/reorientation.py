@@ -67,10 +67,20 @@ from agentic_env.actions import pick, place
 from agentic_env.contract import Workspace
 from agentic_env.errors import InvalidConfigError
 from agentic_env.kinematics import ArmKinematics
-from agentic_env.motion import MotionLimits, PlanningError, exp_rotation, plan_cartesian_path
+from agentic_env.motion import MotionLimits, PlanningError, plan_cartesian_path
 from agentic_env.planning import PlanStep
 from agentic_env.primitives import PrimitiveConfig, transit_poses
 from agentic_env.props import ObjectSpec, Part
+from agentic_env.reorienting import (
+    goal_axis,
+    handle_direction,
+    leaning_pose,
+    needs_turn,
+    rotation_between,
+    rotation_z,
+    turned_rotations,
+    unit,
+)
 from agentic_env.robot import GRIPPER_PREFIX, TCP_SITE, TCP_TO_FINGERTIP, RobotIndices
 from agentic_env.scene import ROBOT_PREFIX, TABLE_HEIGHT, SceneBuilder
 from agentic_env.tasks import symbolic
@@ -81,7 +91,7 @@ from agentic_env.tasks.trial import TrialSpec
 
 FAMILIES: tuple[str, ...] = ("bottle", "box", "mug")
 #: Handle directions a mug can be asked for, and how instructions say them.
-HANDLE_DIRECTIONS: dict[str, str] = {
+HANDLE_DIRECTIONS: dict[str, str] = {  # keys: reorienting.HANDLE_DIRECTION_NAMES
     "left": "to the robot's left",
     "right": "to the robot's right",
     "toward-robot": "toward the robot",
@@ -234,29 +244,6 @@ def make_item(family: str, colour: str, cfg: ReorientationConfig) -> Item:
 # -- geometry and pose predicates ---------------------------------------------------------
 
 
-def rotation_z(angle: float) -> np.ndarray:
-    """Rotation (3, 3) about the vertical by ``angle`` radians."""
-    c, s = np.cos(angle), np.sin(angle)
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-
-
-def rotation_between(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Smallest rotation (3, 3) taking unit vector ``a`` onto unit vector ``b``."""
-    a, b = a / np.linalg.norm(a), b / np.linalg.norm(b)
-    axis = np.cross(a, b)
-    sin, cos = float(np.linalg.norm(axis)), float(np.dot(a, b))
-    if sin < 1e-9:
-        if cos > 0:
-            return np.eye(3)
-        other = np.eye(3)[int(np.argmin(np.abs(a)))]
-        axis = np.cross(a, other)
-        axis /= np.linalg.norm(axis)
-        return 2.0 * np.outer(axis, axis) - np.eye(3)
-    k = axis / sin
-    skew = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
-    return np.eye(3) + sin * skew + (1 - cos) * skew @ skew
-
-
 def _quat(rotation: np.ndarray) -> np.ndarray:
     quat = np.zeros(4)
     mujoco.mju_mat2Quat(quat, np.ascontiguousarray(rotation).flatten())
@@ -295,26 +282,6 @@ def axis_tilt(scene: SceneState, body: str) -> float:
     """Angle between ``body``'s axis (body z, bottom to top) and straight up, degrees."""
     axis = scene.body_rotation(body)[:, 2]
     return float(np.degrees(np.arccos(np.clip(axis[2], -1.0, 1.0))))
-
-
-def handle_direction(direction: str, position: np.ndarray) -> np.ndarray:
-    """Unit vector (2,) in the base frame of handle ``direction`` for a mug at ``position``.
-
-    ``left`` is base +y, ``right`` base -y; ``toward-robot`` points from the mug to the robot
-    base, ``away-from-robot`` the opposite way.
-    """
-    if direction == "left":
-        return np.array([0.0, 1.0])
-    if direction == "right":
-        return np.array([0.0, -1.0])
-    radial = np.asarray(position[:2], dtype=float)
-    radial = radial / max(float(np.linalg.norm(radial)), 1e-9)
-    if direction == "toward-robot":
-        return -radial
-    if direction == "away-from-robot":
-        return radial
-    raise InvalidConfigError(f"unknown handle direction {direction!r}; valid: "
-                             f"{', '.join(HANDLE_DIRECTIONS)}")
 
 
 def handle_error(scene: SceneState, body: str, direction: str) -> float:
@@ -647,27 +614,15 @@ class ReorientationTask:
         raise InvalidConfigError(f"reorientation has no primitive for {step}; valid: pick, "
                                  "place-in-pose")
 
-    @staticmethod
-    def _needs_turn(axis: np.ndarray, pose: str) -> bool:
-        """Whether ``pose`` needs the object's axis (currently ``axis``) turned by ~90 deg."""
-        half = np.cos(np.radians(45.0))
-        if pose == "on-side":
-            return abs(axis[2]) > half
-        if pose == "upright" or pose.startswith("handle-"):
-            return axis[2] < half
-        if pose == "upside-down":
-            return axis[2] > -half
-        return False
-
     def _pick_action(self, scene: SceneState, name: str) -> dict[str, Any]:
         cfg = self.config
         item = self.items[name]
         rotation, centre = scene.body_rotation(name), scene.body_position(name)
         axis = rotation[:, 2]
         low = body_box(scene, name).low[2]
-        turning = name == self._target and self._needs_turn(axis, self._pose)
+        turning = name == self._target and needs_turn(axis, self._pose)
         if abs(axis[2]) < np.cos(np.radians(45.0)):  # lying: grasp across the body axis
-            along = _unit(np.array([axis[0], axis[1], 0.0]))
+            along = unit(np.array([axis[0], axis[1], 0.0]))
             if item.family == "bottle":
                 position = centre + (cfg.bottle_grasp_height - cfg.bottle_half_length) * axis
                 width = 2.0 * cfg.bottle_radius
@@ -680,20 +635,20 @@ class ReorientationTask:
             # stands the object on its base
             leans = [-along]
         else:  # standing: from above near the top, across the narrow side or the mug body
-            along = _unit(np.array([rotation[0, 0], rotation[1, 0], 0.0]))
+            along = unit(np.array([rotation[0, 0], rotation[1, 0], 0.0]))
             width = (2.0 * cfg.box_half_size[1] if item.family == "box"
                      else 2.0 * (cfg.bottle_radius if item.family == "bottle"
                                  else cfg.mug_radius))
             position = centre.copy()
             position[2] = body_box(scene, name).high[2] - cfg.top_grasp_depth
-            outward = _unit(np.array([centre[0], centre[1], 0.0]))
+            outward = unit(np.array([centre[0], centre[1], 0.0]))
             leans = sorted([along, -along], key=lambda lean: -float(lean @ outward))
         tilts = cfg.grasp_tilts if turning else (0.0,)
         q = self._joint_positions(scene)
         chosen = None
         for tilt in np.radians(tilts):
             for lean in leans:
-                pose = _leaning_pose(position, lean, float(tilt))
+                pose = leaning_pose(position, lean, float(tilt))
                 pose[2, 3] = max(pose[2, 3], low + TCP_TO_FINGERTIP * np.cos(tilt)
                                  + _PAD_HALF_WIDTH * np.sin(tilt) + 0.008)
                 if chosen is None:
@@ -718,11 +673,11 @@ class ReorientationTask:
         in_hand_pos = tcp_rot.T @ (obj_pos - tcp_pos)
         axis = obj_rot[:, 2]
         spot = obj_pos[:2].copy()
-        if not self._needs_turn(axis, pose):
+        if not needs_turn(axis, pose):
             rotation = tcp_rot
-            goal_axis = self._goal_axis(axis, pose)
-            if goal_axis is not None:
-                rotation = rotation_between(axis, goal_axis) @ rotation
+            wanted_axis = goal_axis(axis, pose)
+            if wanted_axis is not None:
+                rotation = rotation_between(axis, wanted_axis) @ rotation
             if pose.startswith("handle-"):
                 handle = (rotation @ in_hand_rot)[:2, 0]
                 wanted = handle_direction(pose.removeprefix("handle-"), spot)
@@ -730,7 +685,7 @@ class ReorientationTask:
                 rotation = rotation_z(float(turn)) @ rotation
             return place(self._tcp_target(scene, name, rotation, in_hand_rot, in_hand_pos,
                                           spot))
-        candidates = self._turned_rotations(tcp_rot, in_hand_rot, pose, spot)
+        candidates = turned_rotations(tcp_rot, in_hand_rot[:, 2], pose, spot)
         q = self._joint_positions(scene)
         for rotation in candidates:
             target = self._tcp_target(scene, name, rotation, in_hand_rot, in_hand_pos, spot)
@@ -738,51 +693,6 @@ class ReorientationTask:
                 return place(target)
         return place(self._tcp_target(scene, name, candidates[0], in_hand_rot, in_hand_pos,
                                       spot))
-
-    @staticmethod
-    def _goal_axis(axis: np.ndarray, pose: str) -> np.ndarray | None:
-        """Where ``pose`` wants the object's axis (closest to ``axis``), or ``None``."""
-        if pose == "upright" or pose.startswith("handle-"):
-            return np.array([0.0, 0.0, 1.0])
-        if pose == "upside-down":
-            return np.array([0.0, 0.0, -1.0])
-        if pose == "on-side":
-            return _unit(np.array([axis[0], axis[1], 0.0]))
-        return None
-
-    def _turned_rotations(self, tcp_rot: np.ndarray, in_hand_rot: np.ndarray, pose: str,
-                          spot: np.ndarray) -> list[np.ndarray]:
-        """Tool rotations that put the held object's axis where ``pose`` wants it by turning
-        the tool about its closing axis, then about the vertical; best first (the tool leaning
-        away from the robot, pointing down)."""
-        closing = tcp_rot[:, 1]
-        axis = tcp_rot @ in_hand_rot[:, 2]
-        perpendicular = axis - (axis @ closing) * closing
-        a, b = perpendicular[2], np.cross(closing, perpendicular)[2]
-        best = float(np.arctan2(b, a))  # the turn that points the axis most upwards
-        if pose == "upside-down":
-            turns = [best + np.pi]
-        elif pose == "on-side":
-            turns = [best + np.pi / 2, best - np.pi / 2]
-        else:
-            turns = [best]
-        outward = np.arctan2(spot[1], spot[0])
-        ranked = []
-        for turn in turns:
-            turned = _axis_rotation(closing, turn) @ tcp_rot
-            for yaw in np.radians(np.arange(0.0, 360.0, 15.0)):
-                rotation = rotation_z(float(yaw)) @ turned
-                moved = rotation @ in_hand_rot[:, 2]
-                goal_axis = self._goal_axis(moved, pose)
-                rotation = rotation_between(moved, goal_axis) @ rotation
-                approach = rotation[:, 2]
-                if approach[2] > -0.3:  # the tool must point down to set an object down
-                    continue
-                lean = np.arctan2(approach[1], approach[0]) - outward
-                cost = abs((lean + np.pi) % (2 * np.pi) - np.pi) - 2.0 * approach[2] ** 2
-                ranked.append((cost, rotation))
-        ranked.sort(key=lambda entry: entry[0])
-        return [rotation for _, rotation in ranked]
 
     def _tcp_target(self, scene: SceneState, name: str, tcp_rotation: np.ndarray,
                     in_hand_rot: np.ndarray, in_hand_pos: np.ndarray,
@@ -865,29 +775,6 @@ _LIFT_HEIGHT = 0.12
 _APPROACH = 0.1
 #: Half width of the finger pads across the closing axis, metres.
 _PAD_HALF_WIDTH = 0.01
-
-
-def _unit(vector: np.ndarray) -> np.ndarray:
-    return vector / max(float(np.linalg.norm(vector)), 1e-12)
-
-
-def _axis_rotation(axis: np.ndarray, angle: float) -> np.ndarray:
-    """Rotation (3, 3) by ``angle`` radians about ``axis``."""
-    return exp_rotation(_unit(axis) * angle)
-
-
-def _leaning_pose(position: np.ndarray, lean: np.ndarray, tilt: float) -> np.ndarray:
-    """TCP pose (4x4) at ``position`` whose approach axis leans ``tilt`` radians from straight
-    down towards horizontal unit vector ``lean``; the closing axis is horizontal, across
-    ``lean``, and the tool x axis points up and towards ``lean`` (``tilt`` = 0: a top-down
-    pose with the tool x along ``lean``)."""
-    up = np.array([0.0, 0.0, 1.0])
-    z = -np.cos(tilt) * up + np.sin(tilt) * lean
-    x = np.sin(tilt) * up + np.cos(tilt) * lean
-    pose = np.eye(4)
-    pose[:3, :3] = np.column_stack([x, np.cross(z, x), z])
-    pose[:3, 3] = position
-    return pose
 
 
 class _SweepChecker:
