@@ -28,8 +28,9 @@ from agentic_env.actions import (
     pick,
     place,
     top_down_pose,
+    vector_to_pose,
 )
-from agentic_env.agents.agenticlab import grounding
+from agentic_env.agents.agenticlab import grounding, reorient
 from agentic_env.agents.agenticlab.modules import (
     ModuleContext,
     ModuleFailedError,
@@ -186,6 +187,8 @@ class AgenticLabAgent:
         self.config = config or AgentConfig()
         self._on_event = on_event
         self._rng = np.random.default_rng(self.config.seed)
+        self._reorienter: reorient.Reorienter | None = None
+        self._turning: tuple[str, reorient.ObjectEstimate, np.ndarray] | None = None
 
     # -- bookkeeping -------------------------------------------------------------------------
 
@@ -224,6 +227,7 @@ class AgenticLabAgent:
         """Carry out ``instruction`` with the PDDL ``domain``; never raises for agent
         failures (they end the episode with ``report.failure`` set)."""
         self.robot, self.report, self._start = robot, AgentReport(), time.perf_counter()
+        self._reorienter = reorient.Reorienter(robot.workspace)
         self.instruction, self.domain = instruction, domain
         self.obs = robot.observe()
         try:
@@ -241,7 +245,7 @@ class AgenticLabAgent:
         while True:
             parsed, plan = self._make_plan()
             self.objects = {name: desc for name, (_, desc) in parsed.objects.items()}
-            self.parsed = parsed
+            self.parsed, self.plan = parsed, plan
             try:
                 for step in plan:
                     self._run_step(step)
@@ -410,8 +414,12 @@ class AgenticLabAgent:
 
     def _pick(self, step: PlanStep) -> bool:
         """Pick ``step``'s object: grasps planned in the shoulder view, else the wrist view;
-        a grasp the arm cannot reach (refused before moving) gives way to the next one."""
+        a grasp the arm cannot reach (refused before moving) gives way to the next one. An
+        object the plan then places in a pose is picked so the wrist can turn it."""
         target = step.args[0]
+        goal = self._pose_goal(step)
+        if goal is not None:
+            return self._pick_to_turn(step, goal)
         yaw = grounding.tcp_yaw(self.obs["tcp_pose"])
         if step.name.lower() == "pick-from-drawer" and len(step.args) > 1:
             yaw = self._outward_yaw(step.args[1])  # the wrist's bulk away from the carcass
@@ -455,6 +463,65 @@ class AgenticLabAgent:
                 grasp = next(grasps, None)
         return False
 
+    def _pose_goal(self, step: PlanStep) -> str | None:
+        """The pose a later ``place-in-pose`` of the plan puts ``step``'s object in."""
+        later = self.plan[self.plan.index(step) + 1:] if step in self.plan else []
+        for other in later:
+            if other.name.lower() == "place-in-pose" and other.args[0] == step.args[0]:
+                return other.args[1]
+        return None
+
+    def _pick_to_turn(self, step: PlanStep, goal: str) -> bool:
+        """Pick ``step``'s object with a grasp from which the place can turn it into
+        ``goal`` (see :mod:`reorient`), judged by the grasp planner's VLM first."""
+        target = step.args[0]
+        _, cloud = self._detect(target, "shoulder")
+        estimate = reorient.estimate_object(cloud.points)
+        self._event("object_estimate", target=target, lying=estimate.lying,
+                    handled=estimate.handled, axis=np.round(estimate.axis, 3).tolist(),
+                    centre=np.round(estimate.pose[:3, 3], 3).tolist())
+        scene = camera_cloud(self.obs, "shoulder", stride=2)
+        grasps = self._reorienter.grasps(estimate, goal, self.obs["joint_positions"])
+        for grasp in grasps[: self.config.grasp_candidates_judged + 1]:
+            if self.config.grasp_evaluation:
+                candidate = GraspCandidate(grasp.pose, grasp.width, 1.0)
+                verdict = evaluate_grasp(self.ctx, render_grasp(cloud, scene, candidate), step,
+                                         target, self._describe(target), grasp.pose,
+                                         grasp.width)
+                self._event("grasp_evaluation", target=target, camera="shoulder",
+                            execute=verdict.execute, reason=verdict.reason, score=1.0)
+                if not verdict.execute:
+                    continue
+            status = self._act(pick(grasp.pose, grasp.width), str(step))
+            if status.get("ok"):
+                self.held = grounding.HeldObject(target, estimate.half_extents[2],
+                                                 float(np.max(estimate.half_extents[:2])))
+                self._turning = (target, estimate, grasp.pose)
+                return True
+            self._fail_first("execution", f"pick of {target} failed: {status.get('message')}")
+            if status.get("reason") != "unreachable":
+                return False
+        raise _GroundingError("grasp", f"no grasp of {target} that can turn it {goal} was "
+                              "accepted and reachable")
+
+    def _place_turned(self, step: PlanStep) -> bool:
+        """Set the held object down at its old spot in the pose ``step`` asks for."""
+        target, goal = step.args[0], step.args[1]
+        if self._turning is None or self._turning[0] != target:
+            raise _GroundingError("execution", f"{target} was not picked for turning")
+        _, estimate, grasp = self._turning
+        tcp = vector_to_pose(np.asarray(self.obs["tcp_pose"], float))
+        poses = self._reorienter.places(estimate, grasp, tcp, goal, self.obs["joint_positions"])
+        for pose in poses[:3]:
+            status = self._act(place(pose), str(step))
+            if status.get("ok"):
+                self.held, self._turning = None, None
+                return True
+            self._fail_first("execution", f"place of {target} failed: {status.get('message')}")
+            if status.get("reason") != "unreachable":
+                return False
+        return False
+
     def _accepted_grasps(self, step: PlanStep, target: str, camera: str,
                          yaw: float) -> Iterator[tuple[GraspCandidate, PointCloud, PointCloud]]:
         """Grasp candidates on ``target`` in ``camera``'s view that the grasp planner's VLM
@@ -488,6 +555,8 @@ class AgenticLabAgent:
         if held is None or held.name != step.args[0]:
             held = grounding.HeldObject(step.args[0], 0.03, 0.03)
         name = step.name.lower()
+        if name == "place-in-pose":
+            return self._place_turned(step)
         target = step.args[1] if len(step.args) > 1 else None
         on_table = target is None or name == "place-on-table" or target == "table"
         part = "interior" if name == "place-in-drawer" else "object"
