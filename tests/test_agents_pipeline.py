@@ -250,3 +250,18 @@ def test_a_hallucinated_object_is_never_acted_on(sorting_env: SimEnv) -> None:
             assert checks[0]["failed"] == ["(on-table unicorn-1)"]
         else:
             assert report.failure == "detector" and "unicorn-1" in report.failure_detail
+
+
+@pytest.mark.parametrize(("task", "seed"), [
+    ("reorientation", 2),  # a lying bottle stood upright: a leaning pick and place
+    ("reorientation", 1),  # a mug turned about the vertical: its handle to the left
+    ("kitchen", 2),  # the gripper hides the drawer handle's middle; the arm hides the drawer
+])
+def test_the_agent_solves_tasks_that_need_turns_and_drawers(task: str, seed: int) -> None:
+    from agentic_env.agents.episode import EpisodeSpec
+    from agentic_env.agents.runner import run_episode
+
+    result = run_episode(EpisodeSpec(task, seed=seed), video=False)
+    assert result.error is None
+    assert result.success, result.failure_detail
+    assert result.progress == 1.0

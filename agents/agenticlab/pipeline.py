@@ -67,6 +67,10 @@ from agentic_env.planning import (
 )
 from agentic_env.robot import HOME_JOINT_POSITIONS
 
+#: A turned place blocked on its way down (the object met the table early) is tried again
+#: this much higher (m), at most this many times.
+TURNED_PLACE_RAISE = 0.012
+TURNED_PLACE_RAISES = 2
 #: Share of the shoulder view around a detection that may be the arm before the arm is
 #: moved home and the target detected again.
 ROBOT_IN_VIEW = 0.2
@@ -512,13 +516,22 @@ class AgenticLabAgent:
         _, estimate, grasp = self._turning
         tcp = vector_to_pose(np.asarray(self.obs["tcp_pose"], float))
         poses = self._reorienter.places(estimate, grasp, tcp, goal, self.obs["joint_positions"])
-        for pose in poses[:3]:
+        tries = iter(poses[:3])
+        pose = next(tries, None)
+        raised = 0
+        while pose is not None:
             status = self._act(place(pose), str(step))
             if status.get("ok"):
                 self.held, self._turning = None, None
                 return True
             self._fail_first("execution", f"place of {target} failed: {status.get('message')}")
-            if status.get("reason") != "unreachable":
+            if status.get("reason") == "timeout" and raised < TURNED_PLACE_RAISES:
+                # set down on the table early: the estimated box sat higher in the hand
+                pose, raised = pose.copy(), raised + 1
+                pose[2, 3] += TURNED_PLACE_RAISE
+            elif status.get("reason") == "unreachable":
+                pose = next(tries, None)
+            else:
                 return False
         return False
 

@@ -99,13 +99,13 @@ def _lying(points: np.ndarray, main: np.ndarray, top: float) -> ObjectEstimate:
     along = np.array([main[0], main[1], 0.0])
     lengths = points @ along
     low, high = np.percentile(lengths, 1), np.percentile(lengths, 99)
-    end = 0.25 * (high - low)
+    end = 0.15 * (high - low)
 
     def height_near(value: float) -> float:
         near = np.abs(lengths - value) < end
         return float(np.percentile(points[near, 2], 95)) if near.any() else 0.0
 
-    if height_near(low) > height_near(high):  # the wider (taller) end is the base
+    if height_near(high) > height_near(low):  # the axis runs from the wider (taller) base
         along = -along
         low, high = -high, -low
     radius = top / 2.0
@@ -123,7 +123,13 @@ def _lying(points: np.ndarray, main: np.ndarray, top: float) -> ObjectEstimate:
 
 def _standing(points: np.ndarray, top: float) -> ObjectEstimate:
     cap = points[points[:, 2] > top - 0.012]
-    centre = cap[:, :2].mean(axis=0)
+    # the middle of the top face's extent along its own axes (its mean leans towards the
+    # side faces seen with it)
+    mean = cap[:, :2].mean(axis=0)
+    axes = np.linalg.svd(cap[:, :2] - mean, full_matrices=False)[2]
+    local = (cap[:, :2] - mean) @ axes.T
+    middle = 0.5 * (np.percentile(local, 2, axis=0) + np.percentile(local, 98, axis=0))
+    centre = mean + middle @ axes
     rim = float(np.percentile(np.linalg.norm(cap[:, :2] - centre, axis=1), 95))
     outward = points[:, :2] - centre
     reach = np.linalg.norm(outward, axis=1)
