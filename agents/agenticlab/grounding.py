@@ -37,6 +37,8 @@ HANDLE_AXIS_DEPTH = 0.004
 #: sweep, and the height (m) above the TCP where they (and the finger carriages) begin.
 HAND_RADIUS = 0.06
 HAND_CLEARANCE = 0.05
+#: Room (m) beyond a held object's radius that the opened fingers need at release.
+FINGER_CLEARANCE = 0.02
 #: Half height (m) of the band around a handle in which its drawer's front panel is fitted.
 HANDLE_BAND = 0.05
 
@@ -222,35 +224,74 @@ def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
     ``container`` is every point seen inside the detection box: its floor is the low part,
     what rises more than :data:`WALL_HEIGHT` above the floor counts as walls (kept at least
     the held object's radius away), anything lower as contents to avoid stacking on. Points
-    of ``scene`` higher than the hand at release (a carcass above a drawer's back) are kept
-    :data:`HAND_RADIUS` away from the TCP.
+    of ``scene`` beside the hand at release (a carcass above a drawer's back) are kept clear
+    of it: of the opened fingers (``FINGER_CLEARANCE`` beyond the object's radius) up to
+    ``HAND_CLEARANCE`` above the TCP, of the housing (``HAND_RADIUS``) above that.
     """
     points = container.points
-    floor = float(np.percentile(points[:, 2], 10))
+    floor = lowest_layer(points[:, 2])
     walls = points[points[:, 2] > floor + WALL_HEIGHT, :2]
     inside = points[points[:, 2] <= floor + WALL_HEIGHT]
-    # what would be beside the hand at release: a carcass over a drawer's back, a shelf
-    hand_level = floor + held.below_tcp + CONTAINER_RELEASE_GAP + HAND_CLEARANCE
-    overhead = scene.points[scene.points[:, 2] > hand_level, :2]
+    # what would be beside the hand at release: a carcass over a drawer's back, a shelf;
+    # the open fingers reach from the TCP up to the housing, which is wider
+    tcp_level = floor + held.below_tcp + CONTAINER_RELEASE_GAP
+    heights = scene.points[:, 2]
+    beside = [(held.radius + FINGER_CLEARANCE, scene.points[
+        (heights > tcp_level) & (heights <= tcp_level + HAND_CLEARANCE), :2]),
+              (HAND_RADIUS, scene.points[heights > tcp_level + HAND_CLEARANCE, :2])]
+    spot = _emptiest_spot(inside, walls, beside, held.radius)
+    if spot is None:  # too tight for the open fingers: as close as the object itself allows
+        beside = [(held.radius + 0.01, np.vstack([points for _, points in beside]))]
+        spot = _emptiest_spot(inside, walls, beside, held.radius)
     low, high = inside[:, :2].min(axis=0), inside[:, :2].max(axis=0)
-    best, best_score, best_support = (low + high) / 2, np.inf, floor
+    best, support = spot if spot is not None else ((low + high) / 2, floor)
+    position = np.array([*best, support + held.below_tcp + CONTAINER_RELEASE_GAP])
+    pose = top_down_pose(position, tcp_yaw(tcp_pose))
+    return pose, approach_over(scene, best, position[2], hanging=held.below_tcp)
+
+
+def _emptiest_spot(inside: np.ndarray, walls: np.ndarray,
+                   beside: list[tuple[float, np.ndarray]], radius: float) -> tuple[np.ndarray, float] | None:
+    """The (x, y) on a 9x9 grid over ``inside`` (a container's floor and contents, (N, 3))
+    with the lowest support and nearest the middle, at least ``radius`` + 1 cm from
+    ``walls`` (N, 2) and from each ``beside`` point set (N, 2) its distance (m); with its support
+    height (m). ``None`` when no spot qualifies."""
+    low, high = inside[:, :2].min(axis=0), inside[:, :2].max(axis=0)
+    best, best_score = None, np.inf
     for x in np.linspace(low[0], high[0], 9):
         for y in np.linspace(low[1], high[1], 9):
             xy = np.array([x, y])
-            if len(walls) and np.min(np.linalg.norm(walls - xy, axis=1)) < held.radius + 0.01:
+            if _near(walls, xy, radius + 0.01):
                 continue
-            if len(overhead) and np.min(np.linalg.norm(overhead - xy, axis=1)) < HAND_RADIUS:
+            if any(_near(points, xy, reach) for reach, points in beside):
                 continue
-            near = np.linalg.norm(inside[:, :2] - xy, axis=1) < held.radius + 0.005
+            near = np.linalg.norm(inside[:, :2] - xy, axis=1) < radius + 0.005
             if np.count_nonzero(near) < 3:
                 continue  # no floor seen there
             support = float(np.percentile(inside[near, 2], 95))
             score = support + 0.05 * float(np.linalg.norm(xy - (low + high) / 2))
             if score < best_score:
-                best, best_score, best_support = xy, score, support
-    position = np.array([*best, best_support + held.below_tcp + CONTAINER_RELEASE_GAP])
-    pose = top_down_pose(position, tcp_yaw(tcp_pose))
-    return pose, approach_over(scene, best, position[2], hanging=held.below_tcp)
+                best, best_score = (xy, support), score
+    return best
+
+
+def _near(points: np.ndarray, xy: np.ndarray, radius: float) -> bool:
+    """Whether any of ``points`` (N, 2) lies within ``radius`` m of ``xy``."""
+    return bool(len(points)) and float(np.min(np.linalg.norm(points - xy, axis=1))) < radius
+
+
+def lowest_layer(heights: np.ndarray, band: float = 0.01, share: float = 0.03) -> float:
+    """Height (m) of the lowest horizontal layer among ``heights``: the lowest ``band``-thick
+    slab holding at least ``share`` of them (and 20), its median. A container's floor seen
+    past its walls and rims is often a small part of the points inside its box."""
+    ordered = np.sort(heights)
+    needed = max(20, int(share * len(ordered)))
+    if len(ordered) < needed:
+        return float(np.median(ordered))
+    counts = np.searchsorted(ordered, ordered + band) - np.arange(len(ordered))
+    first = int(np.argmax(counts >= needed)) if np.any(counts >= needed) else 0
+    layer = ordered[first:first + int(counts[first])]
+    return float(np.median(layer))
 
 
 def table_spot(scene: PointCloud, held: HeldObject, tcp_pose: np.ndarray,

@@ -203,9 +203,9 @@ class Reorienter:
         return reachable + rest
 
     def places(self, estimate: ObjectEstimate, grasp: np.ndarray, tcp_now: np.ndarray,
-               goal: str, q: np.ndarray) -> list[np.ndarray]:
-        """TCP poses (4x4) that set the held object down at its old spot in ``goal``,
-        reachable from joints ``q`` first.
+               goal: str, q: np.ndarray, limit: int = 3) -> list[np.ndarray]:
+        """TCP poses (4x4) that set the held object down at its old spot in ``goal``, best
+        first; the first ``limit`` that the arm reaches from joints ``q`` lead.
 
         Args:
             estimate: the object's box before the pick.
@@ -231,9 +231,14 @@ class Reorienter:
                 turn = np.arctan2(target[1], target[0]) - np.arctan2(handle[1], handle[0])
                 rotation = rotation_z(float(turn)) @ rotation
             rotations = [rotation]
-        poses = [self._resting(estimate, in_hand, rotation, spot) for rotation in rotations]
-        reachable = [pose for pose in poses if self._plannable(q, self._via(q, pose))]
-        return reachable + [pose for pose in poses if not any(pose is r for r in reachable)]
+        reachable, rest = [], []
+        for rotation in rotations:
+            pose = self._resting(estimate, in_hand, rotation, spot)
+            if len(reachable) < limit and self._plannable(q, self._via(q, pose)):
+                reachable.append(pose)
+            else:
+                rest.append(pose)
+        return reachable + rest
 
     @staticmethod
     def _resting(estimate: ObjectEstimate, in_hand: np.ndarray, tcp_rotation: np.ndarray,
