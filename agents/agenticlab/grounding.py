@@ -251,11 +251,12 @@ def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
 
 
 def _emptiest_spot(inside: np.ndarray, walls: np.ndarray,
-                   beside: list[tuple[float, np.ndarray]], radius: float) -> tuple[np.ndarray, float] | None:
+                   beside: list[tuple[float, np.ndarray]],
+                   radius: float) -> tuple[np.ndarray, float] | None:
     """The (x, y) on a 9x9 grid over ``inside`` (a container's floor and contents, (N, 3))
     with the lowest support and nearest the middle, at least ``radius`` + 1 cm from
-    ``walls`` (N, 2) and from each ``beside`` point set (N, 2) its distance (m); with its support
-    height (m). ``None`` when no spot qualifies."""
+    ``walls`` (N, 2) and from each ``beside`` point set (N, 2) its distance (m); with its
+    support height (m). ``None`` when no spot qualifies."""
     low, high = inside[:, :2].min(axis=0), inside[:, :2].max(axis=0)
     best, best_score = None, np.inf
     for x in np.linspace(low[0], high[0], 9):
