@@ -61,6 +61,20 @@ def test_place_in_keeps_the_hand_away_from_a_carcass_over_the_drawer() -> None:
     assert pose[0, 3] > 0.53 + held.radius - 0.01  # on the floor, not on the item
 
 
+def test_place_in_a_full_bin_releases_above_what_fills_it() -> None:
+    floor = _grid(0.40, 0.60, -0.10, 0.10, 0.01)
+    walls = np.vstack([_grid(0.40, 0.60, -0.10, -0.09, 0.08), _grid(0.40, 0.60, 0.09, 0.10, 0.08),
+                       _grid(0.40, 0.41, -0.10, 0.10, 0.08), _grid(0.59, 0.60, -0.10, 0.10, 0.08)])
+    tall_box = _grid(0.44, 0.56, -0.06, 0.06, 0.10)  # taller than the walls, in the middle
+    container = _cloud(np.vstack([floor, walls, tall_box]))
+    held = grounding.HeldObject("snack-pack", below_tcp=0.03, radius=0.06)  # fits nowhere
+    pose, _ = grounding.place_in(container, container, held, np.array([0.5, 0, 0.3, 0, 1, 0, 0]))
+    x, y, z = pose[:3, 3]
+    assert 0.40 < x < 0.60 and -0.10 < y < 0.10  # still over the bin
+    support = z - 0.03 - grounding.CONTAINER_RELEASE_GAP
+    assert support >= 0.08 - 1e-6  # released above the walls and the box, not into them
+
+
 def test_place_on_centres_on_the_target_top() -> None:
     cube = _cloud(np.vstack([_grid(0.48, 0.52, 0.08, 0.12, 0.04, 0.002)]))
     held = grounding.HeldObject("cube", below_tcp=0.02, radius=0.02)

@@ -37,8 +37,9 @@ HANDLE_AXIS_DEPTH = 0.004
 #: sweep, and the height (m) above the TCP where they (and the finger carriages) begin.
 HAND_RADIUS = 0.06
 HAND_CLEARANCE = 0.05
-#: Room (m) beyond a held object's radius that the opened fingers need at release.
-FINGER_CLEARANCE = 0.02
+#: Room (m) beyond a held object's radius that the opened fingers need at release (they open
+#: 1.5 cm beyond it along the closing axis only; a light touch of the contents is harmless).
+FINGER_CLEARANCE = 0.01
 #: Half height (m) of the band around a handle in which its drawer's front panel is fitted.
 HANDLE_BAND = 0.05
 
@@ -226,7 +227,8 @@ def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
     the held object's radius away), anything lower as contents to avoid stacking on. Points
     of ``scene`` beside the hand at release (a carcass above a drawer's back) are kept clear
     of it: of the opened fingers (``FINGER_CLEARANCE`` beyond the object's radius) up to
-    ``HAND_CLEARANCE`` above the TCP, of the housing (``HAND_RADIUS``) above that.
+    ``HAND_CLEARANCE`` above the TCP, of the housing (``HAND_RADIUS``) above that; where no
+    spot keeps both, the fingers' clearance is given up first, then the housing's.
     """
     points = container.points
     floor = lowest_layer(points[:, 2])
@@ -239,12 +241,12 @@ def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
     beside = [(held.radius + FINGER_CLEARANCE, scene.points[
         (heights > tcp_level) & (heights <= tcp_level + HAND_CLEARANCE), :2]),
               (HAND_RADIUS, scene.points[heights > tcp_level + HAND_CLEARANCE, :2])]
-    spot = _emptiest_spot(inside, walls, beside, held.radius)
-    if spot is None:  # too tight for the open fingers: as close as the object itself allows
-        beside = [(held.radius + 0.01, np.vstack([points for _, points in beside]))]
+    spot = None
+    while spot is None and beside:  # too tight for the fingers: fixtures high up first
         spot = _emptiest_spot(inside, walls, beside, held.radius)
-    low, high = inside[:, :2].min(axis=0), inside[:, :2].max(axis=0)
-    best, support = spot if spot is not None else ((low + high) / 2, floor)
+        beside = beside[1:]
+    best, support = spot or _emptiest_spot(inside, walls, [], held.radius) or _above_middle(
+        inside, points, held.radius)
     position = np.array([*best, support + held.below_tcp + CONTAINER_RELEASE_GAP])
     pose = top_down_pose(position, tcp_yaw(tcp_pose))
     return pose, approach_over(scene, best, position[2], hanging=held.below_tcp)
@@ -274,6 +276,15 @@ def _emptiest_spot(inside: np.ndarray, walls: np.ndarray,
             if score < best_score:
                 best, best_score = (xy, support), score
     return best
+
+
+def _above_middle(inside: np.ndarray, points: np.ndarray,
+                  radius: float) -> tuple[np.ndarray, float]:
+    """A full container's middle (x, y) (of the extent of ``inside``) and the height (m) of
+    what fills it there: every one of ``points`` within ``radius`` counts."""
+    middle = (inside[:, :2].min(axis=0) + inside[:, :2].max(axis=0)) / 2
+    under = np.linalg.norm(points[:, :2] - middle, axis=1) < radius
+    return middle, float(np.percentile(points[under, 2] if under.any() else inside[:, 2], 95))
 
 
 def _near(points: np.ndarray, xy: np.ndarray, radius: float) -> bool:
