@@ -125,14 +125,16 @@ def test_lost_replies_time_out_then_recover(emulator: ServoControllerEmulator,
     assert gripper.status().target == pytest.approx(0.05)
 
 
-def test_partial_and_late_replies_are_reassembled(emulator: ServoControllerEmulator,
-                                                  gripper: SerialGripper) -> None:
-    emulator.slow_replies(1, 0.02)  # split, well within the timeout
-    assert gripper.read_position() == pytest.approx(0.085)
-    assert gripper.retried == 0
-    emulator.slow_replies(1, 0.15)  # the rest arrives after the first try timed out
-    assert gripper.read_position() == pytest.approx(0.085)
-    assert gripper.retried == 1
+def test_partial_and_late_replies_are_reassembled(emulator: ServoControllerEmulator) -> None:
+    # 0.2 s tries: the late half (0.3 s) lands 0.1 s into the second try, clear of both ends
+    # even on a loaded machine
+    with SerialGripper(emulator.port, timeout=0.2, retries=2) as gripper:
+        emulator.slow_replies(1, 0.05)  # split, well within the timeout
+        assert gripper.read_position() == pytest.approx(0.085)
+        assert gripper.retried == 0
+        emulator.slow_replies(1, 0.3)  # the rest arrives after the first try timed out
+        assert gripper.read_position() == pytest.approx(0.085)
+        assert gripper.retried == 1
 
 
 def test_garbled_request_bytes_get_a_checksum_error(emulator: ServoControllerEmulator) -> None:
