@@ -39,7 +39,7 @@ def emulator() -> Iterator[ServoControllerEmulator]:
 
 @pytest.fixture
 def gripper(emulator: ServoControllerEmulator) -> Iterator[SerialGripper]:
-    with SerialGripper(emulator.port, timeout=0.05, retries=2) as driver:
+    with SerialGripper(emulator.port, timeout=0.15, retries=2) as driver:
         yield driver
 
 
@@ -121,7 +121,7 @@ def test_lost_replies_time_out_then_recover(emulator: ServoControllerEmulator,
     started = time.monotonic()
     with pytest.raises(GripperTimeoutError, match="timeout"):
         gripper.read_position()
-    assert time.monotonic() - started >= 3 * 0.05
+    assert time.monotonic() - started >= 3 * 0.15
     assert gripper.status().target == pytest.approx(0.05)
 
 
