@@ -141,6 +141,24 @@ def plan_cartesian_path(
     return JointPath(np.array(waypoints), np.array(poses), linear, angular)
 
 
+def plan_through(kinematics: ArmKinematics, q_start: np.ndarray, via: list[np.ndarray],
+                 limits: MotionLimits) -> np.ndarray:
+    """Joint waypoints (M, 6) of straight TCP segments from joints ``q_start`` through the
+    poses ``via`` (4x4, base frame), each segment starting where the last one ended.
+
+    Raises:
+        PlanningError: as :func:`plan_cartesian_path`, for the first segment that fails.
+    """
+    pose = kinematics.forward(q_start)
+    q = np.asarray(q_start, dtype=float)
+    waypoints = [q[None]]
+    for goal in via:
+        path = plan_cartesian_path(kinematics, q, goal, limits, start=pose)
+        waypoints.append(path.waypoints[1:])
+        q, pose = path.waypoints[-1], goal
+    return np.concatenate(waypoints)
+
+
 def plan_joint_path(
     kinematics: ArmKinematics, q_start: np.ndarray, q_goal: np.ndarray, limits: MotionLimits
 ) -> JointPath:

@@ -584,6 +584,14 @@ def transit_poses(start: np.ndarray, goal: np.ndarray, height: float) -> list[np
     return via
 
 
+def approach_via(start: np.ndarray, target: np.ndarray, approach: float,
+                 height: float) -> list[np.ndarray]:
+    """Via poses (4x4, base frame) of a pick or place at ``target`` from TCP pose ``start``:
+    through the transit ``height`` (:func:`transit_poses`) to the pre-pose ``approach`` m
+    back along the target's z axis, then ``target``."""
+    return [*transit_poses(start, offset_along_approach(target, -approach), height), target]
+
+
 def offset_along_approach(pose: np.ndarray, distance: float) -> np.ndarray:
     """``pose`` moved by ``distance`` metres along its own z (approach) axis."""
     moved = pose.copy()

@@ -67,9 +67,9 @@ from agentic_env.actions import pick, place
 from agentic_env.contract import Workspace
 from agentic_env.errors import InvalidConfigError
 from agentic_env.kinematics import ArmKinematics
-from agentic_env.motion import MotionLimits, PlanningError, plan_cartesian_path
+from agentic_env.motion import MotionLimits, PlanningError, plan_through
 from agentic_env.planning import PlanStep
-from agentic_env.primitives import PrimitiveConfig, transit_poses
+from agentic_env.primitives import PrimitiveConfig, approach_via
 from agentic_env.props import ObjectSpec, Part
 from agentic_env.reorienting import (
     goal_axis,
@@ -722,32 +722,23 @@ class ReorientationTask:
     def _plan(self, q: np.ndarray, via: list[np.ndarray]) -> np.ndarray | None:
         """Joint waypoints of straight TCP segments through ``via`` from joints ``q`` (as the
         primitives plan them), or ``None`` if a segment cannot be planned."""
-        if self._kinematics is None:
-            self._kinematics = ArmKinematics()
-        kinematics, limits = self._kinematics, MotionLimits()
-        workspace = Workspace()
-        if not all(workspace.contains(pose[:3, 3]) for pose in via[-2:]):
+        if not all(Workspace().contains(pose[:3, 3]) for pose in via[-2:]):
             return None
-        pose = kinematics.forward(q)
-        waypoints = [q[None]]
         try:
-            for goal in via:
-                path = plan_cartesian_path(kinematics, q, goal, limits, start=pose)
-                waypoints.append(path.waypoints[1:])
-                q, pose = path.waypoints[-1], goal
+            return plan_through(self._arm(), q, via, MotionLimits())
         except PlanningError:
             return None
-        return np.concatenate(waypoints)
 
     def _transit(self, q: np.ndarray, target: np.ndarray, approach: float) -> list[np.ndarray]:
         """The via poses of a pick or place at ``target``: rise to the transit height, cross
         to above the pre-pose ``approach`` back along the tool z axis, descend, approach."""
+        return approach_via(self._arm().forward(q), target, approach,
+                            PrimitiveConfig().transit_height)
+
+    def _arm(self) -> ArmKinematics:
         if self._kinematics is None:
             self._kinematics = ArmKinematics()
-        pre = target.copy()
-        pre[:3, 3] -= approach * target[:3, 2]
-        current = self._kinematics.forward(q)
-        return [*transit_poses(current, pre, PrimitiveConfig().transit_height), target]
+        return self._kinematics
 
     def _pick_feasible(self, q: np.ndarray, grasp: np.ndarray) -> bool:
         """Whether the pick primitive can plan its path to ``grasp`` and its lift."""

@@ -21,8 +21,8 @@ import numpy as np
 
 from agentic_env.contract import Workspace
 from agentic_env.kinematics import ArmKinematics
-from agentic_env.motion import MotionLimits, PlanningError, plan_cartesian_path
-from agentic_env.primitives import PrimitiveConfig, transit_poses
+from agentic_env.motion import MotionLimits, PlanningError, plan_through
+from agentic_env.primitives import PrimitiveConfig, approach_via
 from agentic_env.reorienting import (
     goal_axis,
     handle_direction,
@@ -254,21 +254,16 @@ class Reorienter:
         return pose
 
     def _via(self, q: np.ndarray, target: np.ndarray) -> list[np.ndarray]:
-        pre = target.copy()
-        pre[:3, 3] -= self.config.approach_distance * target[:3, 2]
-        current = self._kinematics.forward(q)
-        return [*transit_poses(current, pre, self.config.transit_height), target]
+        return approach_via(self._kinematics.forward(q), target,
+                            self.config.approach_distance, self.config.transit_height)
 
     def _plannable(self, q: np.ndarray, via: list[np.ndarray]) -> bool:
         """Whether straight TCP segments through ``via`` plan from joints ``q``, the last two
         poses inside the workspace."""
         if not all(self.workspace.contains(pose[:3, 3]) for pose in via[-2:]):
             return False
-        pose, limits = self._kinematics.forward(q), MotionLimits()
         try:
-            for goal in via:
-                path = plan_cartesian_path(self._kinematics, q, goal, limits, start=pose)
-                q, pose = path.waypoints[-1], goal
+            plan_through(self._kinematics, q, via, MotionLimits())
         except PlanningError:
             return False
         return True
