@@ -508,6 +508,26 @@ class AgenticLabAgent:
         raise _GroundingError("grasp", f"no grasp of {target} that can turn it {goal} was "
                               "accepted and reachable")
 
+    def _slot_from_wrist(self, slot: str, point: np.ndarray) -> np.ndarray:
+        """The centre (x, y) of ``slot``'s mark seen from straight above with the wrist
+        camera (moved over ``point``, the shoulder camera's estimate, base frame): blocks in
+        the neighbouring slots hide part of a mark seen at the shoulder camera's slant, and
+        the visible part's middle lies off the mark's. ``point[:2]`` when that fails."""
+        tcp = vector_to_pose(np.asarray(self.obs["tcp_pose"], float))
+        camera = np.asarray(self.obs["wrist_extrinsics"], float)[:3, 3]
+        offset = tcp[:3, :3].T @ (camera - tcp[:3, 3])  # the camera in the tool frame
+        view = top_down_pose(np.array([*point[:2], point[2] + WRIST_VIEW_HEIGHT]),
+                             grounding.tcp_yaw(self.obs["tcp_pose"]))
+        view[:3, 3] -= view[:3, :3] @ np.array([offset[0], offset[1], 0.0])
+        status = self._act(move_to(view), f"wrist view of {slot}")
+        detection = (detect(self.ctx, self.obs, "wrist", slot, self._describe(slot))
+                     if status.get("ok") else None)
+        seen = lift_pixel(self.obs, "wrist", detection.point) if detection else None
+        self._event("slot_refined", target=slot, seen=seen is not None,
+                    shift=None if seen is None else round(float(
+                        np.linalg.norm(seen[:2] - point[:2])), 4))
+        return point[:2] if seen is None else seen[:2]
+
     def _place_turned(self, step: PlanStep) -> bool:
         """Set the held object down at its old spot in the pose ``step`` asks for."""
         target, goal = step.args[0], step.args[1]
@@ -597,6 +617,9 @@ class AgenticLabAgent:
                 if point is not None:  # the whole board shows the slots' axes
                     centre = point[:2]
                     cloud = cluster_near(remove_table(scene), point, radius=BOARD_GAP)
+                    if _crowded(obstacles, point):  # a neighbour may hide part of the mark
+                        centre = self._slot_from_wrist(target, point)
+                        tcp = self.obs["tcp_pose"]
             pose, approach = grounding.place_on(cloud, obstacles, held, tcp,
                                                 align_faces=name in ("place-on-object",
                                                                      "place-in-slot"),
@@ -655,6 +678,14 @@ def _near(scene: PointCloud, cloud: PointCloud, radius: float = 0.01) -> np.ndar
     """Mask of the scene points within ``radius`` of the bounding box of ``cloud``."""
     low, high = cloud.points.min(axis=0) - radius, cloud.points.max(axis=0) + radius
     return np.all((scene.points >= low) & (scene.points <= high), axis=1)
+
+
+def _crowded(scene: PointCloud, point: np.ndarray, radius: float = 0.06,
+             height: float = 0.015) -> bool:
+    """Whether something stands more than ``height`` m above ``point`` (base frame) within
+    ``radius`` m of it (horizontally) in ``scene``."""
+    near = np.linalg.norm(scene.points[:, :2] - point[:2], axis=1) < radius
+    return bool(np.any(scene.points[near, 2] > point[2] + height))
 
 
 def _without_robot(scene: PointCloud, obs: dict[str, np.ndarray],
