@@ -231,7 +231,7 @@ class AgenticLabAgent:
         """Carry out ``instruction`` with the PDDL ``domain``; never raises for agent
         failures (they end the episode with ``report.failure`` set)."""
         self.robot, self.report, self._start = robot, AgentReport(), time.perf_counter()
-        self._reorienter = reorient.Reorienter(robot.workspace)
+        self._reorienter = reorient.Reorienter(robot.workspace, kinematics=_kinematics())
         self.instruction, self.domain = instruction, domain
         self.obs = robot.observe()
         try:

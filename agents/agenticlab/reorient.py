@@ -165,10 +165,11 @@ class Reorienter:
     the arm's reach with its kinematic model (as the primitives plan: straight TCP segments
     via the transit height and an approach along the tool's z axis)."""
 
-    def __init__(self, workspace: Workspace, config: PrimitiveConfig | None = None) -> None:
+    def __init__(self, workspace: Workspace, config: PrimitiveConfig | None = None,
+                 kinematics: ArmKinematics | None = None) -> None:
         self.workspace = workspace
         self.config = config or PrimitiveConfig()
-        self._kinematics = ArmKinematics()
+        self._kinematics = kinematics or ArmKinematics()
 
     def grasps(self, estimate: ObjectEstimate, goal: str, q: np.ndarray) -> list[TurningGrasp]:
         """Grasps of the object for the ``goal`` pose, reachable from joints ``q`` first
