@@ -26,3 +26,14 @@ class SimulationDivergedError(AgenticEnvError, RuntimeError):
 
 class RenderingUnavailableError(AgenticEnvError, RuntimeError):
     """No OpenGL backend could be created for offscreen rendering."""
+
+
+class MotionPlanningError(AgenticEnvError, RuntimeError):
+    """An arm path cannot be planned. ``reason`` is ``unreachable`` or ``collision``.
+
+    (Symbolic planning failures are :class:`agentic_env.pddl.planning.PlanNotFoundError`.)
+    """
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason

@@ -15,7 +15,7 @@ from agentic_env.agents.models.budget import Budget
 from agentic_env.agents.models.registry import parse_module_map
 from agentic_env.agents.runner import AGENTS, run_episode
 from agentic_env.errors import AgenticEnvError
-from agentic_env.settings import available_settings
+from agentic_env.sim.settings import available_settings
 from agentic_env.tasks.instructions import CATEGORIES
 
 #: The benchmark tasks an agent can be run on.

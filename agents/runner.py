@@ -24,10 +24,10 @@ from agentic_env.agents.models.budget import Budget
 from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.registry import ModelSpec, build_backends
 from agentic_env.agents.trace import EpisodeTrace
-from agentic_env.contract import Workspace
+from agentic_env.contract.spaces import Workspace
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
-from agentic_env.planning import PlanNotFoundError, load_domain
+from agentic_env.pddl.planning import PlanNotFoundError, load_domain
 
 #: Agents :func:`run_episode` can run.
 AGENTS: tuple[str, ...] = ("agenticlab",)

@@ -27,7 +27,6 @@ import numpy as np
 from PIL import Image
 
 from agentic_env.errors import AgenticEnvError
-from agentic_env.kinematics import ArmKinematics
 from agentic_env.real.calibration import Calibration, FlangeKinematics
 from agentic_env.real.handeye import (
     BoardDetection,
@@ -37,6 +36,7 @@ from agentic_env.real.handeye import (
     solve_eye_in_hand,
     solve_eye_to_hand,
 )
+from agentic_env.robot.kinematics import ArmKinematics
 
 logger = logging.getLogger(__name__)
 SESSION_FILE = "session.json"

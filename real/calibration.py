@@ -20,7 +20,7 @@ import mujoco
 import numpy as np
 
 from agentic_env.errors import InvalidConfigError
-from agentic_env.kinematics import ArmKinematics
+from agentic_env.robot.kinematics import ArmKinematics
 
 #: Site of the tool flange in the robot model.
 FLANGE_SITE = "attachment_site"

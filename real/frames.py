@@ -5,7 +5,7 @@ formats (Azure Kinect BGRA + millimetre depth, D405 RGB + 0.1 mm depth). :func:`
 converts it to the contract's RGB uint8 and float32 metres, crops it centrally to the
 configured aspect ratio, resizes it to the configured resolution and adjusts the intrinsics
 to match (crop shifts the principal point, resizing scales the focal lengths and principal
-point; pixel centres at integer + 0.5, as in :mod:`agentic_env.cameras`). Depth is resized
+point; pixel centres at integer + 0.5, as in :mod:`agentic_env.sim.cameras`). Depth is resized
 with nearest neighbours (never averaged across edges) and ranged like the sim's.
 :func:`check_fresh` refuses frames older than a bound.
 """
@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
-from agentic_env.cameras import CameraConfig
 from agentic_env.errors import InvalidConfigError
+from agentic_env.geometry.camera import CameraConfig
 from agentic_env.real.drivers.base import RawFrame
 from agentic_env.real.safety import FaultKind, SafetyFault, SafetyFaultError
 

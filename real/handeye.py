@@ -11,7 +11,7 @@ Both take the flange poses (base frame, from the joint angles) and the board pos
 the camera (:func:`detect_board`), solve with ``cv2.calibrateHandEye`` and report how well
 the views agree: the spread of the solved fixed transform (board in base, or board in
 flange) over the views, as RMS translation (mm) and rotation (deg), next to the detection's
-RMS reprojection error (px). Intrinsics follow :mod:`agentic_env.cameras` (pixel centres at
+RMS reprojection error (px). Intrinsics follow :mod:`agentic_env.sim.cameras` (pixel centres at
 integer + 0.5); they are shifted to OpenCV's convention internally.
 """
 

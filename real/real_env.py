@@ -2,12 +2,12 @@
 
 :class:`RealEnv` runs the shared code on real drivers (or their MuJoCo twins):
 
-* the spaces come from :mod:`agentic_env.contract` for the same :class:`SceneConfig`,
+* the spaces come from :mod:`agentic_env.contract.spaces` for the same :class:`SceneConfig`,
   :class:`PrimitiveConfig` and control mode as :class:`~agentic_env.envs.sim_env.SimEnv`;
-* primitives run in the shared :class:`~agentic_env.primitives.PrimitiveExecutor` over a
+* primitives run in the shared :class:`~agentic_env.primitives.executor.PrimitiveExecutor` over a
   :class:`~agentic_env.real.robot.RealRobot`, reported in ``info["primitive"]`` as in sim;
-  low-level modes decode actions with :func:`agentic_env.observation.low_level_targets`;
-* observations are assembled by :func:`agentic_env.observation.assemble_observation` from
+  low-level modes decode actions with :func:`agentic_env.contract.observation.low_level_targets`;
+* observations are assembled by :func:`agentic_env.contract.observation.assemble_observation` from
   device frames fitted to the configured resolution (:mod:`agentic_env.real.frames`) and
   camera poses from the :class:`~agentic_env.real.calibration.Calibration`.
 
@@ -37,9 +37,10 @@ from typing import Any, Self
 import gymnasium as gym
 import numpy as np
 
-from agentic_env.actions import home, vector_to_pose
-from agentic_env.cameras import CameraConfig
-from agentic_env.contract import (
+from agentic_env.contract.actions import home, vector_to_pose
+from agentic_env.contract.lowlevel import low_level_targets
+from agentic_env.contract.observation import CameraView, assemble_observation
+from agentic_env.contract.spaces import (
     CONTROL_MODES,
     EEDeltaScale,
     ee_delta_action_space,
@@ -47,13 +48,14 @@ from agentic_env.contract import (
     observation_space,
     primitive_action_space,
 )
+from agentic_env.contract.trial import TrialSpec
+from agentic_env.contract.workcell import SceneConfig
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
-from agentic_env.kinematics import ArmKinematics
-from agentic_env.observation import CameraView, assemble_observation, low_level_targets
-from agentic_env.primitives import (
+from agentic_env.geometry.camera import CameraConfig
+from agentic_env.primitives.executor import PrimitiveExecutor
+from agentic_env.primitives.types import (
     FailureReason,
     PrimitiveConfig,
-    PrimitiveExecutor,
     PrimitiveOutcome,
     parse_primitive_action,
 )
@@ -71,9 +73,8 @@ from agentic_env.real.safety import (
     Watchdog,
     state_fault,
 )
-from agentic_env.robot import JOINT_SPEED_LIMIT
-from agentic_env.scene import SceneConfig
-from agentic_env.tasks.trial import TrialSpec
+from agentic_env.robot.constants import JOINT_SPEED_LIMIT
+from agentic_env.robot.kinematics import ArmKinematics
 from agentic_env.visualize import resize_nearest
 
 logger = logging.getLogger(__name__)

@@ -1,11 +1,11 @@
-"""The real robot behind the :class:`~agentic_env.control.LowLevelRobot` protocol.
+"""The real robot behind the :class:`~agentic_env.robot.interface.LowLevelRobot` protocol.
 
-:class:`RealRobot` is what the shared :class:`~agentic_env.primitives.PrimitiveExecutor`
+:class:`RealRobot` is what the shared :class:`~agentic_env.primitives.executor.PrimitiveExecutor`
 drives on hardware (or the twin). Every :meth:`RealRobot.send`:
 
 1. refuses to move while a fault is latched;
 2. clamps the target to the joint limits and rate-limits it to the joint speed limit (the
-   same semantics as :class:`~agentic_env.control.SimRobot`), and ramps the gripper
+   same semantics as :class:`~agentic_env.sim.control.SimRobot`), and ramps the gripper
    reference at the servo's speed;
 3. passes the target through the :class:`~agentic_env.real.safety.TargetGate`;
 4. streams it for one control period, then reads the arm state (connection, safety bits,
@@ -23,9 +23,7 @@ import logging
 
 import numpy as np
 
-from agentic_env.contract import JOINT_LOWER, JOINT_UPPER
-from agentic_env.control import StepStatus
-from agentic_env.kinematics import ArmKinematics
+from agentic_env.contract.spaces import JOINT_LOWER, JOINT_UPPER
 from agentic_env.real.drivers.base import (
     ArmDriver,
     ArmState,
@@ -42,7 +40,9 @@ from agentic_env.real.safety import (
     TargetGate,
     state_fault,
 )
-from agentic_env.robot import GRIPPER_SPEED_LIMIT, GRIPPER_WIDTH_RANGE, JOINT_SPEED_LIMIT
+from agentic_env.robot.constants import GRIPPER_SPEED_LIMIT, GRIPPER_WIDTH_RANGE, JOINT_SPEED_LIMIT
+from agentic_env.robot.interface import StepStatus
+from agentic_env.robot.kinematics import ArmKinematics
 
 logger = logging.getLogger(__name__)
 #: Gripper reference changes smaller than this are not sent, metres.
@@ -50,7 +50,7 @@ _WIDTH_RESOLUTION = 1e-6
 
 
 class RealRobot:
-    """:class:`~agentic_env.control.LowLevelRobot` over an arm and a gripper driver.
+    """:class:`~agentic_env.robot.interface.LowLevelRobot` over an arm and a gripper driver.
 
     Args:
         arm: connected arm driver.

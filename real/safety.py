@@ -24,9 +24,8 @@ from enum import StrEnum
 
 import numpy as np
 
-from agentic_env.contract import JOINT_LOWER, JOINT_UPPER, Workspace
+from agentic_env.contract.spaces import JOINT_LOWER, JOINT_UPPER, Workspace
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
-from agentic_env.kinematics import ArmKinematics
 from agentic_env.real.drivers.base import (
     ANOMALY_BITS,
     ArmDriver,
@@ -34,7 +33,8 @@ from agentic_env.real.drivers.base import (
     DriverError,
     SafetyBits,
 )
-from agentic_env.robot import JOINT_SPEED_LIMIT
+from agentic_env.robot.constants import JOINT_SPEED_LIMIT
+from agentic_env.robot.kinematics import ArmKinematics
 
 logger = logging.getLogger(__name__)
 

@@ -40,18 +40,18 @@ from agentic_env.agents.models.base import CallRecord
 from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.registry import ModelSpec, build_backends
 from agentic_env.agents.runner import AGENTS, _call_summary, run_episode
+from agentic_env.cli.setup_sheet import render_setup_sheet
+from agentic_env.contract.trial import TrialSpec
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
 from agentic_env.harness.db import Finished, ResultStore
-from agentic_env.planning import PlanStep, load_domain
+from agentic_env.pddl.planning import PlanStep, load_domain
 from agentic_env.real.calibration import Calibration
 from agentic_env.real.hardware import real_hardware
 from agentic_env.real.real_env import RealEnv
 from agentic_env.real.safety import SafetyFault, SafetyFaultError
-from agentic_env.setup_sheet import render_setup_sheet
 from agentic_env.tasks.score import ProgressScore, progress_score
 from agentic_env.tasks.symbolic import EpisodeScorer
-from agentic_env.tasks.trial import TrialSpec
 
 BACKENDS: tuple[str, ...] = ("sim", "real")
 #: Suffix of the results-database key of a real (or twin) episode.

@@ -18,12 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from agentic_env.cabinet import CabinetSpec, add_cabinet, set_cabinet_pose, set_drawer_opening
-from agentic_env.props import ObjectSpec
-from agentic_env.scene import SceneBuilder
-from agentic_env.tasks.base import SceneState, TaskEvaluation
+from agentic_env.contract.trial import TrialSpec
+from agentic_env.sim.cabinet import CabinetSpec, add_cabinet, set_cabinet_pose, set_drawer_opening
+from agentic_env.sim.props import ObjectSpec
+from agentic_env.sim.scene import SceneBuilder
+from agentic_env.sim.state import SceneState
+from agentic_env.tasks.base import TaskEvaluation
 from agentic_env.tasks.instructions import Instruction
-from agentic_env.tasks.trial import TrialSpec
 
 #: Name of the cabinet (prefix of its bodies, joint, geoms and sites).
 CABINET_NAME = "cabinet"

@@ -13,11 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from agentic_env.props import BinSpec, ObjectSpec, Shape
-from agentic_env.scene import SceneBuilder
-from agentic_env.tasks.base import SceneState, TaskEvaluation
+from agentic_env.contract.trial import TrialSpec
+from agentic_env.sim.props import BinSpec, ObjectSpec, Shape
+from agentic_env.sim.scene import SceneBuilder
+from agentic_env.sim.state import SceneState
+from agentic_env.tasks.base import TaskEvaluation
 from agentic_env.tasks.instructions import Instruction
-from agentic_env.tasks.trial import TrialSpec
 
 #: Body (and geom) name of the object.
 OBJECT_NAME = "object"
@@ -30,7 +31,7 @@ class SingleObjectTask:
 
     Args:
         shape: ``box``, ``cylinder`` or ``sphere``.
-        size: half sizes as in :class:`~agentic_env.props.ObjectSpec`, metres.
+        size: half sizes as in :class:`~agentic_env.sim.props.ObjectSpec`, metres.
         position: (x, y) of the object's centre, robot base frame, metres. At reset the object
             is put 1 mm above the table and the env lets it settle.
         yaw: rotation about the vertical, radians.

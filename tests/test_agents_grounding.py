@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from agentic_env.actions import top_down_pose
 from agentic_env.agents.agenticlab import grounding
 from agentic_env.agents.agenticlab.pipeline import _domain_changed_actions
 from agentic_env.agents.perception import PointCloud
-from agentic_env.planning import load_domain
+from agentic_env.contract.actions import top_down_pose
+from agentic_env.pddl.planning import load_domain
 
 
 def _cloud(points: np.ndarray) -> PointCloud:

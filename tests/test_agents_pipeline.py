@@ -29,7 +29,7 @@ from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.registry import ModelRouter
 from agentic_env.agents.runner import SimRobotIO
 from agentic_env.envs.sim_env import SimEnv
-from agentic_env.planning import load_domain
+from agentic_env.pddl.planning import load_domain
 
 
 class ScriptedBackend:

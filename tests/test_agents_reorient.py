@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from agentic_env.agents.agenticlab import reorient
-from agentic_env.contract import Workspace
-from agentic_env.reorienting import handle_direction, rotation_z
+from agentic_env.contract.spaces import Workspace
+from agentic_env.geometry.rotations import rotation_z
+from agentic_env.robot.reorienting import handle_direction
 
 
 def _cylinder(radius: float, z0: float, z1: float, step: float = 0.004) -> np.ndarray:
@@ -81,7 +82,7 @@ def reorienter() -> reorient.Reorienter:
 
 
 def _home_q() -> np.ndarray:
-    from agentic_env.robot import HOME_JOINT_POSITIONS
+    from agentic_env.robot.constants import HOME_JOINT_POSITIONS
     return np.asarray(HOME_JOINT_POSITIONS, float)
 
 

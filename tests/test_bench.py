@@ -1,4 +1,4 @@
-"""Smoke test of ``agentic_env.bench``: a ``--quick`` run writes a complete JSON report."""
+"""Smoke test of ``agentic_env.cli.bench.env``: a ``--quick`` run writes a complete JSON report."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentic_env import bench
+from agentic_env.cli.bench import env as bench
 
 
 def _positive_finite(value: object) -> bool:

@@ -14,17 +14,17 @@ import mujoco
 import numpy as np
 import pytest
 
-from agentic_env.actions import move_to, top_down_pose
-from agentic_env.cameras import (
+from agentic_env.contract.actions import move_to, top_down_pose
+from agentic_env.contract.workcell import ROBOT_PREFIX, SceneConfig
+from agentic_env.envs.sim_env import SimEnv
+from agentic_env.geometry.camera import (
     CameraConfig,
     azure_kinect_color,
-    camera_pose_in_world,
     depth_to_points,
     realsense_d405,
 )
-from agentic_env.envs.sim_env import SimEnv
-from agentic_env.robot import WRIST_CAMERA
-from agentic_env.scene import ROBOT_PREFIX, SceneConfig
+from agentic_env.robot.constants import WRIST_CAMERA
+from agentic_env.sim.cameras import camera_pose_in_world
 
 CAMERAS = ("shoulder", "wrist")
 SEED = 0

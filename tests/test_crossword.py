@@ -12,10 +12,12 @@ import pytest
 from conftest import EXPECTED_CHECKER_ADVICE, run_expert
 from gymnasium.utils.env_checker import check_env
 
-from agentic_env.cameras import azure_kinect_color, realsense_d405
+from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
-from agentic_env.letters import (
+from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
+from agentic_env.registry import ENV_IDS
+from agentic_env.sim.letters import (
     BITMAP_FONT,
     LETTERS,
     letter_image,
@@ -23,8 +25,6 @@ from agentic_env.letters import (
     slot_image,
     text_mask,
 )
-from agentic_env.registry import ENV_IDS
-from agentic_env.scene import SceneConfig
 from agentic_env.tasks import TASKS
 from agentic_env.tasks.crossword import (
     WORDS,

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from dataset_helpers import CONFIG, EPISODES, collected_dataset
 
-from agentic_env.cameras import azure_kinect_color, realsense_d405
+from agentic_env.contract.trial import TrialSpec
 from agentic_env.datasets.lerobot_format import (
     DATA_PATH,
     EPISODES_PATH,
@@ -24,8 +24,8 @@ from agentic_env.datasets.reader import MIN_PSNR_DB, DatasetReader, verify_datas
 from agentic_env.datasets.recording import decode_depth_png, encode_depth_png
 from agentic_env.datasets.video import VideoConfig, VideoWriter, read_video
 from agentic_env.errors import InvalidConfigError
-from agentic_env.robot import GRIPPER_WIDTH_RANGE
-from agentic_env.tasks.trial import TrialSpec
+from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
+from agentic_env.robot.constants import GRIPPER_WIDTH_RANGE
 
 
 def test_export_reloads_and_matches_frame_by_frame() -> None:

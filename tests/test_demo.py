@@ -8,7 +8,8 @@ from pathlib import Path
 import imageio.v2 as imageio
 import pytest
 
-from agentic_env import cli, demo
+from agentic_env import cli
+from agentic_env.cli import demo
 
 
 def test_demo_succeeds_and_writes_pictures_and_video(tmp_path: Path) -> None:

@@ -7,11 +7,11 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from agentic_env.cameras import azure_kinect_color, realsense_d405
-from agentic_env.disturbances import KINDS, DisturbanceSpec
+from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
-from agentic_env.scene import SceneConfig
+from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
+from agentic_env.sim.disturbances import KINDS, DisturbanceSpec
 
 SCENE = SceneConfig(shoulder_camera=azure_kinect_color(160, 90),
                     wrist_camera=realsense_d405(64, 36))

@@ -1,6 +1,6 @@
-"""The kitchen cabinet (agentic_env.cabinet) and the open_drawer / close_drawer primitives.
+"""The kitchen cabinet (agentic_env.sim.cabinet) and the open_drawer / close_drawer primitives.
 
-Handle poses are the ground truth of :func:`agentic_env.cabinet.handle_pose`, as a scripted
+Handle poses are the ground truth of :func:`agentic_env.sim.cabinet.handle_pose`, as a scripted
 expert would use them. Envs use tiny cameras so that rendering costs next to nothing.
 """
 
@@ -14,8 +14,22 @@ import pytest
 from cabinet_task import BOX_NAME, CABINET_NAME, CabinetTask
 from gymnasium.utils.env_checker import check_env
 
-from agentic_env.actions import close_drawer, move_to, open_drawer, pick, place, top_down_pose
-from agentic_env.cabinet import (
+from agentic_env.contract.actions import (
+    close_drawer,
+    move_to,
+    open_drawer,
+    pick,
+    place,
+    top_down_pose,
+)
+from agentic_env.contract.spaces import PRIMITIVES
+from agentic_env.contract.workcell import SceneConfig
+from agentic_env.envs.sim_env import SimEnv
+from agentic_env.errors import InvalidConfigError
+from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
+from agentic_env.geometry.rotations import exp_rotation
+from agentic_env.robot.constants import TCP_TO_FINGERTIP
+from agentic_env.sim.cabinet import (
     CabinetSpec,
     drawer_interior,
     drawer_interior_pose,
@@ -23,13 +37,6 @@ from agentic_env.cabinet import (
     handle_pose,
     inside_drawer,
 )
-from agentic_env.cameras import azure_kinect_color, realsense_d405
-from agentic_env.contract import PRIMITIVES
-from agentic_env.envs.sim_env import SimEnv
-from agentic_env.errors import InvalidConfigError
-from agentic_env.motion import exp_rotation
-from agentic_env.robot import TCP_TO_FINGERTIP
-from agentic_env.scene import SceneConfig
 
 SMALL_SCENE = SceneConfig(
     shoulder_camera=azure_kinect_color(64, 36), wrist_camera=realsense_d405(64, 36)

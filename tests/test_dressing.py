@@ -12,8 +12,11 @@ import mujoco
 import numpy as np
 import pytest
 
-from agentic_env.cameras import azure_kinect_color, realsense_d405
-from agentic_env.dressing import (
+from agentic_env.contract.workcell import SceneConfig
+from agentic_env.envs.sim_env import SimEnv
+from agentic_env.errors import InvalidConfigError
+from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
+from agentic_env.sim.dressing import (
     CAMERA_MOUNT,
     apply_dressing,
     distractor_body,
@@ -22,12 +25,10 @@ from agentic_env.dressing import (
     randomize_dressing,
     sample_layout,
 )
-from agentic_env.envs.sim_env import SimEnv
-from agentic_env.errors import InvalidConfigError
-from agentic_env.scene import SceneBuilder, SceneConfig
-from agentic_env.settings import available_settings, load_setting
+from agentic_env.sim.scene import SceneBuilder
+from agentic_env.sim.settings import available_settings, load_setting
+from agentic_env.sim.textures import MAX_TEXTURE_SIZE, make_texture, texture_kinds
 from agentic_env.tasks.tabletop import TabletopTask
-from agentic_env.textures import MAX_TEXTURE_SIZE, make_texture, texture_kinds
 
 SETTINGS = ("lab", "kitchen", "outdoor")
 CLUTTERED = ("kitchen", "outdoor")

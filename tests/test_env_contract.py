@@ -16,8 +16,8 @@ import pytest
 from conftest import EXPECTED_CHECKER_ADVICE, TABLETOP_ID, make_registered
 from gymnasium.utils.env_checker import check_env
 
-from agentic_env.actions import move_to, primitive, top_down_pose
-from agentic_env.contract import CONTROL_MODES, PRIMITIVES, Workspace
+from agentic_env.contract.actions import move_to, primitive, top_down_pose
+from agentic_env.contract.spaces import CONTROL_MODES, PRIMITIVES, Workspace
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidActionError, InvalidConfigError
 from agentic_env.registry import ENV_IDS

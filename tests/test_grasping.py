@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from single_object_task import BIN_NAME, OBJECT_NAME, SingleObjectTask
 
-from agentic_env.actions import move_to, pick, top_down_pose
 from agentic_env.agents.perception import (
     PointCloud,
     camera_cloud,
@@ -21,9 +20,10 @@ from agentic_env.agents.perception import (
 )
 from agentic_env.agents.perception.bench import oracle_detection
 from agentic_env.agents.perception.grasping import OPEN_MARGIN
+from agentic_env.contract.actions import move_to, pick, top_down_pose
 from agentic_env.envs.sim_env import SimEnv
-from agentic_env.robot import GRIPPER_WIDTH_RANGE, TCP_TO_FINGERTIP
-from agentic_env.tasks.predicates import body_box
+from agentic_env.robot.constants import GRIPPER_WIDTH_RANGE, TCP_TO_FINGERTIP
+from agentic_env.sim.state import body_box
 
 SHAPES = {
     "cube": ("box", (0.02, 0.02, 0.02)),

@@ -43,7 +43,7 @@ def _stacking_problem(goal: str, extra: str = "") -> str:
 
 
 def test_parser_grade_executes_the_models_plan_on_the_true_problem():
-    from agentic_env.planning import load_domain
+    from agentic_env.pddl.planning import load_domain
 
     domain = load_domain("stacking")
     truth = _stacking_problem("(on-top-of red blue) (on-top-of green red)")
@@ -63,7 +63,7 @@ def test_parser_grade_executes_the_models_plan_on_the_true_problem():
 
 def test_grasp_label_is_the_simulated_outcome_and_leaves_the_env_alone():
     from agentic_env.envs.sim_env import SimEnv
-    from agentic_env.planning import PlanStep
+    from agentic_env.pddl.planning import PlanStep
     from agentic_env.tasks.symbolic import reference_plan
 
     env = SimEnv(task="stacking")

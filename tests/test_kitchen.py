@@ -17,14 +17,15 @@ import pytest
 from conftest import EXPECTED_CHECKER_ADVICE
 from gymnasium.utils.env_checker import check_env
 
-from agentic_env.cabinet import drawer_interior, set_drawer_opening
-from agentic_env.cameras import azure_kinect_color, realsense_d405
-from agentic_env.contract import PRIMITIVES
+from agentic_env.contract.spaces import PRIMITIVES
+from agentic_env.contract.trial import TrialSpec
+from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
-from agentic_env.planning import PlanStep
+from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
+from agentic_env.pddl.planning import PlanStep
 from agentic_env.registry import ENV_IDS
-from agentic_env.scene import SceneConfig
+from agentic_env.sim.cabinet import drawer_interior, set_drawer_opening
 from agentic_env.tasks import TASKS
 from agentic_env.tasks.instructions import CATEGORIES
 from agentic_env.tasks.kitchen import (
@@ -40,7 +41,6 @@ from agentic_env.tasks.kitchen import (
     KitchenTask,
 )
 from agentic_env.tasks.symbolic import infer_step, reference_plan
-from agentic_env.tasks.trial import TrialSpec
 
 SMALL_SCENE = SceneConfig(
     shoulder_camera=azure_kinect_color(64, 36), wrist_camera=realsense_d405(64, 36)

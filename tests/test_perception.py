@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from single_object_task import OBJECT_NAME, SingleObjectTask
 
-from agentic_env.actions import top_down_pose
 from agentic_env.agents.perception import (
     GraspCandidate,
     PointCloud,
@@ -28,9 +27,10 @@ from agentic_env.agents.perception import (
     target_cloud,
 )
 from agentic_env.agents.perception.bench import oracle_detection
+from agentic_env.contract.actions import top_down_pose
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
-from agentic_env.tasks.predicates import body_box
+from agentic_env.sim.state import body_box
 
 
 @pytest.fixture(scope="module")

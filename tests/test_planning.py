@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
-from agentic_env.planning import (
+from agentic_env.pddl.planning import (
     PDDLError,
     PlanningTimeoutError,
     PlanNotFoundError,
@@ -404,7 +404,7 @@ def test_kitchen_drawer_must_be_open_to_reach_into() -> None:
 
 def test_importing_the_module_does_not_import_unified_planning() -> None:
     code = (
-        "import sys, agentic_env.planning, agentic_env.tasks.score; "
+        "import sys, agentic_env.pddl.planning, agentic_env.tasks.score; "
         "print('unified_planning' in sys.modules)"
     )
     out = subprocess.run(

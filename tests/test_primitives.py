@@ -1,4 +1,4 @@
-"""Physics outcomes of the primitives (agentic_env.primitives) in the sim env.
+"""Physics outcomes of the primitives (agentic_env.primitives.executor) in the sim env.
 
 Grasps use ground-truth object poses the way the tabletop expert does: a top-down grasp at the
 object's centre, no lower than 8 mm of fingertip clearance above the table, yaw folded into
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from single_object_task import BIN_NAME, OBJECT_NAME, SingleObjectTask
 
-from agentic_env.actions import (
+from agentic_env.contract.actions import (
     box_top_grasp_yaw,
     close_gripper,
     move_to,
@@ -22,12 +22,12 @@ from agentic_env.actions import (
     pose_to_vector,
     top_down_pose,
 )
-from agentic_env.cameras import azure_kinect_color, realsense_d405
+from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
-from agentic_env.kinematics import pose_error
-from agentic_env.primitives import PrimitiveConfig
-from agentic_env.robot import GRIPPER_WIDTH_RANGE, TCP_TO_FINGERTIP
-from agentic_env.scene import SceneConfig
+from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
+from agentic_env.primitives.types import PrimitiveConfig
+from agentic_env.robot.constants import GRIPPER_WIDTH_RANGE, TCP_TO_FINGERTIP
+from agentic_env.robot.kinematics import pose_error
 
 SMALL_SCENE = SceneConfig(
     shoulder_camera=azure_kinect_color(64, 36), wrist_camera=realsense_d405(64, 36)

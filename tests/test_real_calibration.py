@@ -13,9 +13,9 @@ from PIL import Image
 
 cv2 = pytest.importorskip("cv2")
 
-from agentic_env.cameras import pinhole_intrinsics  # noqa: E402
 from agentic_env.errors import InvalidConfigError  # noqa: E402
-from agentic_env.motion import exp_rotation  # noqa: E402
+from agentic_env.geometry.camera import pinhole_intrinsics  # noqa: E402
+from agentic_env.geometry.rotations import exp_rotation  # noqa: E402
 from agentic_env.real import calibrate  # noqa: E402
 from agentic_env.real.calibration import Calibration  # noqa: E402
 from agentic_env.real.handeye import (  # noqa: E402

@@ -31,7 +31,7 @@ def test_missing_hardware_packages_name_the_fix(driver, module: str, advice: str
 
 def test_watchdog_thread_latches_an_idle_protective_stop() -> None:
     pytest.importorskip("serial")
-    from agentic_env.actions import home
+    from agentic_env.contract.actions import home
     from agentic_env.real.twin import make_twin_env
 
     env, twin = make_twin_env()

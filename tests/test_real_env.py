@@ -12,14 +12,14 @@ import pytest
 
 pytest.importorskip("serial")
 
-from agentic_env.actions import (  # noqa: E402
+from agentic_env.contract.actions import (  # noqa: E402
     close_gripper,
     home,
     move_to,
     pick,
     top_down_pose,
 )
-from agentic_env.contract import CONTROL_MODES, Workspace  # noqa: E402
+from agentic_env.contract.spaces import CONTROL_MODES, Workspace  # noqa: E402
 from agentic_env.envs.sim_env import SimEnv  # noqa: E402
 from agentic_env.real.frames import adjust_intrinsics, crop_box  # noqa: E402
 from agentic_env.real.real_env import RealEnv, describe_action  # noqa: E402

@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agentic_env.cameras import CameraConfig
 from agentic_env.errors import InvalidConfigError
-from agentic_env.kinematics import ArmKinematics
+from agentic_env.geometry.camera import CameraConfig
 from agentic_env.real.drivers.base import ArmState, RawFrame, SafetyBits
 from agentic_env.real.frames import check_fresh, fit_frame
 from agentic_env.real.safety import (
@@ -20,7 +19,8 @@ from agentic_env.real.safety import (
     TargetGate,
     state_fault,
 )
-from agentic_env.robot import HOME_JOINT_POSITIONS
+from agentic_env.robot.constants import HOME_JOINT_POSITIONS
+from agentic_env.robot.kinematics import ArmKinematics
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +59,7 @@ def test_gate_accepts_smooth_targets_and_rejects_bad_ones(kinematics: ArmKinemat
 
 
 def test_gate_rejects_tcp_outside_the_box(kinematics: ArmKinematics) -> None:
-    from agentic_env.contract import Workspace
+    from agentic_env.contract.spaces import Workspace
 
     checker = gate(kinematics, workspace=Workspace(low=(0.0, -1, 0.4), high=(1, 1, 1)))
     assert "safety box" in rejection(checker, HOME_JOINT_POSITIONS)

@@ -12,13 +12,13 @@ import pytest
 
 pytest.importorskip("serial")
 
-from agentic_env import setup_sheet  # noqa: E402
+from agentic_env.cli import setup_sheet  # noqa: E402
 from agentic_env.agents.episode import EpisodeSpec  # noqa: E402
+from agentic_env.contract.trial import TrialSpec  # noqa: E402
 from agentic_env.harness.db import Finished, ResultStore  # noqa: E402
-from agentic_env.planning import PlanStep  # noqa: E402
+from agentic_env.pddl.planning import PlanStep  # noqa: E402
 from agentic_env.real import trial, trial_report  # noqa: E402
 from agentic_env.real.twin import make_twin_env  # noqa: E402
-from agentic_env.tasks.trial import TrialSpec  # noqa: E402
 
 
 def scripted(answers: list[str]) -> Callable[[str], str]:

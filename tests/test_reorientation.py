@@ -16,11 +16,12 @@ import pytest
 from conftest import EXPECTED_CHECKER_ADVICE, make_registered
 from gymnasium.utils.env_checker import check_env
 
-from agentic_env.cameras import azure_kinect_color, realsense_d405
+from agentic_env.contract.trial import TrialSpec
+from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
+from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 from agentic_env.registry import ENV_IDS
-from agentic_env.scene import SceneConfig
 from agentic_env.tasks import TASKS
 from agentic_env.tasks.instructions import CATEGORIES
 from agentic_env.tasks.reorientation import (
@@ -32,7 +33,6 @@ from agentic_env.tasks.reorientation import (
     rotation_z,
     set_body_pose,
 )
-from agentic_env.tasks.trial import TrialSpec
 
 SMALL = SceneConfig(shoulder_camera=azure_kinect_color(64, 36),
                     wrist_camera=realsense_d405(64, 36))

@@ -9,18 +9,18 @@ import mujoco
 import numpy as np
 import pytest
 
-from agentic_env.cameras import azure_kinect_color, realsense_d405
+from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
-from agentic_env.kinematics import ArmKinematics, pose_error
-from agentic_env.robot import (
+from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
+from agentic_env.robot.constants import (
     ARM_JOINTS,
     GRIPPER_SPEED_LIMIT,
     GRIPPER_WIDTH_RANGE,
     HOME_JOINT_POSITIONS,
     TCP_SITE,
-    robot_spec,
 )
-from agentic_env.scene import SceneConfig
+from agentic_env.robot.kinematics import ArmKinematics, pose_error
+from agentic_env.robot.model import robot_spec
 
 # Universal Robots' published UR5e DH parameters (metres, radians).
 DH_D = np.array([0.1625, 0.0, 0.0, 0.1333, 0.0997, 0.0996])

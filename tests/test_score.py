@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentic_env.planning import PlanStep
+from agentic_env.pddl.planning import PlanStep
 from agentic_env.tasks.score import ProgressScore, progress_score
 
 # The optimal plan of the paper's Fig. 10 stacking problem (see test_planning.py).

@@ -7,9 +7,10 @@ import mujoco
 import numpy as np
 import pytest
 
+from agentic_env.contract.workcell import SceneConfig
 from agentic_env.errors import InvalidConfigError
-from agentic_env.scene import SceneBuilder, SceneConfig
-from agentic_env.settings import available_settings, load_setting, parse_setting
+from agentic_env.sim.scene import SceneBuilder
+from agentic_env.sim.settings import available_settings, load_setting, parse_setting
 
 
 def test_lab_setting_dresses_the_scene() -> None:

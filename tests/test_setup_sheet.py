@@ -7,9 +7,9 @@ from pathlib import Path
 import imageio.v2 as imageio
 import numpy as np
 
-from agentic_env import setup_sheet
+from agentic_env.cli import setup_sheet
+from agentic_env.contract.trial import TrialSpec
 from agentic_env.envs.sim_env import SimEnv
-from agentic_env.tasks.trial import TrialSpec
 
 
 def test_setup_sheet_writes_a_drawing_and_a_replayable_trial(tmp_path: Path) -> None:

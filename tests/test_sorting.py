@@ -16,12 +16,12 @@ import pytest
 from conftest import EXPECTED_CHECKER_ADVICE, run_expert
 from gymnasium.utils.env_checker import check_env
 
-from agentic_env.cameras import azure_kinect_color, realsense_d405
+from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
-from agentic_env.planning import PlanStep
+from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
+from agentic_env.pddl.planning import PlanStep
 from agentic_env.registry import ENV_IDS
-from agentic_env.scene import SceneConfig
 from agentic_env.tasks import TASKS
 from agentic_env.tasks.catalogue import CATALOGUE, CATEGORIES
 from agentic_env.tasks.instructions import CATEGORIES as INSTRUCTION_CATEGORIES

@@ -8,9 +8,9 @@ import mujoco
 import numpy as np
 import pytest
 
-from agentic_env.cameras import azure_kinect_color, realsense_d405
+from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
-from agentic_env.scene import SceneConfig
+from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 from agentic_env.tasks.stacking import TABLE
 
 SMALL = SceneConfig(shoulder_camera=azure_kinect_color(64, 36),

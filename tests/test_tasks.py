@@ -10,14 +10,14 @@ import pytest
 from conftest import EXPECTED_CHECKER_ADVICE
 from gymnasium.utils.env_checker import check_env
 
-from agentic_env.cameras import azure_kinect_color, realsense_d405
+from agentic_env.contract.trial import TrialSpec
+from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
+from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 from agentic_env.registry import ENV_IDS
-from agentic_env.scene import SceneConfig
-from agentic_env.settings import available_settings
+from agentic_env.sim.settings import available_settings
 from agentic_env.tasks.base import SymbolicTask
 from agentic_env.tasks.instructions import CATEGORIES
-from agentic_env.tasks.trial import TrialSpec
 
 BENCHMARK_TASKS = [task for task in ENV_IDS.values() if task != "tabletop"]
 SMALL = SceneConfig(shoulder_camera=azure_kinect_color(64, 36),

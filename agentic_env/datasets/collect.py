@@ -85,10 +85,10 @@ _WORKER: dict[str, Any] = {}
 def _recorder(config: CollectConfig) -> Any:
     """The worker's env and recorder for ``config`` (built once per process)."""
     if _WORKER.get("config") != config:
-        from agentic_env.cameras import azure_kinect_color, realsense_d405
+        from agentic_env.contract.workcell import SceneConfig
         from agentic_env.datasets.recording import ExpertRecorder
         from agentic_env.envs.sim_env import SimEnv
-        from agentic_env.scene import SceneConfig
+        from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 
         if "env" in _WORKER:
             _WORKER["env"].close()
@@ -153,7 +153,7 @@ def _worker_job(job: tuple[Path, CollectConfig, int]) -> dict[str, Any]:
 
 def camera_metadata(config: CollectConfig) -> dict[str, dict[str, Any]]:
     """Intrinsics, optics and mounting of both cameras (``meta/cameras.json``)."""
-    from agentic_env.cameras import azure_kinect_color, realsense_d405
+    from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 
     cameras = {}
     for cam, device, mount in (
@@ -284,7 +284,7 @@ def parse_disturbance(text: str) -> dict[str, Any]:
     Raises:
         InvalidConfigError: on an unknown kind or malformed numbers (names the valid kinds).
     """
-    from agentic_env.disturbances import DisturbanceSpec
+    from agentic_env.sim.disturbances import DisturbanceSpec
 
     parts = text.split(":")
     try:

@@ -28,7 +28,7 @@ from PIL import Image
 
 from agentic_env.datasets.video import VideoConfig, VideoWriter
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
-from agentic_env.robot import GRIPPER_WIDTH_RANGE
+from agentic_env.robot.constants import GRIPPER_WIDTH_RANGE
 
 if TYPE_CHECKING:
     from agentic_env.envs.sim_env import SimEnv
@@ -51,7 +51,7 @@ class EpisodeRequest:
         seed: trial seed (the layout, goal and instruction follow from it).
         instruction_category: paraphrase category to ask for; ``None`` or a category the
             trial does not offer falls back to the env's uniform choice.
-        disturbances: disturbance dicts (see :class:`agentic_env.disturbances.DisturbanceSpec`).
+        disturbances: disturbance dicts (see :class:`agentic_env.sim.disturbances.DisturbanceSpec`).
     """
 
     seed: int

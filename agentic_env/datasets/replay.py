@@ -90,9 +90,9 @@ def replay_episode(root: str | Path, episode: int = 0, mode: str = "joint_positi
     Raises:
         InvalidConfigError: on an unknown mode or an episode index out of range.
     """
-    from agentic_env.cameras import azure_kinect_color, realsense_d405
+    from agentic_env.contract.workcell import SceneConfig
     from agentic_env.envs.sim_env import SimEnv
-    from agentic_env.scene import SceneConfig
+    from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 
     if mode not in MODES:
         raise InvalidConfigError(f"unknown replay mode {mode!r}; valid: {', '.join(MODES)}")

@@ -10,9 +10,10 @@ import gymnasium as gym
 import mujoco
 import numpy as np
 
-from agentic_env.actions import vector_to_pose
-from agentic_env.cameras import CameraConfig, CameraRenderer, camera_pose_in_world
-from agentic_env.contract import (
+from agentic_env.contract.actions import vector_to_pose
+from agentic_env.contract.lowlevel import low_level_targets
+from agentic_env.contract.observation import CameraView, assemble_observation
+from agentic_env.contract.spaces import (
     CONTROL_MODES,
     EEDeltaScale,
     ee_delta_action_space,
@@ -20,22 +21,27 @@ from agentic_env.contract import (
     observation_space,
     primitive_action_space,
 )
-from agentic_env.control import SimRobot, StepStatus
-from agentic_env.disturbances import DisturbanceRunner, DisturbanceSpec, add_occluder
-from agentic_env.dressing import apply_dressing, randomize_dressing
+from agentic_env.contract.trial import TrialSpec
+from agentic_env.contract.workcell import ROBOT_PREFIX, SceneConfig
 from agentic_env.errors import InvalidActionError, InvalidConfigError, SimulationDivergedError
-from agentic_env.kinematics import ArmKinematics
-from agentic_env.motion import log_rotation
-from agentic_env.observation import CameraView, assemble_observation, low_level_targets
-from agentic_env.planning import PlanNotFoundError
-from agentic_env.primitives import PrimitiveConfig, PrimitiveExecutor, parse_primitive_action
-from agentic_env.robot import GRIPPER_WIDTH_RANGE
-from agentic_env.scene import ROBOT_PREFIX, SceneBuilder, SceneConfig
+from agentic_env.geometry.camera import CameraConfig
+from agentic_env.geometry.rotations import log_rotation
+from agentic_env.pddl.planning import PlanNotFoundError
+from agentic_env.primitives.executor import PrimitiveExecutor
+from agentic_env.primitives.types import PrimitiveConfig, parse_primitive_action
+from agentic_env.robot.constants import GRIPPER_WIDTH_RANGE
+from agentic_env.robot.interface import StepStatus
+from agentic_env.robot.kinematics import ArmKinematics
+from agentic_env.sim.cameras import CameraRenderer, camera_pose_in_world
+from agentic_env.sim.control import SimRobot
+from agentic_env.sim.disturbances import DisturbanceRunner, DisturbanceSpec, add_occluder
+from agentic_env.sim.dressing import apply_dressing, randomize_dressing
+from agentic_env.sim.scene import SceneBuilder
+from agentic_env.sim.state import SceneState, apply_object_poses, capture_object_poses
 from agentic_env.tasks import make_task
-from agentic_env.tasks.base import SceneState, SymbolicTask, Task, TaskEvaluation
+from agentic_env.tasks.base import SymbolicTask, Task, TaskEvaluation
 from agentic_env.tasks.score import ProgressScore
 from agentic_env.tasks.symbolic import EpisodeScorer
-from agentic_env.tasks.trial import TrialSpec, apply_object_poses, capture_object_poses
 from agentic_env.visualize import resize_nearest
 
 _RESET_ATTEMPTS = 3
@@ -206,7 +212,7 @@ class SimEnv(gym.Env):
         """Sample a new trial (or rebuild a recorded one), let it settle, observe.
 
         Options:
-            ``trial``: a :class:`~agentic_env.tasks.trial.TrialSpec` (or its dict) to rebuild
+            ``trial``: a :class:`~agentic_env.contract.trial.TrialSpec` (or its dict) to rebuild
             exactly; its seed replaces ``seed``.
             ``instruction_category``: paraphrase category of the sampled instruction (see
             :mod:`agentic_env.tasks.instructions`); default: uniform over categories.

@@ -92,7 +92,7 @@ def grade_parser(true_domain: str, true_problem: str, domain: str, problem: str
     Returns:
         ``(success, detail)``; the detail names the first thing that failed.
     """
-    from agentic_env.planning import PDDLError, PlanNotFoundError, simulate, solve, validate
+    from agentic_env.pddl.planning import PDDLError, PlanNotFoundError, simulate, solve, validate
 
     try:
         validate(domain, problem)
@@ -208,7 +208,7 @@ class _Rollout:
     def run(self) -> Iterator[ModuleInstance]:
         from agentic_env.agents.agenticlab.pipeline import PARSER_EXAMPLE
         from agentic_env.envs.sim_env import SimEnv
-        from agentic_env.planning import goal_literals, load_domain, step_conditions
+        from agentic_env.pddl.planning import goal_literals, load_domain, step_conditions
         from agentic_env.tasks.symbolic import infer_step, reference_plan, true_problem
 
         env = SimEnv(task=self.task, setting=self.setting)
@@ -376,7 +376,7 @@ def simulated_pick_lifts(env: Any, target: str, pose: np.ndarray, width: float) 
         pose: TCP grasp pose in the robot base frame, (4, 4) or (7,) xyz + quaternion wxyz.
         width: jaw opening before the grasp, metres.
     """
-    from agentic_env.actions import pick
+    from agentic_env.contract.actions import pick
 
     clone = pickle.loads(pickle.dumps(env))
     try:

@@ -21,7 +21,7 @@ A sweep file looks like::
 
 The grid is the Cartesian product of every axis, in the order above, with duplicates
 removed. Each disturbances entry is one *scenario*: ``none``, a kind name, one disturbance
-mapping or a list of them (see :class:`agentic_env.disturbances.DisturbanceSpec`).
+mapping or a list of them (see :class:`agentic_env.sim.disturbances.DisturbanceSpec`).
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ def _axis(grid: Mapping[str, Any], name: str) -> list[Any]:
 
 
 def _validate_names(axes: Mapping[str, list[Any]]) -> None:
-    from agentic_env.settings import available_settings
+    from agentic_env.sim.settings import available_settings
     from agentic_env.tasks import TASKS
     from agentic_env.tasks.instructions import CATEGORIES
 
@@ -200,7 +200,7 @@ def _model_entry(entry: Any) -> tuple[str, tuple[tuple[str, str], ...]]:
 
 
 def _scenario(entry: Any) -> tuple[tuple[tuple[str, Any], ...], ...]:
-    from agentic_env.disturbances import DisturbanceSpec
+    from agentic_env.sim.disturbances import DisturbanceSpec
 
     if entry in (None, "none", []):
         return ()

@@ -11,7 +11,7 @@ without the privileged cube position for pick (zeros) plus ``image``, the should
 RGB at ``image_size`` (uint8, H x W x 3), which SB3's ``MultiInputPolicy`` reads with a CNN.
 
 **Action.** Box [-1, 1]^3 (reach: TCP velocity along base x, y, z, scaled by
-:class:`~agentic_env.contract.EEDeltaScale`, 0.25 m/s at 1) or [-1, 1]^4 (pick: plus the
+:class:`~agentic_env.contract.spaces.EEDeltaScale`, 0.25 m/s at 1) or [-1, 1]^4 (pick: plus the
 absolute gripper command, -1 closed .. +1 open). Orientation stays top-down. Components that
 would leave the workspace box are zeroed before they reach the arm.
 
@@ -104,9 +104,9 @@ class ReachPickEnv(gym.Env):
 
     def __init__(self, config: ReachPickConfig | None = None,
                  render_mode: str | None = None) -> None:
-        from agentic_env.cameras import azure_kinect_color, realsense_d405
+        from agentic_env.contract.workcell import SceneConfig
         from agentic_env.envs.sim_env import SimEnv
-        from agentic_env.scene import SceneConfig
+        from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 
         self.config = config or ReachPickConfig()
         self.render_mode = render_mode
@@ -141,7 +141,7 @@ class ReachPickEnv(gym.Env):
         return self.sim.scene_state.body_position(PICK_CUBE)
 
     def _holding(self) -> bool:
-        from agentic_env.tasks.predicates import holding
+        from agentic_env.sim.state import holding
 
         return holding(self.sim.scene_state, PICK_CUBE)
 

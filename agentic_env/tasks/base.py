@@ -11,15 +11,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-import mujoco
 import numpy as np
 
-from agentic_env.scene import SceneBuilder
+from agentic_env.sim.scene import SceneBuilder
+from agentic_env.sim.state import SceneState
 
 if TYPE_CHECKING:
-    from agentic_env.planning import PlanStep
+    from agentic_env.contract.trial import TrialSpec
+    from agentic_env.pddl.planning import PlanStep
     from agentic_env.tasks.instructions import Instruction
-    from agentic_env.tasks.trial import TrialSpec
 
 
 @dataclass(frozen=True)
@@ -45,32 +45,6 @@ class TaskEvaluation:
     def total(self) -> int:
         """Number of goal predicates."""
         return len(self.terms)
-
-
-@dataclass(frozen=True)
-class SceneState:
-    """Privileged access to the simulator for a task: model, data and the base pose."""
-
-    model: mujoco.MjModel
-    data: mujoco.MjData
-    base_pos: np.ndarray
-
-    def body_position(self, name: str) -> np.ndarray:
-        """Position of body ``name`` in the robot base frame (3,), metres."""
-        return self.data.body(name).xpos - self.base_pos
-
-    def body_rotation(self, name: str) -> np.ndarray:
-        """Rotation matrix (3, 3) of body ``name`` (the base frame is world-aligned)."""
-        return self.data.body(name).xmat.reshape(3, 3).copy()
-
-    def set_free_body_pose(self, name: str, position: np.ndarray, yaw: float) -> None:
-        """Place free body ``name`` at ``position`` (base frame, m) turned by ``yaw`` (rad)."""
-        joint = self.model.body(name).jntadr[0]
-        adr = self.model.jnt_qposadr[joint]
-        self.data.qpos[adr : adr + 3] = self.base_pos + position
-        self.data.qpos[adr + 3 : adr + 7] = [np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)]
-        dof = self.model.jnt_dofadr[joint]
-        self.data.qvel[dof : dof + 6] = 0.0
 
 
 class Task(Protocol):

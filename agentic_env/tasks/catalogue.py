@@ -1,6 +1,6 @@
 """A catalogue of everyday objects built from simple geometry, for sorting-style tasks.
 
-Every entry is one free body (:class:`~agentic_env.props.ObjectSpec`, possibly compound) whose
+Every entry is one free body (:class:`~agentic_env.sim.props.ObjectSpec`, possibly compound) whose
 shape and colour make it recognisable in the cameras: round fruit are spheres or ellipsoids, a
 banana is a lying capsule, a rubber duck is a yellow body with a head and an orange beak, a toy
 car is a box on four wheels, a screwdriver is a handle with a thin metal shaft, and so on.
@@ -30,8 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agentic_env.props import ObjectSpec, Part
-from agentic_env.robot import TCP_TO_FINGERTIP
+from agentic_env.geometry.rotations import quat_to_matrix
+from agentic_env.robot.constants import TCP_TO_FINGERTIP
+from agentic_env.sim.props import ObjectSpec, Part
 
 #: Categories of :class:`CatalogueEntry`.
 CATEGORIES: tuple[str, ...] = ("fruit", "block", "toy", "tool", "food")
@@ -129,16 +130,6 @@ class CatalogueEntry:
         if self.grasp_height is not None:
             return self.grasp_height
         return max(self.rest_height, TCP_TO_FINGERTIP + FINGERTIP_CLEARANCE)
-
-
-def quat_to_matrix(quat: tuple[float, ...] | np.ndarray) -> np.ndarray:
-    """(3, 3) rotation of a unit quaternion (w, x, y, z)."""
-    w, x, y, z = np.asarray(quat, dtype=float) / np.linalg.norm(quat)
-    return np.array([
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-    ])
 
 
 def _geoms(spec: ObjectSpec) -> list[Part]:

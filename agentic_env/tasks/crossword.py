@@ -44,24 +44,32 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from agentic_env.actions import pick, place, top_down_pose
+from agentic_env.contract.actions import pick, place, top_down_pose
+from agentic_env.contract.trial import TrialSpec
+from agentic_env.contract.workcell import ROBOT_PREFIX, TABLE_HEIGHT
 from agentic_env.errors import InvalidConfigError
-from agentic_env.letters import (
+from agentic_env.geometry.rotations import yaw_of
+from agentic_env.pddl.planning import PlanStep
+from agentic_env.robot.constants import (
+    ARM_JOINTS,
+    HOME_JOINT_POSITIONS,
+    TCP_SITE,
+    TCP_TO_FINGERTIP,
+)
+from agentic_env.sim.letters import (
     LETTERS,
     add_letter_textures,
     add_slot_textures,
     letter_texture_name,
     slot_texture_name,
 )
-from agentic_env.planning import PlanStep
-from agentic_env.props import PROP_FRICTION, PROP_SOLREF
-from agentic_env.robot import ARM_JOINTS, HOME_JOINT_POSITIONS, TCP_SITE, TCP_TO_FINGERTIP
-from agentic_env.scene import ROBOT_PREFIX, TABLE_HEIGHT, SceneBuilder
+from agentic_env.sim.props import PROP_FRICTION, PROP_SOLREF
+from agentic_env.sim.scene import SceneBuilder
+from agentic_env.sim.state import SceneState, body_box, holding
 from agentic_env.tasks import symbolic
-from agentic_env.tasks.base import SceneState, TaskEvaluation
+from agentic_env.tasks.base import TaskEvaluation
 from agentic_env.tasks.instructions import Instruction, choose_instruction
-from agentic_env.tasks.predicates import DEFAULT_TOLERANCES, body_box, holding
-from agentic_env.tasks.trial import TrialSpec
+from agentic_env.tasks.predicates import DEFAULT_TOLERANCES
 
 #: Common words (capitals) and a clue for each, for the high-level instructions.
 WORDS: dict[str, str] = {
@@ -428,10 +436,6 @@ def _wrap(angle: float) -> float:
     return float(-((-angle + np.pi) % (2 * np.pi) - np.pi))
 
 
-def _yaw_of(rotation: np.ndarray, axis: int) -> float:
-    return float(np.arctan2(rotation[1, axis], rotation[0, axis]))
-
-
 def _bearing_change(start: np.ndarray, end: np.ndarray) -> float:
     """Change of bearing (rad) about the robot base from point ``start`` to ``end`` (x, y)."""
     return _wrap(np.arctan2(end[1], end[0]) - np.arctan2(start[1], start[0]))
@@ -445,7 +449,7 @@ def face_up_axis(rotation: np.ndarray) -> int:
 def face_yaw(rotation: np.ndarray) -> float:
     """Yaw (rad) of a cube's side faces, folded into [-pi/4, pi/4), whichever face is up."""
     up = face_up_axis(rotation)
-    yaw = _yaw_of(rotation, (up + 1) % 3)
+    yaw = yaw_of(rotation, (up + 1) % 3)
     return (yaw + np.pi / 4) % (np.pi / 2) - np.pi / 4
 
 
@@ -466,7 +470,7 @@ def in_slot(scene: SceneState, block: str, slot: str, config: CrosswordConfig,
     up = face_up_axis(rotation)
     if np.degrees(np.arccos(min(abs(rotation[2, up]), 1.0))) > DEFAULT_TOLERANCES.upright_angle:
         return False
-    slot_yaw = _yaw_of(scene.body_rotation(slot), 0)
+    slot_yaw = yaw_of(scene.body_rotation(slot), 0)
     offset = (face_yaw(rotation) - slot_yaw + np.pi / 4) % (np.pi / 2) - np.pi / 4
     if np.degrees(abs(offset)) > config.yaw_tolerance_deg:
         return False
@@ -938,7 +942,7 @@ class CrosswordTask:
 
     @staticmethod
     def _tcp_yaw(scene: SceneState) -> float:
-        return _yaw_of(scene.data.site(_TCP).xmat.reshape(3, 3), 0)
+        return yaw_of(scene.data.site(_TCP).xmat.reshape(3, 3), 0)
 
     def _neighbour_axes(self, scene: SceneState, xy: np.ndarray, exclude: str) -> list[bool]:
         """Whether a block stands next to ``xy`` along the board's x and y axes."""
@@ -978,7 +982,7 @@ class CrosswordTask:
             # board's +y with the fingers across the slot's free axis; of the two such
             # grasps, the one that keeps the wrist nearer its home angle over pick and place
             free_axis = self._slot_grasp_axis(scene, target_slot, block)
-            letter_up = _yaw_of(rotation, 1)
+            letter_up = yaw_of(rotation, 1)
             turn = self._board_yaw + np.pi / 2 - letter_up  # carried turn, pick to place
             slot_xy = scene.body_position(target_slot)[:2]
 
@@ -1027,7 +1031,7 @@ class CrosswordTask:
         """(block centre - TCP) in the base frame, the block's letter yaw and the TCP yaw."""
         tcp = scene.data.site(_TCP).xpos - scene.base_pos
         rotation = scene.body_rotation(block)
-        return scene.body_position(block) - tcp, _yaw_of(rotation, 1), self._tcp_yaw(scene)
+        return scene.body_position(block) - tcp, yaw_of(rotation, 1), self._tcp_yaw(scene)
 
     def _place_pose(self, scene: SceneState, block: str, xy: np.ndarray, surface: float,
                     yaw: float) -> np.ndarray:

@@ -1,6 +1,6 @@
 """``AgenticEnv/Kitchen-v0``: long-horizon kitchen chores with a drawer, a pot and a bowl.
 
-**Description.** A kitchen cabinet with one drawer (:mod:`agentic_env.cabinet`, the PDDL
+**Description.** A kitchen cabinet with one drawer (:mod:`agentic_env.sim.cabinet`, the PDDL
 drawer ``top-drawer``) stands on the table to the robot's left, its front facing the robot.
 On the right stand a pot with two handles and a low bowl (both static containers), a spice
 bottle, a blue snack pack, a chicken leg (in the pot) and two distractors (a tomato and a
@@ -73,8 +73,14 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from agentic_env.actions import close_drawer, open_drawer, pick, place, top_down_pose
-from agentic_env.cabinet import (
+from agentic_env.contract.actions import close_drawer, open_drawer, pick, place, top_down_pose
+from agentic_env.contract.trial import TrialSpec
+from agentic_env.contract.workcell import ROBOT_PREFIX
+from agentic_env.errors import InvalidConfigError
+from agentic_env.geometry.rotations import fold_angle, rotation_z, wrap_angle, yaw_of
+from agentic_env.pddl.planning import PlanStep
+from agentic_env.robot.constants import TCP_SITE, TCP_TO_FINGERTIP
+from agentic_env.sim.cabinet import (
     CabinetSpec,
     add_cabinet,
     drawer_interior,
@@ -85,16 +91,13 @@ from agentic_env.cabinet import (
     set_cabinet_pose,
     set_drawer_opening,
 )
-from agentic_env.errors import InvalidConfigError
-from agentic_env.planning import PlanStep
-from agentic_env.props import PROP_FRICTION, PROP_SOLREF, ObjectSpec, Part
-from agentic_env.robot import TCP_SITE, TCP_TO_FINGERTIP
-from agentic_env.scene import ROBOT_PREFIX, SceneBuilder
+from agentic_env.sim.props import PROP_FRICTION, PROP_SOLREF, ObjectSpec, Part
+from agentic_env.sim.scene import SceneBuilder
+from agentic_env.sim.state import Box, SceneState, holding
 from agentic_env.tasks import symbolic
-from agentic_env.tasks.base import SceneState, TaskEvaluation
+from agentic_env.tasks.base import TaskEvaluation
 from agentic_env.tasks.instructions import Instruction, choose_instruction
-from agentic_env.tasks.predicates import Box, hand_facts, holding, lowest_point, on_table
-from agentic_env.tasks.trial import TrialSpec
+from agentic_env.tasks.predicates import hand_facts, lowest_point, on_table
 
 #: PDDL name of the cabinet's drawer.
 DRAWER = "top-drawer"
@@ -315,24 +318,6 @@ class KitchenConfig:
                                         wall_thickness=0.007, rgba=(0.55, 0.72, 0.55, 1.0))
 
 
-def _yaw_of(rotation: np.ndarray) -> float:
-    return float(np.arctan2(rotation[1, 0], rotation[0, 0]))
-
-
-def _wrap(angle: float) -> float:
-    return float((angle + np.pi) % (2 * np.pi) - np.pi)
-
-
-def _fold(angle: float) -> float:
-    """An angle folded into [-pi/2, pi/2) (a parallel gripper's symmetry)."""
-    return float((angle + np.pi / 2) % np.pi - np.pi / 2)
-
-
-def _rz(yaw: float) -> np.ndarray:
-    c, s = np.cos(yaw), np.sin(yaw)
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-
-
 def _segments_hit_box(start: np.ndarray, end: np.ndarray, low: np.ndarray,
                       high: np.ndarray) -> np.ndarray:
     """Whether each 2-D segment from ``start[i]`` to ``end[i]`` (N, 2) meets the box
@@ -421,7 +406,7 @@ class KitchenTask:
         for name in on_table:
             item = self.items[name]
             x, y, yaw = layout[name]
-            centre = _rz(yaw) @ np.asarray(item.centre)
+            centre = rotation_z(yaw) @ np.asarray(item.centre)
             scene.set_free_body_pose(name, np.array([x - centre[0], y - centre[1],
                                                      item.rest_height + 1e-3]), yaw)
         self._put_chicken_in_pot(scene, rng)
@@ -446,7 +431,7 @@ class KitchenTask:
         cab = self.config.cabinet
         depth, width, _ = cab.size
         front_reach = cab.drawer_travel + cab.handle_standoff + cab.handle_radius
-        rotation = _rz(self._yaw)[:2, :2]
+        rotation = rotation_z(self._yaw)[:2, :2]
         # in the cabinet frame it spans x from -depth/2 - front_reach to depth/2
         centre = self.cabinet_origin()[:2] + rotation @ np.array([-front_reach / 2, 0.0])
         half = np.array([(depth + front_reach) / 2, width / 2])
@@ -504,7 +489,7 @@ class KitchenTask:
         handle pulled out by ``open_distance``."""
         cab = self.config.cabinet
         local = -cab.size[0] / 2 - self.config.open_distance - cab.handle_standoff - 0.1
-        return self.cabinet_origin()[:2] + _rz(self._yaw)[:2, :2] @ np.array([local, 0.0])
+        return self.cabinet_origin()[:2] + rotation_z(self._yaw)[:2, :2] @ np.array([local, 0.0])
 
     @property
     def dressing_keepout(self) -> list[list[float]]:
@@ -577,7 +562,7 @@ class KitchenTask:
         item = self.items[CHICKEN]
         yaw = float(rng.uniform(-np.pi, np.pi))
         x, y, _ = self._container_pose[POT]
-        centre = _rz(yaw) @ np.asarray(item.centre)
+        centre = rotation_z(yaw) @ np.asarray(item.centre)
         z = self.config.pot.floor_top + item.rest_height + 1e-3
         scene.set_free_body_pose(CHICKEN, np.array([x - centre[0], y - centre[1], z]), yaw)
 
@@ -744,16 +729,16 @@ class KitchenTask:
         elif item.round and abs(axis[2]) > 0.7:  # upright: any yaw, keep the wrist centred
             yaw = 0.0
         elif item.round:  # a cylinder on its side: close across its axis
-            yaw = _fold(float(np.arctan2(axis[1], axis[0])) + np.pi / 2)
+            yaw = fold_angle(float(np.arctan2(axis[1], axis[0])) + np.pi / 2)
         else:
-            yaw = _fold(_yaw_of(rotation))
+            yaw = fold_angle(yaw_of(rotation))
         position[2] = max(position[2],
                           lowest_point(scene, name) + TCP_TO_FINGERTIP + _FINGERTIP_CLEARANCE)
         return top_down_pose(position, yaw)
 
     def _tcp(self, scene: SceneState) -> tuple[np.ndarray, float]:
         site = scene.data.site(ROBOT_PREFIX + TCP_SITE)
-        return site.xpos - scene.base_pos, _yaw_of(site.xmat.reshape(3, 3))
+        return site.xpos - scene.base_pos, yaw_of(site.xmat.reshape(3, 3))
 
     def place_pose(self, scene: SceneState, name: str, target_xy: np.ndarray, surface: float,
                    yaw: float | None = None) -> np.ndarray:
@@ -762,8 +747,8 @@ class KitchenTask:
         (``None``: as now)."""
         tcp, tcp_yaw = self._tcp(scene)
         target_yaw = tcp_yaw if yaw is None else yaw
-        turn = _wrap(target_yaw - tcp_yaw)
-        offset = _rz(turn)[:2, :2] @ (self.item_centre(scene, name)[:2] - tcp[:2])
+        turn = wrap_angle(target_yaw - tcp_yaw)
+        offset = rotation_z(turn)[:2, :2] @ (self.item_centre(scene, name)[:2] - tcp[:2])
         hang = max(tcp[2] - lowest_point(scene, name), TCP_TO_FINGERTIP)
         position = np.array([*(np.asarray(target_xy) - offset), surface + hang + _RELEASE_GAP])
         return top_down_pose(position, target_yaw)
@@ -795,7 +780,7 @@ class KitchenTask:
                         approach)
         # on the table and in containers the item may turn by pi with the parallel gripper:
         # take the wrist yaw of the two nearer zero (e.g. after the drawer's outward yaw)
-        folded = _fold(self._tcp(scene)[1])
+        folded = fold_angle(self._tcp(scene)[1])
         if name == "place-on-table":
             target = self._free_table_spot(scene, args[0])
             return place(self.place_pose(scene, args[0], target, 0.0, folded), _TABLE_APPROACH)

@@ -22,9 +22,7 @@ from dataclasses import dataclass
 import mujoco
 import numpy as np
 
-from agentic_env.robot import FINGER_PAD_GEOMS
-from agentic_env.scene import ROBOT_PREFIX
-from agentic_env.tasks.base import SceneState
+from agentic_env.sim.state import Box, SceneState, body_box, holding
 
 
 @dataclass(frozen=True)
@@ -37,43 +35,6 @@ class Tolerances:
 
 
 DEFAULT_TOLERANCES = Tolerances()
-
-
-@dataclass(frozen=True)
-class Box:
-    """An axis-aligned box in the base frame: ``low`` and ``high`` corners (3,), metres."""
-
-    low: np.ndarray
-    high: np.ndarray
-
-    @property
-    def centre(self) -> np.ndarray:
-        """Centre (3,), metres."""
-        return (self.low + self.high) / 2.0
-
-    def contains_xy(self, point: np.ndarray, margin: float = 0.0) -> bool:
-        """Whether ``point``'s x, y lie within the box grown by ``margin``."""
-        return bool(np.all(point[:2] >= self.low[:2] - margin)
-                    and np.all(point[:2] <= self.high[:2] + margin))
-
-    def contains(self, point: np.ndarray) -> bool:
-        """Whether ``point`` (3,) lies inside the box."""
-        return bool(np.all(point >= self.low) and np.all(point <= self.high))
-
-
-def body_box(scene: SceneState, body: str) -> Box:
-    """Axis-aligned bounding box (base frame) of the colliding geoms of ``body``."""
-    model, data = scene.model, scene.data
-    body_id = model.body(body).id
-    geoms = np.flatnonzero((model.geom_bodyid == body_id)
-                           & ((model.geom_contype != 0) | (model.geom_conaffinity != 0)))
-    rotations = data.geom_xmat[geoms].reshape(-1, 3, 3)
-    centres = data.geom_xpos[geoms] + np.einsum("gij,gj->gi", rotations,
-                                                 model.geom_aabb[geoms, :3])
-    extents = np.einsum("gij,gj->gi", np.abs(rotations), model.geom_aabb[geoms, 3:])
-    low = np.min(centres - extents, axis=0) - scene.base_pos
-    high = np.max(centres + extents, axis=0) - scene.base_pos
-    return Box(low, high)
 
 
 def lowest_point(scene: SceneState, body: str) -> float:
@@ -128,24 +89,6 @@ def inside(scene: SceneState, body: str, region: Box) -> bool:
     return region.contains(scene.body_position(body)) and not holding(scene, body)
 
 
-def holding(scene: SceneState, body: str) -> bool:
-    """``body`` touches a pad of each finger."""
-    touched = _pads_touching(scene, body)
-    return any("left" in pad for pad in touched) and any("right" in pad for pad in touched)
-
-
-def _pads_touching(scene: SceneState, body: str) -> set[str]:
-    model, data = scene.model, scene.data
-    body_id = model.body(body).id
-    pads = {model.geom(ROBOT_PREFIX + name).id: name for name in FINGER_PAD_GEOMS}
-    touched: set[str] = set()
-    for g1, g2 in data.contact.geom[: data.ncon]:
-        for pad, other in ((g1, g2), (g2, g1)):
-            if pad in pads and model.geom_bodyid[other] == body_id:
-                touched.add(pads[pad])
-    return touched
-
-
 def hand_facts(scene: SceneState, bodies: Iterable[str]) -> set[str]:
     """PDDL facts of the hand: ``holding x`` for each held body of ``bodies``, else
     ``hand-empty``."""
@@ -177,7 +120,3 @@ def upright(scene: SceneState, body: str, tol: Tolerances = DEFAULT_TOLERANCES) 
     return tilt_degrees(scene, body) <= tol.upright_angle
 
 
-def free_body_names(model: mujoco.MjModel) -> list[str]:
-    """Names of all bodies with a free joint (task objects and distractors)."""
-    return [model.body(model.jnt_bodyid[j]).name for j in range(model.njnt)
-            if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE]

@@ -24,7 +24,7 @@ picked from above across its body (closing axis perpendicular to the handle) and
 above with the yaw changed by the handle's missing rotation. Place poses are computed from
 the object's actual pose in the hand (a grasp that slipped is compensated) and release it
 5 mm above the table; the yaw of a turning place is free and is searched, leaning away from
-the robot first, for a pose that the primitives' planner (:class:`agentic_env.kinematics
+the robot first, for a pose that the primitives' planner (:class:`agentic_env.robot.kinematics
 .ArmKinematics`, Cartesian paths via the 25 cm transit height) reaches and along whose path
 a kinematic sweep of the arm and the held object (MuJoCo collision detection with 1 cm
 margins) touches nothing. Objects roll with friction (``condim`` 6) so a lying bottle stays
@@ -63,31 +63,33 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from agentic_env.actions import pick, place
-from agentic_env.contract import Workspace
-from agentic_env.errors import InvalidConfigError
-from agentic_env.kinematics import ArmKinematics
-from agentic_env.motion import MotionLimits, PlanningError, plan_through
-from agentic_env.planning import PlanStep
-from agentic_env.primitives import PrimitiveConfig, approach_via
-from agentic_env.props import ObjectSpec, Part
-from agentic_env.reorienting import (
+from agentic_env.contract.actions import pick, place
+from agentic_env.contract.spaces import Workspace
+from agentic_env.contract.trial import TrialSpec
+from agentic_env.contract.workcell import ROBOT_PREFIX, TABLE_HEIGHT
+from agentic_env.errors import InvalidConfigError, MotionPlanningError
+from agentic_env.geometry.rotations import rotation_between, rotation_z, unit
+from agentic_env.pddl.planning import PlanStep
+from agentic_env.primitives.paths import approach_via
+from agentic_env.primitives.types import PrimitiveConfig
+from agentic_env.robot.constants import GRIPPER_PREFIX, TCP_SITE, TCP_TO_FINGERTIP
+from agentic_env.robot.kinematics import ArmKinematics
+from agentic_env.robot.model import RobotIndices
+from agentic_env.robot.motion import MotionLimits, plan_through
+from agentic_env.robot.reorienting import (
     goal_axis,
     handle_direction,
     leaning_pose,
     needs_turn,
-    rotation_between,
-    rotation_z,
     turned_rotations,
-    unit,
 )
-from agentic_env.robot import GRIPPER_PREFIX, TCP_SITE, TCP_TO_FINGERTIP, RobotIndices
-from agentic_env.scene import ROBOT_PREFIX, TABLE_HEIGHT, SceneBuilder
+from agentic_env.sim.props import ObjectSpec, Part
+from agentic_env.sim.scene import SceneBuilder
+from agentic_env.sim.state import SceneState, body_box, holding
 from agentic_env.tasks import symbolic
-from agentic_env.tasks.base import SceneState, TaskEvaluation
+from agentic_env.tasks.base import TaskEvaluation
 from agentic_env.tasks.instructions import Instruction, choose_instruction
-from agentic_env.tasks.predicates import body_box, hand_facts, holding
-from agentic_env.tasks.trial import TrialSpec
+from agentic_env.tasks.predicates import hand_facts
 
 FAMILIES: tuple[str, ...] = ("bottle", "box", "mug")
 #: Handle directions a mug can be asked for, and how instructions say them.
@@ -726,7 +728,7 @@ class ReorientationTask:
             return None
         try:
             return plan_through(self._arm(), q, via, MotionLimits())
-        except PlanningError:
+        except MotionPlanningError:
             return None
 
     def _transit(self, q: np.ndarray, target: np.ndarray, approach: float) -> list[np.ndarray]:
@@ -760,7 +762,7 @@ class ReorientationTask:
         return symbolic.expert_actions(self, scene)
 
 
-#: Primitive defaults the expert plans with (see :class:`agentic_env.primitives
+#: Primitive defaults the expert plans with (see :class:`agentic_env.primitives.executor
 #: .PrimitiveConfig`): transit height, lift height, approach distance, metres.
 _LIFT_HEIGHT = 0.12
 _APPROACH = 0.1

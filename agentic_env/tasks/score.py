@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agentic_env.planning import PlanStep
+from agentic_env.pddl.planning import PlanStep
 
 __all__ = ["GOAL_CHECKER_PENALTY", "ProgressScore", "progress_score"]
 
@@ -60,7 +60,7 @@ def progress_score(
 
     * ``N`` is the number of actions in the *reference* (required) sequence, e.g. the
       optimal plan of the true problem from the episode's initial state
-      (:func:`agentic_env.planning.solve`). The paper's text calls ``N`` "the total number
+      (:func:`agentic_env.pddl.planning.solve`). The paper's text calls ``N`` "the total number
       of executed actions"; normalising by the executed count would let an agent that
       executes the first required action and stops score (1 - 0) / 1 = 1, so we normalise
       by the required count: stopping early scores ``N_done / N`` and only completing the

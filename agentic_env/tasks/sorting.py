@@ -47,18 +47,21 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from agentic_env.actions import pick, place, top_down_pose
+from agentic_env.contract.actions import pick, place, top_down_pose
+from agentic_env.contract.trial import TrialSpec
+from agentic_env.contract.workcell import ROBOT_PREFIX, TABLE_HEIGHT
 from agentic_env.errors import InvalidConfigError
-from agentic_env.planning import PlanStep
-from agentic_env.props import BinSpec
-from agentic_env.robot import TCP_SITE, TCP_TO_FINGERTIP
-from agentic_env.scene import ROBOT_PREFIX, TABLE_HEIGHT, SceneBuilder
+from agentic_env.geometry.rotations import wrap_angle, yaw_of
+from agentic_env.pddl.planning import PlanStep
+from agentic_env.robot.constants import TCP_SITE, TCP_TO_FINGERTIP
+from agentic_env.sim.props import BinSpec
+from agentic_env.sim.scene import SceneBuilder
+from agentic_env.sim.state import Box, SceneState
 from agentic_env.tasks import symbolic
-from agentic_env.tasks.base import SceneState, TaskEvaluation
+from agentic_env.tasks.base import TaskEvaluation
 from agentic_env.tasks.catalogue import CATALOGUE, CatalogueEntry
 from agentic_env.tasks.instructions import Instruction, choose_instruction, join_words
-from agentic_env.tasks.predicates import Box, hand_facts, inside, lowest_point, on_table
-from agentic_env.tasks.trial import TrialSpec
+from agentic_env.tasks.predicates import hand_facts, inside, lowest_point, on_table
 
 RULES: tuple[str, ...] = ("fruit", "food_toys", "colour", "category")
 #: Classes of the ``category`` rule and ``food_toys``: label -> catalogue categories.
@@ -164,14 +167,6 @@ class Group:
     label: str
     container: str
     items: tuple[str, ...]
-
-
-def _yaw_of(rotation: np.ndarray) -> float:
-    return float(np.arctan2(rotation[1, 0], rotation[0, 0]))
-
-
-def _wrap(angle: float) -> float:
-    return float((angle + np.pi) % (2 * np.pi) - np.pi)
 
 
 def _rz(yaw: float) -> np.ndarray:
@@ -610,7 +605,7 @@ class SortingTask:
     def rest_yaw(self, scene: SceneState, name: str) -> float:
         """Yaw of the object's rest frame (x = long axis) about the vertical, radians."""
         rotation = scene.body_rotation(name) @ self.items[name].rest_rotation.T
-        return _yaw_of(rotation)
+        return yaw_of(rotation)
 
     def _reference_xy(self, scene: SceneState, name: str) -> np.ndarray:
         """Centre of the object's footprint (base frame x, y)."""
@@ -632,7 +627,7 @@ class SortingTask:
 
     def _tcp(self, scene: SceneState) -> tuple[np.ndarray, float]:
         site = scene.data.site(ROBOT_PREFIX + TCP_SITE)
-        return site.xpos - scene.base_pos, _yaw_of(site.xmat.reshape(3, 3))
+        return site.xpos - scene.base_pos, yaw_of(site.xmat.reshape(3, 3))
 
     def drop_action(self, scene: SceneState, name: str, target_xy: np.ndarray,
                     bottom_z: float, object_yaw: float | None = None) -> dict[str, Any]:
@@ -646,7 +641,7 @@ class SortingTask:
         offset = _rz(turn) @ (self._reference_xy(scene, name) - tcp[:2])
         above_bottom = max(tcp[2] - lowest_point(scene, name), TCP_TO_FINGERTIP)
         position = np.array([*(np.asarray(target_xy) - offset), bottom_z + above_bottom])
-        return place(top_down_pose(position, _wrap(tcp_yaw + turn)))
+        return place(top_down_pose(position, wrap_angle(tcp_yaw + turn)))
 
     def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
         """``pick`` / ``pick-from``: a top grasp; ``place-in``: release above the object's

@@ -25,24 +25,19 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from agentic_env.actions import box_top_grasp_yaw, pick, place, top_down_pose
+from agentic_env.contract.actions import box_top_grasp_yaw, pick, place, top_down_pose
+from agentic_env.contract.trial import TrialSpec
+from agentic_env.contract.workcell import TABLE_HEIGHT
 from agentic_env.errors import InvalidConfigError
-from agentic_env.planning import PlanStep
-from agentic_env.props import ObjectSpec
-from agentic_env.robot import TCP_TO_FINGERTIP
-from agentic_env.scene import TABLE_HEIGHT, SceneBuilder
+from agentic_env.pddl.planning import PlanStep
+from agentic_env.robot.constants import TCP_TO_FINGERTIP
+from agentic_env.sim.props import ObjectSpec
+from agentic_env.sim.scene import SceneBuilder
+from agentic_env.sim.state import Box, SceneState, body_box
 from agentic_env.tasks import symbolic
-from agentic_env.tasks.base import SceneState, TaskEvaluation
+from agentic_env.tasks.base import TaskEvaluation
 from agentic_env.tasks.instructions import Instruction, choose_instruction, join_words
-from agentic_env.tasks.predicates import (
-    Box,
-    body_box,
-    clear,
-    hand_facts,
-    on_table,
-    on_top_of,
-)
-from agentic_env.tasks.trial import TrialSpec
+from agentic_env.tasks.predicates import clear, hand_facts, on_table, on_top_of
 
 #: PDDL name of the bare table (an ``object``: the Fig. 9 domain has no table type).
 TABLE = "table"

@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from agentic_env.planning import PlanNotFoundError, PlanStep, load_domain, problem_text, solve
-from agentic_env.tasks.base import SceneState, SymbolicTask
+from agentic_env.pddl.planning import PlanNotFoundError, PlanStep, load_domain, problem_text, solve
+from agentic_env.sim.state import SceneState
+from agentic_env.tasks.base import SymbolicTask
 from agentic_env.tasks.score import ProgressScore, progress_score
 
 #: Facts a pick removes -> the PDDL action that names the pick (args: object, then source).

@@ -18,14 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from agentic_env.actions import box_top_grasp_yaw, pick, place, top_down_pose
+from agentic_env.contract.actions import box_top_grasp_yaw, pick, place, top_down_pose
+from agentic_env.contract.trial import TrialSpec
 from agentic_env.errors import InvalidConfigError
-from agentic_env.props import BinSpec, ObjectSpec
-from agentic_env.robot import TCP_TO_FINGERTIP
-from agentic_env.scene import SceneBuilder
-from agentic_env.tasks.base import SceneState, TaskEvaluation
+from agentic_env.robot.constants import TCP_TO_FINGERTIP
+from agentic_env.sim.props import BinSpec, ObjectSpec
+from agentic_env.sim.scene import SceneBuilder
+from agentic_env.sim.state import SceneState
+from agentic_env.tasks.base import TaskEvaluation
 from agentic_env.tasks.instructions import Instruction, join_words
-from agentic_env.tasks.trial import TrialSpec
 
 _CUBE_COLOURS: dict[str, tuple[float, float, float, float]] = {
     "red": (0.85, 0.12, 0.10, 1.0),

@@ -2,7 +2,7 @@
 
 Everything here works from observations only (point clouds in the robot base frame, the TCP
 pose from proprioception); nothing reads the simulator. Conventions: base frame z up, table
-top z = 0, top-down TCP poses from :func:`agentic_env.actions.top_down_pose` (yaw turns the
+top z = 0, top-down TCP poses from :func:`agentic_env.contract.actions.top_down_pose` (yaw turns the
 closing axis about the vertical).
 """
 
@@ -12,10 +12,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from agentic_env.actions import top_down_pose
 from agentic_env.agents.perception import GraspCandidate, PointCloud
-from agentic_env.contract import Workspace
-from agentic_env.robot import TCP_TO_FINGERTIP
+from agentic_env.contract.actions import top_down_pose
+from agentic_env.contract.spaces import Workspace
+from agentic_env.geometry.rotations import wrap_angle
+from agentic_env.robot.constants import TCP_TO_FINGERTIP
 
 #: Gap (m) between a placed object's bottom and the surface under it at release.
 RELEASE_GAP = 0.008
@@ -82,11 +83,6 @@ def fold_grasp(candidate: GraspCandidate, reference_yaw: float) -> GraspCandidat
 def yaw_offset(pose: np.ndarray, reference_yaw: float) -> float:
     """Signed angle (rad, in [-pi, pi)) from ``reference_yaw`` to the yaw of ``pose``."""
     return wrap_angle(float(np.arctan2(pose[1, 0], pose[0, 0])) - reference_yaw)
-
-
-def wrap_angle(angle: float) -> float:
-    """``angle`` (rad) wrapped into [-pi, pi)."""
-    return float((angle + np.pi) % (2 * np.pi) - np.pi)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from agentic_env.agents.models.base import (
 from agentic_env.agents.models.budget import Budget
 from agentic_env.agents.models.registry import ModelRouter
 from agentic_env.errors import AgenticEnvError
-from agentic_env.planning import PlanStep
+from agentic_env.pddl.planning import PlanStep
 
 _BOOL = {"type": "boolean"}
 _TEXT = {"type": "string"}

@@ -20,16 +20,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agentic_env.actions import (
-    close_drawer,
-    home,
-    move_to,
-    open_drawer,
-    pick,
-    place,
-    top_down_pose,
-    vector_to_pose,
-)
 from agentic_env.agents.agenticlab import grounding, reorient
 from agentic_env.agents.agenticlab.modules import (
     ModuleContext,
@@ -54,9 +44,18 @@ from agentic_env.agents.perception import (
     render_grasp,
     target_cloud,
 )
-from agentic_env.contract import PRIMITIVES, Workspace
-from agentic_env.kinematics import ArmKinematics
-from agentic_env.planning import (
+from agentic_env.contract.actions import (
+    close_drawer,
+    home,
+    move_to,
+    open_drawer,
+    pick,
+    place,
+    top_down_pose,
+    vector_to_pose,
+)
+from agentic_env.contract.spaces import PRIMITIVES, Workspace
+from agentic_env.pddl.planning import (
     PDDLError,
     PlanNotFoundError,
     PlanStep,
@@ -65,7 +64,8 @@ from agentic_env.planning import (
     step_conditions,
     validate,
 )
-from agentic_env.robot import HOME_JOINT_POSITIONS
+from agentic_env.robot.constants import HOME_JOINT_POSITIONS
+from agentic_env.robot.kinematics import ArmKinematics
 
 #: A turned place blocked on its way down (the object met the table early) is tried again
 #: this much higher (m), at most this many times.
@@ -90,7 +90,7 @@ class RobotIO(Protocol):
     workspace: Workspace
 
     def observe(self) -> dict[str, np.ndarray]:
-        """A fresh observation (see :mod:`agentic_env.contract`)."""
+        """A fresh observation (see :mod:`agentic_env.contract.spaces`)."""
         ...
 
     def act(self, action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

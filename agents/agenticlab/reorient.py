@@ -7,7 +7,7 @@ purpose: a box around the object (its *axis* is the box's z, from base to top), 
 a lying object is its base (the wider end: a bottle's neck is narrower), and for an upright
 object with a handle, where the handle points (the box's x).
 
-The strategy follows the geometry of :mod:`agentic_env.reorienting`: a pose that needs a
+The strategy follows the geometry of :mod:`agentic_env.robot.reorienting`: a pose that needs a
 turn of about 90 deg is split between a pick with the tool leaning 45 deg (35, 55, 25, 65,
 15 deg if that cannot be planned) and a place leaning the other way; a turn about the
 vertical (a mug's handle) is done by the wrist between a top-down pick and place.
@@ -19,21 +19,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agentic_env.contract import Workspace
-from agentic_env.kinematics import ArmKinematics
-from agentic_env.motion import MotionLimits, PlanningError, plan_through
-from agentic_env.primitives import PrimitiveConfig, approach_via
-from agentic_env.reorienting import (
+from agentic_env.contract.spaces import Workspace
+from agentic_env.errors import MotionPlanningError
+from agentic_env.geometry.rotations import rotation_between, rotation_z, unit
+from agentic_env.primitives.paths import approach_via
+from agentic_env.primitives.types import PrimitiveConfig
+from agentic_env.robot.constants import TCP_TO_FINGERTIP
+from agentic_env.robot.kinematics import ArmKinematics
+from agentic_env.robot.motion import MotionLimits, plan_through
+from agentic_env.robot.reorienting import (
     goal_axis,
     handle_direction,
     leaning_pose,
     needs_turn,
-    rotation_between,
-    rotation_z,
     turned_rotations,
-    unit,
 )
-from agentic_env.robot import TCP_TO_FINGERTIP
 
 #: Tool tilts (degrees from straight down) tried for a pick that turns the object, best first.
 GRASP_TILTS: tuple[float, ...] = (45.0, 35.0, 55.0, 25.0, 65.0, 15.0)
@@ -265,6 +265,6 @@ class Reorienter:
             return False
         try:
             plan_through(self._kinematics, q, via, MotionLimits())
-        except PlanningError:
+        except MotionPlanningError:
             return False
         return True

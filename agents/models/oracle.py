@@ -26,7 +26,7 @@ import numpy as np
 
 from agentic_env.agents.models.base import MODULES, Completion, ModelError, ModelQuery, Usage
 from agentic_env.errors import InvalidConfigError
-from agentic_env.planning import problem_text
+from agentic_env.pddl.planning import problem_text
 from agentic_env.tasks.base import SymbolicTask
 
 if TYPE_CHECKING:
@@ -280,8 +280,8 @@ class SimOracle:
 
     def _grasp_truth(self, target: str, pose: np.ndarray) -> tuple[bool, bool]:
         """(the closing segment passes through the target, the fingertips clear the table)."""
-        from agentic_env.robot import TCP_TO_FINGERTIP
-        from agentic_env.tasks.predicates import body_box
+        from agentic_env.robot.constants import TCP_TO_FINGERTIP
+        from agentic_env.sim.state import body_box
 
         scene = self._env.scene_state
         try:

@@ -2,7 +2,7 @@
 pixels and boxes to 3D, target segmentation, antipodal grasp candidates collision-checked
 against the fin-ray gripper's geometry, and pictures for traces and VLM grasp evaluation.
 
-Everything reads only the observation contract (:mod:`agentic_env.contract`), never
+Everything reads only the observation contract (:mod:`agentic_env.contract.spaces`), never
 privileged simulator state, so it runs unchanged on the real robot.
 """
 

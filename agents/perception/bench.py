@@ -23,11 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agentic_env.actions import move_to, pick, top_down_pose
 from agentic_env.agents.perception.grasping import grasp_candidates
 from agentic_env.agents.perception.pointcloud import camera_cloud, project_to_image
 from agentic_env.agents.perception.segmentation import target_cloud
-from agentic_env.tasks.predicates import body_box, lowest_point
+from agentic_env.contract.actions import move_to, pick, top_down_pose
+from agentic_env.sim.state import body_box
+from agentic_env.tasks.predicates import lowest_point
 
 logger = logging.getLogger(__name__)
 #: Height of the TCP above the object's top for a wrist-camera view, m.

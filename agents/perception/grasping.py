@@ -46,7 +46,7 @@ from agentic_env.agents.perception.gripper import (
     gripper_geometry,
 )
 from agentic_env.agents.perception.pointcloud import PointCloud
-from agentic_env.primitives import PrimitiveConfig
+from agentic_env.primitives.types import PrimitiveConfig
 
 #: Opening beyond the object's width the pick primitive adds before closing, m.
 OPEN_MARGIN = PrimitiveConfig().open_margin
@@ -76,7 +76,7 @@ class GraspCandidate:
     Attributes:
         pose: (4, 4) TCP pose in the robot base frame (z = approach, y = closing), metres.
         width: object width between the pads at the grasp, m: the ``width`` to give
-            :func:`agentic_env.actions.pick` (it adds its own opening margin).
+            :func:`agentic_env.contract.actions.pick` (it adds its own opening margin).
         score: 0..1, higher is better; the weighted sum of ``details``' terms.
         details: named score terms (each 0..1) plus ``tilt_deg`` and ``clearance_m``.
     """

@@ -1,11 +1,11 @@
 """RGB-D observations to point clouds in the robot base frame.
 
-Every function reads only the observation contract (:mod:`agentic_env.contract`): the camera's
+Every function reads only the observation contract (:mod:`agentic_env.contract.spaces`): the camera's
 ``<cam>_rgb``, ``<cam>_depth`` (metres, 0 = no return), ``<cam>_intrinsics`` (OpenCV pinhole)
 and ``<cam>_extrinsics`` (camera -> robot base). Points are in the robot base frame (z up, the
 table top is z = 0), metres. Pixels are ``(u, v)`` = (column, row) integers; pixel ``(u, v)``
 covers ``[u, u+1) x [v, v+1)`` in the continuous image coordinates of
-:func:`agentic_env.cameras.project_points`.
+:func:`agentic_env.sim.cameras.project_points`.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agentic_env.actions import vector_to_pose
 from agentic_env.agents.perception.gripper import gripper_geometry, points_in_boxes
-from agentic_env.cameras import depth_to_points, project_points
+from agentic_env.contract.actions import vector_to_pose
 from agentic_env.errors import InvalidConfigError
+from agentic_env.geometry.camera import depth_to_points, project_points
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def camera_cloud(obs: Mapping[str, np.ndarray], camera: str, stride: int = 1,
     """The cloud of every pixel of ``camera`` with a depth return (base frame).
 
     Args:
-        obs: an observation dict (see :mod:`agentic_env.contract`).
+        obs: an observation dict (see :mod:`agentic_env.contract.spaces`).
         camera: ``shoulder`` or ``wrist``.
         stride: keep every ``stride``-th row and column (>= 1), to thin the cloud.
         keep_gripper: keep the points of the robot's own gripper (by default they are

@@ -6,7 +6,7 @@ each a context manager around ``connect()`` / ``disconnect()``. The hardware dri
 :class:`~agentic_env.real.real_env.RealEnv` runs the same code over either.
 
 Frames: the arm reports in the UR controller's base frame (the robot base frame of
-:mod:`agentic_env.contract`); TCP poses are UR pose vectors ``x, y, z`` (m) and a rotation
+:mod:`agentic_env.contract.spaces`); TCP poses are UR pose vectors ``x, y, z`` (m) and a rotation
 vector ``rx, ry, rz`` (rad).
 """
 

@@ -38,7 +38,7 @@ from agentic_env.real.drivers.protocol import (
     metres_to_um,
     um_to_metres,
 )
-from agentic_env.robot import GRIPPER_WIDTH_RANGE
+from agentic_env.robot.constants import GRIPPER_WIDTH_RANGE
 
 logger = logging.getLogger(__name__)
 #: Shortest write timeout, seconds: a write only blocks when the port is stuck, and pyserial

@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from agentic_env.contract.trial import TrialSpec
+from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
-from agentic_env.kinematics import ArmKinematics
 from agentic_env.real.calibration import Calibration
 from agentic_env.real.hardware import Hardware
 from agentic_env.real.real_env import RealEnv
@@ -22,8 +23,7 @@ from agentic_env.real.twin.arm import TwinArm
 from agentic_env.real.twin.camera import TwinCamera, azure_kinect_twin, realsense_d405_twin
 from agentic_env.real.twin.gripper import serial_gripper_twin
 from agentic_env.real.twin.world import TwinWorld
-from agentic_env.scene import SceneConfig
-from agentic_env.tasks.trial import TrialSpec
+from agentic_env.robot.kinematics import ArmKinematics
 
 
 @dataclass

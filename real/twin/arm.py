@@ -14,16 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agentic_env.kinematics import ArmKinematics
-from agentic_env.motion import (
-    MotionLimits,
-    PlanningError,
-    exp_rotation,
-    log_rotation,
-    plan_cartesian_path,
-    plan_joint_path,
-    time_parameterize,
-)
+from agentic_env.errors import MotionPlanningError
+from agentic_env.geometry.rotations import exp_rotation, log_rotation
 from agentic_env.real.drivers.base import (
     ArmState,
     CommandRejectedError,
@@ -32,7 +24,14 @@ from agentic_env.real.drivers.base import (
     SafetyBits,
 )
 from agentic_env.real.twin.world import TwinWorld
-from agentic_env.robot import JOINT_SPEED_LIMIT
+from agentic_env.robot.constants import JOINT_SPEED_LIMIT
+from agentic_env.robot.kinematics import ArmKinematics
+from agentic_env.robot.motion import (
+    MotionLimits,
+    plan_cartesian_path,
+    plan_joint_path,
+    time_parameterize,
+)
 
 #: Joint speed below which a braking arm counts as at rest, rad/s.
 _REST_SPEED = 0.005
@@ -154,7 +153,7 @@ class TwinArm(Connectable):
             limits = MotionLimits(joint_speed_fraction=min(1.0, speed / JOINT_SPEED_LIMIT))
             try:
                 path = plan_joint_path(self.kinematics, start, np.asarray(q, float), limits)
-            except PlanningError as error:
+            except MotionPlanningError as error:
                 raise CommandRejectedError(f"moveJ refused: {error}") from None
             self._follow(time_parameterize(path, self.control_dt, limits))
 
@@ -167,7 +166,7 @@ class TwinArm(Connectable):
             limits = MotionLimits(max_linear_speed=speed)
             try:
                 path = plan_cartesian_path(self.kinematics, start, pose_matrix(pose), limits)
-            except PlanningError as error:
+            except MotionPlanningError as error:
                 raise CommandRejectedError(f"moveL refused: {error}") from None
             self._follow(time_parameterize(path, self.control_dt, limits))
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agentic_env.cameras import CameraConfig, CameraRenderer
+from agentic_env.geometry.camera import CameraConfig
 from agentic_env.real.drivers.base import (
     Connectable,
     ConnectionLostError,
@@ -23,6 +23,7 @@ from agentic_env.real.drivers.base import (
     RawFrame,
 )
 from agentic_env.real.twin.world import TwinWorld
+from agentic_env.sim.cameras import CameraRenderer
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from agentic_env.real.drivers.gripper_serial import SerialGripper
 from agentic_env.real.twin.servo_emulator import ServoControllerEmulator
 from agentic_env.real.twin.world import TwinWorld
-from agentic_env.robot import GRIPPER_FORCE_LIMIT, GRIPPER_SPEED_LIMIT
+from agentic_env.robot.constants import GRIPPER_FORCE_LIMIT, GRIPPER_SPEED_LIMIT
 
 
 class TwinServo:

@@ -42,7 +42,11 @@ from agentic_env.real.drivers.protocol import (
     metres_to_um,
     um_to_metres,
 )
-from agentic_env.robot import GRIPPER_FORCE_LIMIT, GRIPPER_SPEED_LIMIT, GRIPPER_WIDTH_RANGE
+from agentic_env.robot.constants import (
+    GRIPPER_FORCE_LIMIT,
+    GRIPPER_SPEED_LIMIT,
+    GRIPPER_WIDTH_RANGE,
+)
 
 logger = logging.getLogger(__name__)
 

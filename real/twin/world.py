@@ -16,10 +16,10 @@ import threading
 
 import numpy as np
 
-from agentic_env.cameras import camera_pose_in_world
+from agentic_env.contract.workcell import ROBOT_PREFIX
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.real.calibration import FLANGE_SITE, Calibration
-from agentic_env.scene import ROBOT_PREFIX
+from agentic_env.sim.cameras import camera_pose_in_world
 
 
 class TwinWorld:

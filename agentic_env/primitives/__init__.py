@@ -1,0 +1,1 @@
+"""Primitive skills shared by the sim and the real robot: settings, outcomes, the executor."""

@@ -1,0 +1,146 @@
+"""Offscreen rendering of the workcell's cameras with MuJoCo (EGL or OSMesa, headless).
+
+The camera conventions (OpenCV frame, extrinsics camera -> base, depth in metres along the
+optical axis, 0 = no return) are those of :mod:`agentic_env.geometry.camera`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import mujoco
+import numpy as np
+
+from agentic_env.errors import InvalidConfigError, RenderingUnavailableError
+from agentic_env.geometry.camera import (
+    MUJOCO_TO_OPENCV,
+    SKYBOX_DEPTH_FRACTION,
+    CameraConfig,
+)
+
+
+def camera_pose_in_world(data: mujoco.MjData, camera_id: int) -> np.ndarray:
+    """Pose (4x4) of the OpenCV frame of MuJoCo camera ``camera_id`` in the world frame."""
+    pose = np.eye(4)
+    pose[:3, :3] = data.cam_xmat[camera_id].reshape(3, 3) @ MUJOCO_TO_OPENCV
+    pose[:3, 3] = data.cam_xpos[camera_id]
+    return pose
+
+
+
+class CameraRenderer:
+    """Offscreen RGB-D renderer of one camera: one render pass yields colour and depth.
+
+    ``mujoco.Renderer`` renders the scene twice for RGB then depth; this renderer draws once
+    and reads both buffers, halving the cost of an observation. Depth is converted from
+    MuJoCo's reversed-Z buffer to metres along the optical axis. The OpenGL context is
+    created on first use, so envs can be built, pickled and sent to workers first.
+    """
+
+    def __init__(
+        self, model: mujoco.MjModel, config: CameraConfig, camera_name: str | None = None
+    ) -> None:
+        """Render ``config`` through MuJoCo camera ``camera_name`` (default ``config.name``)."""
+        self._model = model
+        self.config = config
+        self._camera_id = model.camera(camera_name or config.name).id
+        self._gl: object | None = None
+        self._context: mujoco.MjrContext | None = None
+        extent = model.stat.extent
+        self._near = np.float32(model.vis.map.znear * extent)
+        self._far = np.float32(model.vis.map.zfar * extent)
+        if config.depth_max > SKYBOX_DEPTH_FRACTION * self._far:
+            raise InvalidConfigError(
+                f"camera {config.name!r}: depth_max {config.depth_max} m reaches the skybox "
+                f"(drawn beyond {SKYBOX_DEPTH_FRACTION * self._far:.1f} m); raise the model's "
+                "visual/map zfar"
+            )
+
+    @property
+    def camera_id(self) -> int:
+        """MuJoCo id of the rendered camera."""
+        return self._camera_id
+
+    def _ensure_context(self) -> None:
+        if self._context is not None:
+            self._gl.make_current()  # type: ignore[union-attr]
+            return
+        from mujoco import gl_context
+
+        if gl_context.GLContext is None:
+            raise RenderingUnavailableError(
+                "no OpenGL backend for offscreen rendering: set MUJOCO_GL=egl (Debian packages "
+                "libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1) or MUJOCO_GL=osmesa (libosmesa6)"
+            )
+        cfg, model = self.config, self._model
+        if cfg.width > model.vis.global_.offwidth or cfg.height > model.vis.global_.offheight:
+            raise InvalidConfigError(
+                f"camera {cfg.name!r}: {cfg.width}x{cfg.height} exceeds the model's offscreen "
+                f"buffer {model.vis.global_.offwidth}x{model.vis.global_.offheight}"
+            )
+        self._gl = gl_context.GLContext(cfg.width, cfg.height)
+        self._gl.make_current()
+        self._context = mujoco.MjrContext(model, mujoco.mjtFontScale.mjFONTSCALE_150)
+        mujoco.mjr_setBuffer(mujoco.mjtFramebuffer.mjFB_OFFSCREEN, self._context)
+        self._context.readDepthMap = mujoco.mjtDepthMap.mjDEPTH_ZEROFAR
+        self._scene = mujoco.MjvScene(model, maxgeom=10_000)
+        self._option = mujoco.MjvOption()
+        self._camera = mujoco.MjvCamera()
+        self._camera.type = mujoco.mjtCamera.mjCAMERA_FIXED
+        self._camera.fixedcamid = self._camera_id
+        self._rect = mujoco.MjrRect(0, 0, cfg.width, cfg.height)
+        self._rgb = np.empty((cfg.height, cfg.width, 3), np.uint8)
+        self._zbuffer = np.empty((cfg.height, cfg.width), np.float32)
+
+    def render(
+        self, data: mujoco.MjData, rng: np.random.Generator | None, *, depth: bool = True
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Render the camera's RGB (H, W, 3 uint8) and, if asked, depth (H, W float32 metres).
+
+        Depth outside ``[depth_min, depth_max]`` is set to 0; noise is drawn from ``rng`` when
+        the config has ``depth_noise_std > 0`` (``rng`` must then be given).
+        """
+        self._ensure_context()
+        mujoco.mjv_updateScene(self._model, data, self._option, None, self._camera,
+                               mujoco.mjtCatBit.mjCAT_ALL, self._scene)
+        mujoco.mjr_render(self._rect, self._scene, self._context)
+        mujoco.mjr_readPixels(self._rgb, self._zbuffer if depth else None, self._rect,
+                              self._context)
+        rgb = np.flipud(self._rgb).copy()
+        if not depth:
+            return rgb, None
+        return rgb, self._apply_range_and_noise(self._metric_depth(np.flipud(self._zbuffer)), rng)
+
+    def _metric_depth(self, zbuffer: np.ndarray) -> np.ndarray:
+        """Invert the reversed-Z perspective depth buffer to metres along the optical axis."""
+        near, far = self._near, self._far
+        c_coef = -(far + near) / (far - near)
+        d_coef = -(np.float32(2) * far * near) / (far - near)
+        c_coef = np.float32(-0.5) * c_coef - np.float32(0.5)
+        d_coef = np.float32(-0.5) * d_coef
+        return (d_coef / (zbuffer.astype(np.float64) + c_coef)).astype(np.float32)
+
+    def _apply_range_and_noise(
+        self, depth: np.ndarray, rng: np.random.Generator | None
+    ) -> np.ndarray:
+        cfg = self.config
+        if cfg.depth_noise_std > 0.0:
+            if rng is None:
+                raise InvalidConfigError("depth noise needs a random generator")
+            noise = rng.standard_normal(depth.shape, dtype=np.float32)
+            depth = depth + noise * np.float32(cfg.depth_noise_std) * depth * depth
+        depth[(depth < cfg.depth_min) | (depth > cfg.depth_max)] = 0.0
+        return depth
+
+    def close(self) -> None:
+        """Release the OpenGL context (safe to call twice)."""
+        if self._context is not None:
+            self._context.free()
+            self._context = None
+        if self._gl is not None:
+            self._gl.free()  # type: ignore[attr-defined]
+            self._gl = None
+
+    def __del__(self) -> None:
+        if not sys.is_finalizing():  # the GL library may already be gone at exit
+            self.close()
