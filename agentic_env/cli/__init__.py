@@ -12,9 +12,9 @@ import sys
 
 #: Subcommand -> (module with ``main(argv) -> int``, one-line help).
 COMMANDS: dict[str, tuple[str, str]] = {
-    "run": ("agentic_env.agents.run_cli",
+    "run": ("agentic_env.cli.run",
             "one agent episode (offline sim-oracle by default): live progress, summary, trace"),
-    "bench-agent": ("agentic_env.agents.bench",
+    "bench-agent": ("agentic_env.cli.bench.agent",
                     "AgenticLab pipeline with the sim-oracle: success per task, checker-error "
                     "ablation"),
     "demo": ("agentic_env.cli.demo", "scripted expert on Tabletop-v0; writes a video and pictures"),

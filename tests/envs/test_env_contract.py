@@ -13,8 +13,8 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
-from conftest import EXPECTED_CHECKER_ADVICE, TABLETOP_ID, make_registered
 from gymnasium.utils.env_checker import check_env
+from support.envs import EXPECTED_CHECKER_ADVICE, TABLETOP_ID, make_registered
 
 from agentic_env.contract.actions import move_to, primitive, top_down_pose
 from agentic_env.contract.spaces import CONTROL_MODES, PRIMITIVES, Workspace

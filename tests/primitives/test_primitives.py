@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from single_object_task import BIN_NAME, OBJECT_NAME, SingleObjectTask
+from support.single_object_task import BIN_NAME, OBJECT_NAME, SingleObjectTask
 
 from agentic_env.contract.actions import (
     box_top_grasp_yaw,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from single_object_task import BIN_NAME, OBJECT_NAME, SingleObjectTask
+from support.single_object_task import BIN_NAME, OBJECT_NAME, SingleObjectTask
 
 from agentic_env.agents.perception import (
     PointCloud,

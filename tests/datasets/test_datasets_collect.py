@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from dataset_helpers import CONFIG, collected_dataset
+from support.dataset_helpers import CONFIG, collected_dataset
 
 from agentic_env import cli
 from agentic_env.datasets import collect as collect_module

@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from conftest import EXPECTED_CHECKER_ADVICE
 from gymnasium.utils.env_checker import check_env
+from support.envs import EXPECTED_CHECKER_ADVICE
 
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.contract.workcell import SceneConfig

@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("serial")
 
-from agentic_env.cli import setup_sheet  # noqa: E402
 from agentic_env.agents.episode import EpisodeSpec  # noqa: E402
+from agentic_env.cli import setup_sheet  # noqa: E402
 from agentic_env.contract.trial import TrialSpec  # noqa: E402
 from agentic_env.harness.db import Finished, ResultStore  # noqa: E402
 from agentic_env.pddl.planning import PlanStep  # noqa: E402

@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from dataset_helpers import CONFIG, EPISODES, collected_dataset
+from support.dataset_helpers import CONFIG, EPISODES, collected_dataset
 
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.datasets.lerobot_format import (

@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 
 import pytest
-from dataset_helpers import collected_dataset
+from support.dataset_helpers import collected_dataset
 
 from agentic_env.datasets.replay import main, replay_episode
 from agentic_env.errors import InvalidConfigError

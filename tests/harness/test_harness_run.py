@@ -28,7 +28,7 @@ from agentic_env.harness.run import run_sweep
 from agentic_env.harness.sweep import parse_sweep
 
 TESTS = pathlib.Path(__file__).resolve().parent
-REPO = TESTS.parent
+REPO = TESTS.parents[1]
 FAKE = "test_harness_run:fake_episode"
 #: Seconds each fake episode sleeps (set by the SIGKILL test for its subprocess).
 SLEEP_VAR = "AGENTIC_ENV_FAKE_EPISODE_SLEEP_S"

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator
 import mujoco
 import numpy as np
 import pytest
-from conftest import EXPECTED_CHECKER_ADVICE, make_registered
 from gymnasium.utils.env_checker import check_env
+from support.envs import EXPECTED_CHECKER_ADVICE, make_registered
 
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.contract.workcell import SceneConfig

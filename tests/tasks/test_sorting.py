@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator
 import mujoco
 import numpy as np
 import pytest
-from conftest import EXPECTED_CHECKER_ADVICE, run_expert
 from gymnasium.utils.env_checker import check_env
+from support.envs import EXPECTED_CHECKER_ADVICE, run_expert
 
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv

@@ -22,7 +22,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from agentic_env.agents.episode import EpisodeResult, EpisodeSpec
-from agentic_env.agents.run_cli import TASKS
+from agentic_env.cli.run import TASKS
 
 
 def _run(spec: EpisodeSpec) -> EpisodeResult:

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from cabinet_task import BOX_NAME, CABINET_NAME, CabinetTask
 from gymnasium.utils.env_checker import check_env
+from support.cabinet_task import BOX_NAME, CABINET_NAME, CabinetTask
 
 from agentic_env.contract.actions import (
     close_drawer,

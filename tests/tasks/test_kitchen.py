@@ -14,8 +14,8 @@ from dataclasses import replace
 import mujoco
 import numpy as np
 import pytest
-from conftest import EXPECTED_CHECKER_ADVICE
 from gymnasium.utils.env_checker import check_env
+from support.envs import EXPECTED_CHECKER_ADVICE
 
 from agentic_env.contract.spaces import PRIMITIVES
 from agentic_env.contract.trial import TrialSpec

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentic_env.agents.bench import _run, format_rows, summarise
 from agentic_env.agents.episode import EpisodeResult, EpisodeSpec
+from agentic_env.cli.bench.agent import _run, format_rows, summarise
 
 
 def test_summary_row_averages_episodes() -> None:

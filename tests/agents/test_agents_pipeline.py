@@ -209,7 +209,7 @@ class _Collector(HTMLParser):
 
 
 def test_run_command_solves_a_sorting_trial_offline(tmp_path, capsys) -> None:
-    from agentic_env.agents.run_cli import main
+    from agentic_env.cli.run import main
 
     assert main(["--task", "sorting", "--seed", "0", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out

@@ -66,13 +66,13 @@ def test_passes_gymnasiums_passive_checks(twin_env) -> None:
     the robot clock moves on)."""
     import warnings
 
-    from conftest import EXPECTED_CHECKER_ADVICE
     from gymnasium.utils.passive_env_checker import (
         check_action_space,
         check_observation_space,
         env_reset_passive_checker,
         env_step_passive_checker,
     )
+    from support.envs import EXPECTED_CHECKER_ADVICE
 
     env, _ = twin_env
     with warnings.catch_warnings():

@@ -15,7 +15,7 @@ from agentic_env.harness.sweep import (
     parse_sweep,
 )
 
-CI_SWEEP = pathlib.Path(__file__).resolve().parents[1] / "sweeps" / "ci.yaml"
+CI_SWEEP = pathlib.Path(__file__).resolve().parents[2] / "sweeps" / "ci.yaml"
 
 
 def test_grid_is_the_cartesian_product_in_declared_order():

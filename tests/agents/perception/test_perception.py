@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from single_object_task import OBJECT_NAME, SingleObjectTask
+from support.single_object_task import OBJECT_NAME, SingleObjectTask
 
 from agentic_env.agents.perception import (
     GraspCandidate,
