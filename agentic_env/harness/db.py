@@ -43,6 +43,9 @@ CREATE TABLE IF NOT EXISTS calls (
     UNIQUE (episode_key, seq)
 );
 CREATE INDEX IF NOT EXISTS calls_episode ON calls(episode_key);
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY, value_json TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS module_instances (
     model TEXT NOT NULL, module TEXT NOT NULL, instance TEXT NOT NULL,
     task TEXT, setting TEXT, seed INTEGER,
@@ -186,6 +189,17 @@ class ResultStore:
                       c.output_tokens, c.cost_usd, c.attempts, c.verdict, c.error)
                      for i, c in enumerate(result.calls)])
         return bool(inserted)
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Store a JSON-serialisable value under ``key`` (replacing any earlier one)."""
+        with self._transaction():
+            self._conn.execute("INSERT OR REPLACE INTO meta (key, value_json) VALUES (?, ?)",
+                               (key, json.dumps(value, sort_keys=True)))
+
+    def meta(self, key: str, default: Any = None) -> Any:
+        """The value stored under ``key`` by :meth:`set_meta`, or ``default``."""
+        row = self._conn.execute("SELECT value_json FROM meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else json.loads(row[0])
 
     def record_module_instance(self, item: ModuleInstance) -> None:
         """Insert (or replace) one graded module-benchmark instance."""

@@ -23,7 +23,7 @@ from typing import Any
 
 from agentic_env.agents.episode import EpisodeSpec
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
-from agentic_env.harness import metrics, plots
+from agentic_env.harness import findings, metrics, plots
 from agentic_env.harness.db import ResultStore
 
 
@@ -95,7 +95,8 @@ def write_report(db_path: str | pathlib.Path, out_dir: str | pathlib.Path) -> Re
     out = pathlib.Path(out_dir)
     with ResultStore(db) as store:
         episodes, calls, instances = store.episodes(), store.calls(), store.module_instances()
-    blocks = build_blocks(episodes, calls, instances, out)
+        paper = findings.parse_findings(store.meta("paper_findings"))
+    blocks = build_blocks(episodes, calls, instances, out, paper)
     title = f"Benchmark report: {db.name}"
     figure_dir = out / "plots"
     figure_dir.mkdir(parents=True, exist_ok=True)
@@ -125,10 +126,14 @@ def _enrich(episodes: Sequence[dict[str, Any]], calls: Sequence[dict[str, Any]]
 
 
 def build_blocks(episodes: Sequence[dict[str, Any]], calls: Sequence[dict[str, Any]],
-                 instances: Sequence[dict[str, Any]], out_dir: pathlib.Path) -> list[Block]:
-    """The report's content from database rows (see :class:`ResultStore`)."""
+                 instances: Sequence[dict[str, Any]], out_dir: pathlib.Path,
+                 paper: Sequence[findings.Finding] = ()) -> list[Block]:
+    """The report's content from database rows (see :class:`ResultStore`) and the sweep's
+    paper findings, if it had any."""
     rows = _enrich(episodes, calls)
     blocks: list[Block] = [Para(_overview(rows))]
+    if paper:
+        blocks += _paper_section(paper, rows)
     if rows:
         blocks += _success_section(rows) + _failure_section(rows) + _ablation_section(rows)
         blocks += _compounding_section(rows)
@@ -213,6 +218,20 @@ def _failure_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
             tuple((str(s.group[0]), str(s.n), str(s.n - s.successes),
                    *(str(breakdown[s.group][src]) for src in sources)) for s in totals))]
     return blocks
+
+
+def _paper_section(paper: Sequence[findings.Finding], rows: Sequence[dict[str, Any]]
+                   ) -> list[Block]:
+    verdicts = findings.check(paper, rows)
+    counts = Counter(v.label for v in verdicts)
+    summary = ", ".join(f"{counts[k]} {k}" for k in ("agree", "disagree", "no data") if counts[k])
+    return [Heading("The paper beside the simulation"),
+            Para(f"Each finding as the paper reports it, and the same trend measured on this "
+                 f"sweep's episodes: {summary}."),
+            Table(("finding", "source", "paper", "simulation", "verdict"),
+                  tuple((v.finding.id, v.finding.source, v.finding.claim, v.measured,
+                         v.label.upper() if v.agrees is False else v.label)
+                        for v in verdicts))]
 
 
 def _ablation_section(rows: Sequence[dict[str, Any]]) -> list[Block]:

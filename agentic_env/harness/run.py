@@ -67,6 +67,8 @@ def run_sweep(sweep: Sweep, db_path: str | pathlib.Path, *, workers: int = 1,
     started = time.perf_counter()
     fn_path = episode_fn or sweep.episode_fn
     with ResultStore(db_path) as store:
+        if sweep.findings:
+            store.set_meta("paper_findings", [f.to_dict() for f in sweep.findings])
         if retry_errors:
             store.delete_errors(s.key() for s in sweep.specs)
         done = store.finished_keys()

@@ -18,6 +18,7 @@ A sweep file looks like::
       instruction_categories: [null, lexical]     # default [null] = the task's default
       seeds: [0, 1]                               # a list, an int n (0..n-1) or {start, count}
     episode: {max_actions: 40, max_replans: 5, max_wall_s: 600}   # fixed EpisodeSpec fields
+    paper: [...]      # optional: the paper's findings to check (agentic_env.harness.findings)
 
 The grid is the Cartesian product of every axis, in the order above, with duplicates
 removed. Each disturbances entry is one *scenario*: ``none``, a kind name, one disturbance
@@ -35,6 +36,7 @@ from typing import Any
 from agentic_env.agents.episode import VERIFICATION_MODES, EpisodeSpec
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.extras import require
+from agentic_env.harness.findings import Finding, parse_findings
 
 #: Episode function used when a sweep file names none.
 DEFAULT_EPISODE_FN = "agentic_env.agents.runner:run_episode"
@@ -49,7 +51,7 @@ AXES: dict[str, list[Any] | None] = {
     "instruction_categories": [None],
     "seeds": [0],
 }
-_TOP_LEVEL = ("name", "episode_fn", "grid", "episode")
+_TOP_LEVEL = ("name", "episode_fn", "grid", "episode", "paper")
 _EPISODE_FIELDS = ("max_actions", "max_replans", "max_wall_s")
 
 
@@ -61,11 +63,14 @@ class Sweep:
         name: sweep name (used in reports and the default database / trace paths).
         episode_fn: episode function as ``"module:function"``.
         specs: the expanded grid, in declaration order, without duplicates.
+        findings: the paper's findings the report checks on the results (``paper:``, see
+            :mod:`agentic_env.harness.findings`).
     """
 
     name: str
     episode_fn: str
     specs: tuple[EpisodeSpec, ...]
+    findings: tuple[Finding, ...] = ()
 
 
 def load_sweep(path: str | pathlib.Path) -> Sweep:
@@ -99,7 +104,7 @@ def parse_sweep(data: Any, default_name: str = "sweep") -> Sweep:
     if episode_fn.count(":") != 1:
         raise InvalidConfigError(f"episode_fn {episode_fn!r}: write it as 'module:function'")
     return Sweep(name=str(data.get("name") or default_name), episode_fn=episode_fn,
-                 specs=expand_grid(grid, fixed))
+                 specs=expand_grid(grid, fixed), findings=parse_findings(data.get("paper")))
 
 
 def expand_grid(grid: Mapping[str, Any], fixed: Mapping[str, Any] | None = None

@@ -1,0 +1,206 @@
+"""A paper's reported findings, checked against a sweep's results.
+
+A sweep file may carry a ``paper:`` list; each entry is one finding as the paper states it
+(copied as a fact, with its figure or table) and a machine check of the same trend on the
+simulation's episodes::
+
+    paper:
+      - id: stacking-none-fails
+        source: AgenticLab Fig. 7 / Sec. VI-D
+        claim: "In stacking, disabling verification leads to zero task success."
+        metric: success                 # success (rate) | score | progress | actions | replans
+        where: {task: stacking, verification: none}   # column filters; a list = any of
+        at_most: 0.2                    # a range check: the mean lies in [at_least, at_most]
+      - id: score-rises-with-checks
+        source: AgenticLab Fig. 7
+        claim: "Full checking scores highest, no checking lowest."
+        metric: score
+        where: {task: stacking}
+        axis: verification              # an order check along one column ...
+        order: [none, goal, full]       # ... whose means must not decrease (or increase,
+        direction: increasing           #     with direction: decreasing)
+        tolerance: 0.02                 # slack for ties
+        per: [disturbance]              # checked separately per group; all must agree
+
+:func:`check` turns findings and episode rows (``ResultStore.episodes()``) into
+:class:`Verdict` objects: agree, disagree, or no data.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentic_env.errors import InvalidConfigError
+
+#: Episode columns a finding can measure.
+METRICS: tuple[str, ...] = ("success", "score", "progress", "actions", "replans", "wall_s",
+                            "sim_s")
+_KEYS = ("id", "source", "claim", "metric", "where", "at_least", "at_most", "axis", "order",
+         "direction", "tolerance", "per")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One reported finding and its check (see the module docstring for the fields)."""
+
+    id: str
+    source: str
+    claim: str
+    metric: str
+    where: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    at_least: float | None = None
+    at_most: float | None = None
+    axis: str | None = None
+    order: tuple[str, ...] = ()
+    direction: str = "increasing"
+    tolerance: float = 0.0
+    per: tuple[str, ...] = field(default_factory=tuple)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Finding:
+        """Validate one ``paper:`` entry of a sweep file."""
+        unknown = sorted(set(data) - set(_KEYS))
+        if unknown:
+            raise InvalidConfigError(f"paper finding: unknown keys {unknown}; valid: "
+                                     + ", ".join(_KEYS))
+        for key in ("id", "source", "claim", "metric"):
+            if not data.get(key):
+                raise InvalidConfigError(f"paper finding needs {key!r}")
+        if data["metric"] not in METRICS:
+            raise InvalidConfigError(f"paper finding {data['id']}: unknown metric "
+                                     f"{data['metric']!r}; valid: {', '.join(METRICS)}")
+        is_order = "axis" in data or "order" in data
+        is_range = "at_least" in data or "at_most" in data
+        if is_order == is_range:
+            raise InvalidConfigError(f"paper finding {data['id']}: give either axis + order "
+                                     "or at_least / at_most")
+        if is_order and (not data.get("axis") or len(data.get("order") or ()) < 2):
+            raise InvalidConfigError(f"paper finding {data['id']}: an order check needs "
+                                     "'axis' and at least two values in 'order'")
+        direction = str(data.get("direction", "increasing"))
+        if direction not in ("increasing", "decreasing"):
+            raise InvalidConfigError(f"paper finding {data['id']}: direction is increasing "
+                                     "or decreasing")
+        where = data.get("where") or {}
+        if not isinstance(where, Mapping):
+            raise InvalidConfigError(f"paper finding {data['id']}: 'where' is a mapping")
+        return cls(
+            id=str(data["id"]), source=str(data["source"]), claim=str(data["claim"]),
+            metric=str(data["metric"]),
+            where=tuple((str(k), tuple(v) if isinstance(v, list | tuple) else (v,))
+                        for k, v in where.items()),
+            at_least=_optional_float(data.get("at_least")),
+            at_most=_optional_float(data.get("at_most")),
+            axis=data.get("axis"), order=tuple(str(v) for v in data.get("order") or ()),
+            direction=direction, tolerance=float(data.get("tolerance", 0.0)),
+            per=tuple(data.get("per") or ()))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form that :meth:`from_dict` reads back."""
+        out: dict[str, Any] = {"id": self.id, "source": self.source, "claim": self.claim,
+                               "metric": self.metric,
+                               "where": {k: list(v) for k, v in self.where}}
+        if self.axis:
+            out |= {"axis": self.axis, "order": list(self.order), "direction": self.direction,
+                    "tolerance": self.tolerance}
+        else:
+            out |= {k: v for k, v in (("at_least", self.at_least), ("at_most", self.at_most))
+                    if v is not None}
+        if self.per:
+            out["per"] = list(self.per)
+        return out
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A finding checked on the simulation.
+
+    Attributes:
+        finding: what was checked.
+        measured: the simulation's numbers, as text (``none 0.17 < goal 0.45 < full 0.77``).
+        agrees: ``True`` / ``False``, or ``None`` when the sweep has no episodes to check it.
+    """
+
+    finding: Finding
+    measured: str
+    agrees: bool | None
+
+    @property
+    def label(self) -> str:
+        """``agree``, ``disagree`` or ``no data``."""
+        return {True: "agree", False: "disagree", None: "no data"}[self.agrees]
+
+
+def parse_findings(data: Any) -> tuple[Finding, ...]:
+    """The ``paper:`` list of a sweep file (``None`` -> no findings)."""
+    if data is None:
+        return ()
+    if not isinstance(data, list):
+        raise InvalidConfigError("'paper' is a list of findings (see agentic_env.harness."
+                                 "findings)")
+    findings = tuple(Finding.from_dict(entry) for entry in data)
+    ids = [f.id for f in findings]
+    if len(set(ids)) != len(ids):
+        raise InvalidConfigError(f"paper findings need unique ids; got {ids}")
+    return findings
+
+
+def check(findings: Sequence[Finding], rows: Sequence[Mapping[str, Any]]) -> list[Verdict]:
+    """Check each finding on the episode rows."""
+    return [_check(finding, rows) for finding in findings]
+
+
+def _check(finding: Finding, rows: Sequence[Mapping[str, Any]]) -> Verdict:
+    selected = [r for r in rows if all(str(r.get(k)) in {str(v) for v in values}
+                                       for k, values in finding.where)]
+    groups: dict[tuple[Any, ...], list[Mapping[str, Any]]] = {}
+    for row in selected:
+        groups.setdefault(tuple(row.get(k) for k in finding.per), []).append(row)
+    parts, results = [], []
+    for group, members in sorted(groups.items(), key=lambda item: str(item[0])):
+        text, ok = (_order(finding, members) if finding.axis else _range(finding, members))
+        if ok is None:
+            continue
+        prefix = ", ".join(f"{k}={v}" for k, v in zip(finding.per, group, strict=True))
+        parts.append(f"{prefix}: {text}" if prefix else text)
+        results.append(ok)
+    if not results:
+        return Verdict(finding, "no matching episodes", None)
+    return Verdict(finding, "; ".join(parts), all(results))
+
+
+def _mean(rows: Sequence[Mapping[str, Any]], metric: str) -> float:
+    return statistics.fmean(float(r[metric] or 0.0) for r in rows)
+
+
+def _range(finding: Finding, rows: Sequence[Mapping[str, Any]]) -> tuple[str, bool | None]:
+    if not rows:
+        return "", None
+    value = _mean(rows, finding.metric)
+    ok = ((finding.at_least is None or value >= finding.at_least - 1e-9)
+          and (finding.at_most is None or value <= finding.at_most + 1e-9))
+    return f"{finding.metric} {value:.2f} (n={len(rows)})", ok
+
+
+def _order(finding: Finding, rows: Sequence[Mapping[str, Any]]) -> tuple[str, bool | None]:
+    axis = str(finding.axis)
+    values = []
+    for level in finding.order:
+        members = [r for r in rows if str(r.get(axis)) == level]
+        if not members:
+            return "", None
+        values.append((level, _mean(members, finding.metric), len(members)))
+    sign = 1.0 if finding.direction == "increasing" else -1.0
+    ok = all(sign * (b[1] - a[1]) >= -finding.tolerance
+             for a, b in itertools.pairwise(values))
+    joiner = " ≤ " if sign > 0 else " ≥ "
+    text = joiner.join(f"{level} {value:.2f}" for level, value, _ in values)
+    return f"{finding.metric}: {text} (n={min(n for *_, n in values)}+ each)", ok
+
+
+def _optional_float(value: Any) -> float | None:
+    return None if value is None else float(value)
