@@ -18,7 +18,6 @@ millimetres and under a degree are good.
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 from pathlib import Path
@@ -26,7 +25,6 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from agentic_env.errors import AgenticEnvError
 from agentic_env.real.calibration import Calibration, FlangeKinematics
 from agentic_env.real.handeye import (
     BoardDetection,
@@ -40,48 +38,6 @@ from agentic_env.robot.kinematics import ArmKinematics
 
 logger = logging.getLogger(__name__)
 SESSION_FILE = "session.json"
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="agentic-env calibrate", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--camera", choices=("shoulder", "wrist"), required=True)
-    parser.add_argument("--out", type=Path, default=Path("calibration.json"),
-                        help="calibration file to write or update (default calibration.json)")
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--robot-host", help="UR controller address: collect new views")
-    source.add_argument("--replay", type=Path, help="solve again from a saved session folder")
-    parser.add_argument("--session", type=Path, default=Path("runs/calibration_session"),
-                        help="where collected views are saved")
-    parser.add_argument("--views", type=int, default=15, help="views to collect (default 15)")
-    parser.add_argument("--squares", type=int, nargs=2, default=(7, 5), metavar=("X", "Y"))
-    parser.add_argument("--square-length", type=float, default=0.04, help="metres")
-    parser.add_argument("--marker-length", type=float, default=0.03, help="metres")
-    parser.add_argument("--dictionary", default="DICT_5X5_100")
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Run the command; returns the exit code."""
-    args = _parser().parse_args(argv)
-    spec = CharucoBoardSpec(args.squares[0], args.squares[1], args.square_length,
-                            args.marker_length, args.dictionary)
-    try:
-        if args.replay is not None:
-            session = args.replay
-        else:
-            session = args.session
-            collect(args.camera, args.robot_host, spec, session, args.views)
-        transform, residuals = solve_session(session, spec)
-        path = write_calibration(args.out, args.camera, transform, residuals)
-    except (AgenticEnvError, OSError) as error:
-        print(f"calibration failed: {error}")
-        return 1
-    print(f"{args.camera}: {int(residuals['views'])} views, board pose spread "
-          f"{residuals['translation_mm']:.2f} mm / {residuals['rotation_deg']:.3f} deg, "
-          f"reprojection {residuals['reprojection_px']:.2f} px")
-    print(f"wrote {path}")
-    return 0
 
 
 def collect(camera: str, robot_host: str, spec: CharucoBoardSpec, session: Path,

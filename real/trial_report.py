@@ -13,15 +13,12 @@ score in sim and on the robot) and, across the pairs, how well sim predicts real
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agentic_env.harness.db import ResultStore
 from agentic_env.real.trial import REAL_KEY_SUFFIX
 
 
@@ -84,23 +81,3 @@ def render_report(pairs: Sequence[TrialPair]) -> str:
               + ("n/a (needs two pairs with spread)" if r is None else f"{r:.3f}")
               + ". MMRV: " + ("n/a" if violation is None else f"{violation:.3f}") + "."]
     return "\n".join(lines) + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Print (and with ``--out`` write) the report; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="agentic-env trial-report", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("db", type=Path, nargs="?", default=Path("runs/trials.sqlite"),
-                        help="results database (default runs/trials.sqlite)")
-    parser.add_argument("--out", type=Path, help="also write the Markdown here")
-    args = parser.parse_args(argv)
-    if not args.db.exists():
-        print(f"no results database at {args.db}; run `agentic-env trial` first")
-        return 1
-    with ResultStore(args.db) as store:
-        text = render_report(pair_episodes(store.episodes()))
-    print(text, end="")
-    if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text)
-    return 0

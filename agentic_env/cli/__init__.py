@@ -1,7 +1,9 @@
-"""``agentic-env`` command line: ``demo`` and ``bench`` subcommands.
+"""``agentic-env`` command line: one entry point, a subcommand per tool.
 
-Each subcommand forwards its remaining arguments to the module's own parser, so
-``agentic-env demo --help`` shows the demo's options.
+Each subcommand forwards its remaining arguments to its own parser, so
+``agentic-env demo --help`` shows the demo's options. The commands live in this package,
+one module per group (``datasets``, ``harness``, ``real``, ``rl``, ...) and the benchmarks
+under :mod:`agentic_env.cli.bench`; the library modules they drive hold no argument parsing.
 """
 
 from __future__ import annotations
@@ -10,40 +12,48 @@ import importlib
 import os
 import sys
 
-#: Subcommand -> (module with ``main(argv) -> int``, one-line help).
+#: Subcommand -> (``"module:function"``, a ``main(argv) -> int``; one-line help).
 COMMANDS: dict[str, tuple[str, str]] = {
-    "run": ("agentic_env.cli.run",
+    "run": ("agentic_env.cli.run:main",
             "one agent episode (offline sim-oracle by default): live progress, summary, trace"),
-    "bench-agent": ("agentic_env.cli.bench.agent",
+    "bench-agent": ("agentic_env.cli.bench.agent:main",
                     "AgenticLab pipeline with the sim-oracle: success per task, checker-error "
                     "ablation"),
-    "demo": ("agentic_env.cli.demo", "scripted expert on Tabletop-v0; writes a video and pictures"),
-    "bench": ("agentic_env.cli.bench.env", "speed and pick-success benchmark; prints and writes JSON"),
-    "bench-tasks": ("agentic_env.cli.bench.tasks",
+    "demo": ("agentic_env.cli.demo:main",
+             "scripted expert on Tabletop-v0; writes a video and pictures"),
+    "bench": ("agentic_env.cli.bench.env:main",
+              "speed and pick-success benchmark; prints and writes JSON"),
+    "bench-tasks": ("agentic_env.cli.bench.tasks:main",
                     "scripted expert over tasks x settings: success rate and time per cell"),
-    "setup-sheet": ("agentic_env.cli.setup_sheet",
+    "bench-grasp": ("agentic_env.cli.bench.perception:main",
+                    "grasp candidates picked on random task layouts: success per object kind"),
+    "setup-sheet": ("agentic_env.cli.setup_sheet:main",
                     "top-down layout sheet + trial spec for laying out a trial on a real table"),
-    "calibrate": ("agentic_env.real.calibrate",
+    "calibrate": ("agentic_env.cli.real:calibrate_main",
                   "guided ChArUco hand-eye calibration of the shoulder or wrist camera"),
-    "bench-real": ("agentic_env.real.bench",
+    "bench-real": ("agentic_env.cli.bench.real:main",
                    "observation latency through RealEnv + MuJoCo twin vs the sim env"),
-    "trial": ("agentic_env.real.trial",
+    "trial": ("agentic_env.real.trial:main",
               "one trial spec with one agent in sim or on the real robot (or its twin)"),
-    "trial-report": ("agentic_env.real.trial_report",
+    "trial-report": ("agentic_env.cli.real:trial_report_main",
                      "sim and real trial results side by side, Pearson r and MMRV"),
-    "collect": ("agentic_env.datasets.collect",
+    "collect": ("agentic_env.cli.datasets:collect_main",
                 "scripted-expert demonstrations at control rate -> LeRobot v3.0 dataset"),
-    "check-dataset": ("agentic_env.datasets.reader",
+    "check-dataset": ("agentic_env.cli.datasets:check_dataset_main",
                       "check a collected LeRobot dataset frame by frame"),
-    "replay-demo": ("agentic_env.datasets.replay",
+    "replay-demo": ("agentic_env.cli.datasets:replay_demo_main",
                     "open-loop replay of recorded demonstrations; fidelity report"),
-    "bench-collect": ("agentic_env.datasets.bench",
+    "bench-collect": ("agentic_env.cli.bench.collect:main",
                       "demonstration frames per second and MB per episode"),
-    "train-rl": ("agentic_env.rl.train", "SB3 PPO/SAC baseline on a shaped reach/pick task"),
-    "sweep": ("agentic_env.harness.run", "run a sweep file's episodes (resumable) into SQLite"),
-    "report": ("agentic_env.harness.report", "HTML + Markdown report of a sweep database"),
-    "modules": ("agentic_env.harness.module_bench",
+    "train-rl": ("agentic_env.cli.rl:main", "SB3 PPO/SAC baseline on a shaped reach/pick task"),
+    "sweep": ("agentic_env.cli.harness:sweep_main",
+              "run a sweep file's episodes (resumable) into SQLite"),
+    "report": ("agentic_env.cli.harness:report_main",
+               "HTML + Markdown report of a sweep database"),
+    "modules": ("agentic_env.cli.harness:modules_main",
                 "module benchmark (Table II) on sim-generated, ground-truth-labelled instances"),
+    "bench-sweep": ("agentic_env.cli.bench.sweep:main",
+                    "harness throughput with 1 and 2 workers and its overhead per episode"),
 }
 
 
@@ -51,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     """Dispatch to a subcommand; return its exit code."""
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] in ("-h", "--help") or args[0] not in COMMANDS:
-        lines = [f"  {name:<13}{help_text}" for name, (_, help_text) in COMMANDS.items()]
+        width = max(map(len, COMMANDS)) + 2
+        lines = [f"  {name:<{width}}{help_text}" for name, (_, help_text) in COMMANDS.items()]
         print("usage: agentic-env {" + ",".join(COMMANDS) + "} [options]\n\ncommands:\n"
               + "\n".join(lines))
         if args and args[0] not in ("-h", "--help"):
@@ -59,6 +70,5 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         return 0
     os.environ.setdefault("MUJOCO_GL", "egl")  # headless by default; must precede mujoco
-    module_name, _ = COMMANDS[args[0]]
-    return int(importlib.import_module(module_name).main(args[1:]))
-
+    module_name, function = COMMANDS[args[0]][0].split(":")
+    return int(getattr(importlib.import_module(module_name), function)(args[1:]))

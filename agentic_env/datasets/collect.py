@@ -15,7 +15,6 @@ missing episodes, then rebuilds ``data/``, ``videos/`` and ``meta/`` from the st
 
 from __future__ import annotations
 
-import argparse
 import json
 import multiprocessing
 import os
@@ -34,7 +33,7 @@ from agentic_env.datasets.lerobot_format import (
     video_key,
     write_staged_frames,
 )
-from agentic_env.datasets.video import CODECS, VideoConfig
+from agentic_env.datasets.video import VideoConfig
 
 if TYPE_CHECKING:
     from agentic_env.datasets.recording import RecordedEpisode
@@ -313,55 +312,3 @@ def parse_resolution(text: str) -> tuple[int, int]:
     if width % 2 or height % 2:
         raise InvalidConfigError(f"--resolution {text}: width and height must be even (video)")
     return width, height
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The ``agentic-env collect`` argument parser."""
-    from agentic_env.tasks import TASKS
-
-    parser = argparse.ArgumentParser(prog="agentic-env collect", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--task", default="stacking", choices=sorted(TASKS))
-    parser.add_argument("--setting", default="lab")
-    parser.add_argument("--episodes", type=int, default=50,
-                        help="episodes wanted in the dataset (default 50)")
-    parser.add_argument("--out", type=Path, required=True, help="dataset folder")
-    parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--resolution", default="640x360", help="camera WxH (default 640x360)")
-    parser.add_argument("--depth", action="store_true", help="also record depth (16-bit PNG)")
-    parser.add_argument("--randomize", action="store_true",
-                        help="randomise the setting's dressing per episode")
-    parser.add_argument("--disturbances", nargs="*", default=[],
-                        help="kind[:primitive[:occurrence[:magnitude]]], e.g. move_target:pick:1")
-    parser.add_argument("--codec", default="h264", choices=sorted(CODECS))
-    parser.add_argument("--crf", type=int, default=23, help="video quality (default 23)")
-    parser.add_argument("--keep-failed", action="store_true",
-                        help="keep failed expert episodes in the dataset")
-    parser.add_argument("--seed-start", type=int, default=0)
-    parser.add_argument("--max-attempts", type=int, default=None,
-                        help="seeds to try at most (default 2 * episodes + 10)")
-    parser.add_argument("--no-progress", action="store_true")
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Collect; return 0 when the dataset holds the requested number of episodes."""
-    args = build_parser().parse_args(argv)
-    width, height = parse_resolution(args.resolution)
-    config = CollectConfig(
-        task=args.task, setting=args.setting, width=width, height=height, depth=args.depth,
-        randomize=args.randomize,
-        disturbances=tuple(parse_disturbance(d) for d in args.disturbances),
-        codec=args.codec, crf=args.crf, keep_failed=args.keep_failed)
-    summary = collect(args.out, config, args.episodes, args.workers, args.seed_start,
-                      args.max_attempts, progress=not args.no_progress)
-    print(f"dataset {args.out}: {summary['episodes_in_dataset']} episodes, "
-          f"{summary['frames_in_dataset']} frames at {config.control_hz:g} fps; "
-          f"expert failed {summary['episodes_failed']} of {summary['episodes_attempted']} "
-          f"attempts (seeds {summary['failed_seeds']})")
-    print(f"instruction categories: {summary['instruction_categories']}")
-    return 0 if summary["episodes_in_dataset"] >= args.episodes else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

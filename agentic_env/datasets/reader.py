@@ -12,7 +12,6 @@ every video frame to a PSNR bound (video is lossy).
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -253,21 +252,3 @@ def verify_dataset(root: str | Path,
     if len(set(seeds)) != len(seeds):
         report.problems.append(f"duplicate episodes (seeds {seeds})")
     return report
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``agentic-env check-dataset DIR``: structural checks; exit 1 on any problem."""
-    parser = argparse.ArgumentParser(prog="agentic-env check-dataset",
-                                     description="Check a LeRobot dataset frame by frame.")
-    parser.add_argument("root", type=Path)
-    args = parser.parse_args(argv)
-    report = verify_dataset(args.root)
-    print(f"{args.root}: {report.episodes} episodes, {report.frames} frames, "
-          f"{'OK' if report.ok else f'{len(report.problems)} problems'}")
-    for line in report.problems:
-        print(f"  {line}")
-    return 0 if report.ok else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

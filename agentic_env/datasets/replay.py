@@ -16,9 +16,8 @@ the ``ee_delta`` scale.
 
 from __future__ import annotations
 
-import argparse
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -153,29 +152,3 @@ def format_report(report: ReplayReport) -> str:
         lines.append(f"  {report.disturbances_skipped} recorded disturbances were not replayed "
                      "(they are triggered by primitive events)")
     return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Replay episodes; exit 1 if any outcome is not reproduced."""
-    parser = argparse.ArgumentParser(prog="agentic-env replay-demo", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("root", type=Path, help="dataset folder")
-    parser.add_argument("--episodes", type=int, nargs="*", default=None,
-                        help="episode indices (default: all)")
-    parser.add_argument("--mode", default="joint_position", choices=sorted(MODES))
-    parser.add_argument("--json", type=Path, default=None, help="also write the reports here")
-    args = parser.parse_args(argv)
-    episodes = args.episodes if args.episodes is not None else range(len(DatasetReader(args.root)))
-    reports = [replay_episode(args.root, e, args.mode) for e in episodes]
-    for report in reports:
-        print(format_report(report))
-    reproduced = sum(r.outcome_reproduced for r in reports)
-    print(f"outcome reproduced in {reproduced}/{len(reports)} episodes; faithful (joint drift "
-          f"< {JOINT_TOLERANCE} rad) in {sum(r.faithful for r in reports)}")
-    if args.json is not None:
-        args.json.write_text(json.dumps([asdict(r) for r in reports], indent=2))
-    return 0 if reproduced == len(reports) else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

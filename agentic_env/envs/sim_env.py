@@ -32,7 +32,7 @@ from agentic_env.primitives.types import PrimitiveConfig, parse_primitive_action
 from agentic_env.robot.constants import GRIPPER_WIDTH_RANGE
 from agentic_env.robot.interface import StepStatus
 from agentic_env.robot.kinematics import ArmKinematics
-from agentic_env.sim.cameras import CameraRenderer, camera_pose_in_world
+from agentic_env.sim.cameras import CameraRenderer, camera_pose_in_world, close_at_exit
 from agentic_env.sim.control import SimRobot
 from agentic_env.sim.disturbances import DisturbanceRunner, DisturbanceSpec, add_occluder
 from agentic_env.sim.dressing import apply_dressing, randomize_dressing
@@ -478,6 +478,7 @@ class SimEnv(gym.Env):
             self._last_rgb_time = float(self.data.time)
         if self._overview is None:
             self._overview = mujoco.Renderer(self.model, height=360, width=640)
+            close_at_exit(self._overview)
         self._overview.update_scene(self.data, camera="overview")
         overview = self._overview.render()
         side = [resize_nearest(self._last_rgb.get(cam.name), 320, 180) for cam in self.cameras]

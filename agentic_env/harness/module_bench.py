@@ -25,10 +25,7 @@ its answer is graded against privileged truth:
 
 from __future__ import annotations
 
-import argparse
 import logging
-import os
-import pathlib
 import pickle
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -38,7 +35,6 @@ from typing import Any
 import numpy as np
 
 from agentic_env.agents.models.base import CallRecord, ModelError
-from agentic_env.errors import AgenticEnvError, InvalidConfigError
 from agentic_env.harness.db import ModuleInstance, ResultStore
 from agentic_env.harness.metrics import module_table
 
@@ -449,45 +445,3 @@ def format_table(instances: Sequence[dict[str, Any]]) -> str:
             cells.append(f"{f'{s.mean_latency_s:.2f}' if s else '–':>7}")
         lines.append("".join(cells))
     return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``agentic-env modules``."""
-    parser = argparse.ArgumentParser(
-        prog="agentic-env modules",
-        description="Module benchmark (paper Table II) on sim-generated, ground-truth-labelled "
-                    "instances.")
-    parser.add_argument("--model", default="sim-oracle",
-                        help="model spec under test (default sim-oracle; any litellm name)")
-    parser.add_argument("--tasks", nargs="+", default=["sorting", "stacking"],
-                        help="tasks to make rollouts of (default: sorting stacking)")
-    parser.add_argument("--setting", default="lab", help="setting (default lab)")
-    parser.add_argument("--seeds", type=int, default=2, help="rollouts per task (seeds 0..N-1)")
-    parser.add_argument("--modules", nargs="+", default=list(MODULE_ORDER),
-                        choices=MODULE_ORDER, help="modules to benchmark (default: all)")
-    parser.add_argument("--db", type=pathlib.Path,
-                        default=pathlib.Path("runs") / "modules" / "results.db",
-                        help="results database (a sweep's database puts the table in its "
-                             "report)")
-    args = parser.parse_args(argv)
-    os.environ.setdefault("MUJOCO_GL", "egl")
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    try:
-        from agentic_env.agents.models.registry import parse_model_spec
-        from agentic_env.tasks import TASKS
-
-        parse_model_spec(args.model)
-        unknown = [t for t in args.tasks if t not in TASKS]
-        if unknown:
-            raise InvalidConfigError(f"unknown task(s) {', '.join(unknown)}; valid: "
-                                     f"{', '.join(sorted(TASKS))}")
-        with ResultStore(args.db) as store:
-            count = run_module_bench(args.model, args.tasks, args.setting,
-                                     list(range(args.seeds)), store, args.modules)
-            rows = [r for r in store.module_instances() if r["model"] == args.model]
-    except AgenticEnvError as exc:
-        print(f"error: {exc}")
-        return 2
-    print(f"{count} instances graded; stored in {args.db}")
-    print(format_table(rows))
-    return 0

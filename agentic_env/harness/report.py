@@ -9,7 +9,6 @@ and appear only for files that exist.
 
 from __future__ import annotations
 
-import argparse
 import base64
 import html
 import json
@@ -22,7 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agentic_env.agents.episode import EpisodeSpec
-from agentic_env.errors import AgenticEnvError, InvalidConfigError
+from agentic_env.errors import InvalidConfigError
 from agentic_env.harness import findings, metrics, plots
 from agentic_env.harness.db import ResultStore
 
@@ -432,21 +431,3 @@ def render_markdown(title: str, blocks: Sequence[Block]) -> str:
         else:
             parts.append(f"**{block.summary}**\n\n```\n{block.text}\n```")
     return "\n\n".join(parts) + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``agentic-env report``."""
-    parser = argparse.ArgumentParser(
-        prog="agentic-env report",
-        description="Write an HTML (self-contained) and Markdown report of a results database.")
-    parser.add_argument("db", type=pathlib.Path, help="results database (from agentic-env sweep)")
-    parser.add_argument("--out", type=pathlib.Path, default=None,
-                        help="output folder (default: 'report' beside the database)")
-    args = parser.parse_args(argv)
-    try:
-        files = write_report(args.db, args.out or args.db.parent / "report")
-    except AgenticEnvError as exc:
-        print(f"error: {exc}")
-        return 2
-    print(f"wrote {files.html} and {files.markdown} ({len(files.figures)} figures)")
-    return 0

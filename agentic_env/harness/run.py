@@ -7,9 +7,7 @@ transaction as it finishes. A progress bar shows done / failed / errors and the 
 
 from __future__ import annotations
 
-import argparse
 import logging
-import os
 import pathlib
 import time
 from collections.abc import Iterator, Sequence
@@ -18,9 +16,8 @@ from dataclasses import dataclass
 from tqdm import tqdm
 
 from agentic_env.agents.episode import EpisodeSpec
-from agentic_env.errors import AgenticEnvError
 from agentic_env.harness.db import Finished, ResultStore
-from agentic_env.harness.sweep import Sweep, load_sweep
+from agentic_env.harness.sweep import Sweep
 
 log = logging.getLogger(__name__)
 
@@ -106,55 +103,3 @@ def _backend(todo: Sequence[EpisodeSpec], fn_path: str, trace_root: str | None, 
     from agentic_env.harness.pool import run_pool
 
     return run_pool(todo, fn_path, trace_root, workers, hard_timeout_s)
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="agentic-env sweep",
-        description="Run a sweep file's episodes (resumable) and store the results in SQLite.")
-    parser.add_argument("file", type=pathlib.Path, help="sweep file (YAML)")
-    parser.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1),
-                        help="local worker processes (default: min(4, CPUs))")
-    parser.add_argument("--ray", metavar="ADDRESS", default=None,
-                        help="run on a Ray cluster at ADDRESS ('auto', 'ray://host:10001', or "
-                             "'local' for a local instance); needs the 'ray' extra")
-    parser.add_argument("--db", type=pathlib.Path, default=None,
-                        help="results database (default: runs/sweeps/NAME/results.db)")
-    parser.add_argument("--traces", type=pathlib.Path, default=None,
-                        help="folder for episode traces (default: beside the database, "
-                             "'traces/')")
-    parser.add_argument("--no-traces", action="store_true", help="write no episode traces")
-    parser.add_argument("--episode-fn", default=None, metavar="MODULE:FUNCTION",
-                        help="episode function overriding the sweep file's 'episode_fn'")
-    parser.add_argument("--retry-errors", action="store_true",
-                        help="run again the episodes stored as errors")
-    parser.add_argument("--hard-timeout", type=float, default=None, metavar="SECONDS",
-                        help="local pool: kill an episode after this long (default: its "
-                             "max_wall_s x 1.5 + 60 s)")
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``agentic-env sweep``."""
-    args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    if args.workers < 1:
-        _parser().error("--workers must be >= 1")
-    try:
-        sweep = load_sweep(args.file)
-        db = args.db or pathlib.Path("runs") / "sweeps" / sweep.name / "results.db"
-        traces = None if args.no_traces else (args.traces or db.parent / "traces")
-        summary = run_sweep(sweep, db, workers=args.workers, ray_address=args.ray,
-                            trace_root=traces, retry_errors=args.retry_errors,
-                            episode_fn=args.episode_fn, hard_timeout_s=args.hard_timeout)
-    except AgenticEnvError as exc:
-        print(f"error: {exc}")
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted: finished episodes are saved; run the same command to resume")
-        return 130
-    print(f"{sweep.name}: {summary.declared} episodes declared, {summary.skipped} already "
-          f"done, {summary.ran} run ({summary.succeeded} succeeded, {summary.failed} failed, "
-          f"{summary.errors} errors) in {summary.wall_s:.1f} s")
-    print(f"results: {db}    report: agentic-env report {db} --out {db.parent / 'report'}")
-    return 0

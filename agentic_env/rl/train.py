@@ -8,7 +8,6 @@ Example: ``agentic-env train-rl --task reach --steps 20000 --goal-range 0.1``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import time
@@ -19,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
-from agentic_env.rl.wrapper import OBSERVATIONS, TASKS, ReachPickConfig, ReachPickEnv
+from agentic_env.rl.wrapper import ReachPickConfig, ReachPickEnv
 
 #: Supported algorithms.
 ALGORITHMS: tuple[str, ...] = ("ppo", "sac")
@@ -217,41 +216,3 @@ def summary(config: TrainConfig, result: TrainResult) -> dict[str, Any]:
             "last10_return": last, "eval_return": result.eval_return,
             "eval_success_rate": result.eval_success_rate,
             "losses_finite": bool(losses) and all(math.isfinite(v) for v in losses)}
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Train and print the figures."""
-    parser = argparse.ArgumentParser(prog="agentic-env train-rl", description=__doc__)
-    parser.add_argument("--task", default="reach", choices=TASKS)
-    parser.add_argument("--obs", default="state", choices=OBSERVATIONS)
-    parser.add_argument("--algo", default="ppo", choices=ALGORITHMS)
-    parser.add_argument("--steps", type=int, default=20_000)
-    parser.add_argument("--goal-range", type=float, default=0.0,
-                        help="half-extent of the random reach goal box, m (0 = fixed goal)")
-    parser.add_argument("--episode-steps", type=int, default=None,
-                        help="control periods per episode (default 50 reach, 100 pick)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--eval-episodes", type=int, default=10)
-    parser.add_argument("--out", type=Path, default=None,
-                        help="run folder (default runs/rl-<task>-<algo>)")
-    args = parser.parse_args(argv)
-    steps = args.episode_steps or (50 if args.task == "reach" else 100)
-    config = TrainConfig(
-        env=ReachPickConfig(task=args.task, observation=args.obs, episode_steps=steps,
-                            goal_range=args.goal_range),
-        algo=args.algo, steps=args.steps, seed=args.seed, eval_episodes=args.eval_episodes)
-    out = args.out or Path("runs") / f"rl-{args.task}-{args.algo}"
-    result = train(config, out, progress=True)
-    figures = summary(config, result)
-    print(f"{args.algo} on {args.task} ({args.obs}), {figures['steps']} steps in "
-          f"{figures['wall_s']:.0f} s ({figures['steps_per_s']:.0f} steps/s)")
-    print(f"  training return: first 10 episodes {figures['first10_return']:.2f}, last 10 "
-          f"{figures['last10_return']:.2f}; losses finite: {figures['losses_finite']}")
-    print(f"  evaluation ({config.eval_episodes} episodes): return {figures['eval_return']:.2f}, "
-          f"success {figures['eval_success_rate']:.0%}")
-    print(f"wrote {out}/model.zip, log.json, summary.json")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -6,7 +6,10 @@ optical axis, 0 = no return) are those of :mod:`agentic_env.geometry.camera`.
 
 from __future__ import annotations
 
+import atexit
 import sys
+import weakref
+from typing import Protocol
 
 import mujoco
 import numpy as np
@@ -26,6 +29,40 @@ def camera_pose_in_world(data: mujoco.MjData, camera_id: int) -> np.ndarray:
     pose[:3, 3] = data.cam_xpos[camera_id]
     return pose
 
+
+class GLOwner(Protocol):
+    """Anything holding an OpenGL context that ``close()`` releases (safe to call twice)."""
+
+    def close(self) -> None:
+        """Release the context."""
+
+
+#: Owners of live GL contexts, closed at exit by :func:`_close_live_gl_owners`.
+_LIVE_GL_OWNERS: weakref.WeakSet[GLOwner] = weakref.WeakSet()
+_exit_hook_registered = False
+
+
+def close_at_exit(owner: GLOwner) -> None:
+    """Close ``owner`` at interpreter exit if it is still open then.
+
+    Call it right after ``owner`` created its GL context. MuJoCo's EGL backend registers
+    ``eglTerminate`` with :mod:`atexit` when the process's first context is made; the hook
+    registered here comes later, so it runs first (exit hooks run last in, first out) and
+    frees every context left open while the display is still valid. Otherwise the owners'
+    finalizers run after ``eglTerminate`` and print ``EGL_NOT_INITIALIZED`` tracebacks.
+    The set holds weak references: owners that are garbage-collected drop out of it.
+    """
+    global _exit_hook_registered
+    _LIVE_GL_OWNERS.add(owner)
+    if not _exit_hook_registered:
+        atexit.register(_close_live_gl_owners)
+        _exit_hook_registered = True
+
+
+def _close_live_gl_owners() -> None:
+    for owner in list(_LIVE_GL_OWNERS):
+        owner.close()
+    _LIVE_GL_OWNERS.clear()
 
 
 class CameraRenderer:
@@ -79,6 +116,7 @@ class CameraRenderer:
                 f"buffer {model.vis.global_.offwidth}x{model.vis.global_.offheight}"
             )
         self._gl = gl_context.GLContext(cfg.width, cfg.height)
+        close_at_exit(self)
         self._gl.make_current()
         self._context = mujoco.MjrContext(model, mujoco.mjtFontScale.mjFONTSCALE_150)
         mujoco.mjr_setBuffer(mujoco.mjtFramebuffer.mjFB_OFFSCREEN, self._context)
@@ -134,6 +172,7 @@ class CameraRenderer:
 
     def close(self) -> None:
         """Release the OpenGL context (safe to call twice)."""
+        _LIVE_GL_OWNERS.discard(self)
         if self._context is not None:
             self._context.free()
             self._context = None

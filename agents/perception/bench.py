@@ -10,12 +10,11 @@ skipped. With ``--camera wrist`` the arm first moves 22 cm above
 the object and plans from the wrist camera. Prints the success rate per object kind and
 overall, and the time per candidate set::
 
-    MUJOCO_GL=egl python -m agentic_env.agents.perception.bench --layouts 20
+    agentic-env bench-grasp --layouts 20
 """
 
 from __future__ import annotations
 
-import argparse
 import logging
 import time
 from collections import defaultdict
@@ -164,28 +163,3 @@ def report(results: list[PickResult]) -> str:
                      f"{cpu.mean():.0f} ms mean, {cpu.max():.0f} ms max")
     failures = [f"  seed {r.seed} {r.name}: {r.reason}" for r in results if not r.lifted]
     return "\n".join(lines + (["failures:"] + failures if failures else []))
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Command line entry point; prints the report."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--layouts", type=int, default=20, help="sorting layouts (seeds)")
-    parser.add_argument("--seed", type=int, default=0, help="first layout seed")
-    parser.add_argument("--camera", choices=("shoulder", "wrist"), default="shoulder",
-                        help="plan from the shoulder camera, or from the wrist camera after "
-                        "moving above the object")
-    parser.add_argument("--task", default="sorting",
-                        help="task whose layouts are used (sorting, tabletop, stacking, ...)")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log every pick")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(message)s")
-    start = time.perf_counter()
-    results = run(args.layouts, args.seed, args.camera, args.task)
-    print(report(results))
-    print(f"wall time {time.perf_counter() - start:.0f} s")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

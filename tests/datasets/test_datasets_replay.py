@@ -9,14 +9,15 @@ from pathlib import Path
 import pytest
 from support.dataset_helpers import collected_dataset
 
-from agentic_env.datasets.replay import main, replay_episode
+from agentic_env.cli.datasets import replay_demo_main
+from agentic_env.datasets.replay import replay_episode
 from agentic_env.errors import InvalidConfigError
 
 
 def test_joint_position_replay_reproduces_the_episode(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root, _, _ = collected_dataset()
-    assert main([str(root), "--episodes", "0", "--json", str(tmp_path / "r.json")]) == 0
+    assert replay_demo_main([str(root), "--episodes", "0", "--json", str(tmp_path / "r.json")]) == 0
     out = capsys.readouterr().out
     assert "FAITHFUL" in out and "outcome reproduced in 1/1" in out
     report = json.loads((tmp_path / "r.json").read_text())[0]

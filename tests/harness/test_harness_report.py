@@ -8,9 +8,10 @@ from html.parser import HTMLParser
 
 from test_harness_run import fake_episode
 
+from agentic_env.cli.harness import report_main
 from agentic_env.harness.db import Finished, ModuleInstance, ResultStore
 from agentic_env.harness.execute import error_result
-from agentic_env.harness.report import main, write_report
+from agentic_env.harness.report import write_report
 from agentic_env.harness.sweep import parse_sweep
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -107,5 +108,5 @@ def test_report_html_parses_and_figures_exist(tmp_path):
 
 
 def test_report_command_on_missing_database(tmp_path, capsys):
-    assert main([str(tmp_path / "nope.db"), "--out", str(tmp_path / "o")]) == 2
+    assert report_main([str(tmp_path / "nope.db"), "--out", str(tmp_path / "o")]) == 2
     assert "does not exist" in capsys.readouterr().out

@@ -13,6 +13,7 @@ from PIL import Image
 
 cv2 = pytest.importorskip("cv2")
 
+from agentic_env.cli.real import calibrate_main  # noqa: E402
 from agentic_env.errors import InvalidConfigError  # noqa: E402
 from agentic_env.geometry.camera import pinhole_intrinsics  # noqa: E402
 from agentic_env.geometry.rotations import exp_rotation  # noqa: E402
@@ -151,7 +152,7 @@ def test_calibrate_command_solves_a_saved_session(tmp_path: Path) -> None:
     (session / calibrate.SESSION_FILE).write_text(json.dumps(
         {"camera": "wrist", "intrinsics": WRIST_K.tolist(), "views": records}))
     out = tmp_path / "calibration.json"
-    assert calibrate.main(["--camera", "wrist", "--replay", str(session), "--out", str(out)]) == 0
+    assert calibrate_main(["--camera", "wrist", "--replay", str(session), "--out", str(out)]) == 0
     loaded = Calibration.load(out)
     assert np.linalg.norm(loaded.wrist_to_flange[:3, 3] - WRIST_TRUTH[:3, 3]) < 0.002
     assert loaded.residuals["wrist"]["views"] == 10

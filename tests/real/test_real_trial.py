@@ -14,6 +14,7 @@ pytest.importorskip("serial")
 
 from agentic_env.agents.episode import EpisodeSpec  # noqa: E402
 from agentic_env.cli import setup_sheet  # noqa: E402
+from agentic_env.cli.real import trial_report_main  # noqa: E402
 from agentic_env.contract.trial import TrialSpec  # noqa: E402
 from agentic_env.harness.db import Finished, ResultStore  # noqa: E402
 from agentic_env.pddl.planning import PlanStep  # noqa: E402
@@ -99,5 +100,5 @@ def test_paired_trial_in_sim_and_on_the_twin(stacking_trial: Path, tmp_path: Pat
     sim = pairs[0].sim
     assert (f"| stacking | lab | 0 | sim-oracle | {'yes' if sim['success'] else 'no'} | "
             f"{sim['score']:.2f} | yes | 1.00 |") in text
-    assert trial_report.main([str(db), "--out", str(tmp_path / "report.md")]) == 0
+    assert trial_report_main([str(db), "--out", str(tmp_path / "report.md")]) == 0
     assert (tmp_path / "report.md").read_text() == text

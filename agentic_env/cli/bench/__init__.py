@@ -1,1 +1,1 @@
-
+"""The ``agentic-env bench*`` commands, one module per benchmark."""

@@ -80,6 +80,3 @@ def main(argv: list[str] | None = None) -> int:
     args.json.write_text(json.dumps(figures, indent=2))
     return 0
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

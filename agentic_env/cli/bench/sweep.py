@@ -9,7 +9,7 @@ runs), and the 1-worker sweep's wall time minus the episode-function time its wo
 measured, per episode (worker spawn, dispatch, pickling, SQLite commits; immune to that
 variation)::
 
-    python -m agentic_env.harness.bench [sweeps/ci.yaml] [--limit N]
+    agentic-env bench-sweep [sweeps/ci.yaml] [--limit N]
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def bench(sweep: Sweep, limit: int | None = None) -> HarnessBench:
 
 def main(argv: list[str] | None = None) -> int:
     """Print the harness benchmark for a sweep file."""
-    parser = argparse.ArgumentParser(prog="python -m agentic_env.harness.bench",
+    parser = argparse.ArgumentParser(prog="agentic-env bench-sweep",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("file", type=pathlib.Path, nargs="?", default=DEFAULT_SWEEP)
     parser.add_argument("--limit", type=int, default=None, help="first N episodes only")
@@ -102,6 +102,3 @@ def main(argv: list[str] | None = None) -> int:
           "s/episode (wall minus the episode function's own time)")
     return 0
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,0 +1,134 @@
+"""Benchmark harness: ``agentic-env sweep``, ``report`` and ``modules``.
+
+The command lines of :mod:`agentic_env.harness.run`, :mod:`agentic_env.harness.report` and
+:mod:`agentic_env.harness.module_bench`; each imports its library module when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import pathlib
+
+from agentic_env.errors import AgenticEnvError, InvalidConfigError
+
+
+def _sweep_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agentic-env sweep",
+        description="Run a sweep file's episodes (resumable) and store the results in SQLite.")
+    parser.add_argument("file", type=pathlib.Path, help="sweep file (YAML)")
+    parser.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1),
+                        help="local worker processes (default: min(4, CPUs))")
+    parser.add_argument("--ray", metavar="ADDRESS", default=None,
+                        help="run on a Ray cluster at ADDRESS ('auto', 'ray://host:10001', or "
+                             "'local' for a local instance); needs the 'ray' extra")
+    parser.add_argument("--db", type=pathlib.Path, default=None,
+                        help="results database (default: runs/sweeps/NAME/results.db)")
+    parser.add_argument("--traces", type=pathlib.Path, default=None,
+                        help="folder for episode traces (default: beside the database, "
+                             "'traces/')")
+    parser.add_argument("--no-traces", action="store_true", help="write no episode traces")
+    parser.add_argument("--episode-fn", default=None, metavar="MODULE:FUNCTION",
+                        help="episode function overriding the sweep file's 'episode_fn'")
+    parser.add_argument("--retry-errors", action="store_true",
+                        help="run again the episodes stored as errors")
+    parser.add_argument("--hard-timeout", type=float, default=None, metavar="SECONDS",
+                        help="local pool: kill an episode after this long (default: its "
+                             "max_wall_s x 1.5 + 60 s)")
+    return parser
+
+
+def sweep_main(argv: list[str] | None = None) -> int:
+    """``agentic-env sweep FILE``: run a sweep's missing episodes and record them."""
+    from agentic_env.harness.run import run_sweep
+    from agentic_env.harness.sweep import load_sweep
+
+    args = _sweep_parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.workers < 1:
+        _sweep_parser().error("--workers must be >= 1")
+    try:
+        sweep = load_sweep(args.file)
+        db = args.db or pathlib.Path("runs") / "sweeps" / sweep.name / "results.db"
+        traces = None if args.no_traces else (args.traces or db.parent / "traces")
+        summary = run_sweep(sweep, db, workers=args.workers, ray_address=args.ray,
+                            trace_root=traces, retry_errors=args.retry_errors,
+                            episode_fn=args.episode_fn, hard_timeout_s=args.hard_timeout)
+    except AgenticEnvError as exc:
+        print(f"error: {exc}")
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: finished episodes are saved; run the same command to resume")
+        return 130
+    print(f"{sweep.name}: {summary.declared} episodes declared, {summary.skipped} already "
+          f"done, {summary.ran} run ({summary.succeeded} succeeded, {summary.failed} failed, "
+          f"{summary.errors} errors) in {summary.wall_s:.1f} s")
+    print(f"results: {db}    report: agentic-env report {db} --out {db.parent / 'report'}")
+    return 0
+
+
+def report_main(argv: list[str] | None = None) -> int:
+    """``agentic-env report DB --out DIR``: a results database as HTML and Markdown."""
+    parser = argparse.ArgumentParser(
+        prog="agentic-env report",
+        description="Write an HTML (self-contained) and Markdown report of a results database.")
+    parser.add_argument("db", type=pathlib.Path, help="results database (from agentic-env sweep)")
+    parser.add_argument("--out", type=pathlib.Path, default=None,
+                        help="output folder (default: 'report' beside the database)")
+    args = parser.parse_args(argv)
+    from agentic_env.harness.report import write_report
+
+    try:
+        files = write_report(args.db, args.out or args.db.parent / "report")
+    except AgenticEnvError as exc:
+        print(f"error: {exc}")
+        return 2
+    print(f"wrote {files.html} and {files.markdown} ({len(files.figures)} figures)")
+    return 0
+
+
+def modules_main(argv: list[str] | None = None) -> int:
+    """``agentic-env modules --model M``: the module benchmark (paper Table II)."""
+    from agentic_env.harness.module_bench import MODULE_ORDER, format_table, run_module_bench
+
+    parser = argparse.ArgumentParser(
+        prog="agentic-env modules",
+        description="Module benchmark (paper Table II) on sim-generated, ground-truth-labelled "
+                    "instances.")
+    parser.add_argument("--model", default="sim-oracle",
+                        help="model spec under test (default sim-oracle; any litellm name)")
+    parser.add_argument("--tasks", nargs="+", default=["sorting", "stacking"],
+                        help="tasks to make rollouts of (default: sorting stacking)")
+    parser.add_argument("--setting", default="lab", help="setting (default lab)")
+    parser.add_argument("--seeds", type=int, default=2, help="rollouts per task (seeds 0..N-1)")
+    parser.add_argument("--modules", nargs="+", default=list(MODULE_ORDER),
+                        choices=MODULE_ORDER, help="modules to benchmark (default: all)")
+    parser.add_argument("--db", type=pathlib.Path,
+                        default=pathlib.Path("runs") / "modules" / "results.db",
+                        help="results database (a sweep's database puts the table in its "
+                             "report)")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("MUJOCO_GL", "egl")
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        from agentic_env.agents.models.registry import parse_model_spec
+        from agentic_env.harness.db import ResultStore
+        from agentic_env.tasks import TASKS
+
+        parse_model_spec(args.model)
+        unknown = [t for t in args.tasks if t not in TASKS]
+        if unknown:
+            raise InvalidConfigError(f"unknown task(s) {', '.join(unknown)}; valid: "
+                                     f"{', '.join(sorted(TASKS))}")
+        with ResultStore(args.db) as store:
+            count = run_module_bench(args.model, args.tasks, args.setting,
+                                     list(range(args.seeds)), store, args.modules)
+            rows = [r for r in store.module_instances() if r["model"] == args.model]
+    except AgenticEnvError as exc:
+        print(f"error: {exc}")
+        return 2
+    print(f"{count} instances graded; stored in {args.db}")
+    print(format_table(rows))
+    return 0
