@@ -2,6 +2,7 @@
 
 * :mod:`~agentic_env.datasets.recording`: run the expert and record every control period;
 * :mod:`~agentic_env.datasets.lerobot_format`: the dataset layout, written with pyarrow;
+* :mod:`~agentic_env.datasets.stats`: LeRobot's feature statistics, quantiles included;
 * :mod:`~agentic_env.datasets.video`: MP4 encoding with the ffmpeg of ``imageio-ffmpeg``;
 * :mod:`~agentic_env.datasets.collect`: ``agentic-env collect`` (parallel, resumable);
 * :mod:`~agentic_env.datasets.reader`: load a dataset and verify it frame by frame;

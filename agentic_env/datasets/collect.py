@@ -11,6 +11,9 @@ Resumable: each finished episode is written to ``.staging/seed-NNNNNN.tmp-PID/``
 ``.staging/seed-NNNNNN/`` in one step, so a killed run leaves either a whole episode or a
 temporary folder that the next run deletes. Running the same command again records only the
 missing episodes, then rebuilds ``data/``, ``videos/`` and ``meta/`` from the staged ones.
+Once the dataset is built, ``.staging/`` is deleted; running again into a finished dataset does
+nothing if it holds the episodes asked for, and otherwise stages its episodes again and adds
+the missing ones (the settings, kept in ``meta/collection.json``, must match).
 """
 
 from __future__ import annotations
@@ -26,10 +29,14 @@ from typing import TYPE_CHECKING, Any
 from tqdm import tqdm
 
 from agentic_env.datasets.lerobot_format import (
-    STAGED_RECORD,
     STAGING,
+    STAGING_TRASH,
     assemble_dataset,
+    remove_staging,
+    stage_atomically,
+    staged_folder,
     staged_records,
+    unstage_dataset,
     video_key,
     write_staged_frames,
 )
@@ -113,9 +120,8 @@ def collect_episode(root: Path, config: CollectConfig, seed: int,
     from agentic_env.datasets.recording import EpisodeRequest
     from agentic_env.tasks.instructions import CATEGORIES
 
-    staging = root / STAGING
-    final = staging / f"seed-{seed:06d}"
-    tmp = staging / f"seed-{seed:06d}.tmp-{os.getpid()}"
+    final = staged_folder(root, seed)
+    tmp = final.with_name(f"{final.name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     request = EpisodeRequest(seed=seed, instruction_category=CATEGORIES[seed % len(CATEGORIES)],
@@ -136,12 +142,9 @@ def collect_episode(root: Path, config: CollectConfig, seed: int,
             for path in videos.values():
                 path.unlink(missing_ok=True)
         record = {**episode.metadata, "has_frames": keep, "error": "",
-                  "length": episode.length, "image_stats": episode.image_stats}
-    (tmp / STAGED_RECORD).write_text(json.dumps(record))
-    if final.exists():  # another run finished this seed meanwhile: keep the first
-        shutil.rmtree(tmp)
-    else:
-        os.rename(tmp, final)
+                  "length": episode.length, "image_stats": episode.image_stats,
+                  "depth_stats": episode.depth_stats}
+    stage_atomically(final, record, tmp)
     return record, episode if keep_frames else None
 
 
@@ -174,27 +177,44 @@ def camera_metadata(config: CollectConfig) -> dict[str, dict[str, Any]]:
     return cameras
 
 
-def _check_resume(root: Path, config: CollectConfig) -> None:
-    path = root / STAGING / CONFIG_FILE
+def _config_dict(config: CollectConfig) -> dict[str, Any]:
     stored = asdict(config)
     stored["disturbances"] = list(stored["disturbances"])
+    return stored
+
+
+def _finished(root: Path) -> dict[str, Any] | None:
+    """The summary (``meta/collection.json``) of the finished dataset in ``root``, if any."""
+    if not (root / "meta/info.json").is_file():
+        return None
+    return dict(json.loads((root / "meta/collection.json").read_text()))
+
+
+def _check_resume(root: Path, config: CollectConfig) -> None:
+    """Refuse to resume a collection (staged or finished) of other settings."""
+    path = root / STAGING / CONFIG_FILE
+    finished = _finished(root)
     if path.is_file():
         previous = json.loads(path.read_text())
-        if previous != stored:
-            differing = sorted(k for k in stored if previous.get(k) != stored[k])
-            raise InvalidConfigError(
-                f"{root} holds a collection with other settings ({', '.join(differing)}); "
-                "resume with the same options or choose another --out"
-            )
+    elif finished is not None:
+        previous = finished.get("config", {})
     else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(stored, indent=2))
+        return
+    stored = _config_dict(config)
+    if previous != stored:
+        differing = sorted(k for k in stored if previous.get(k) != stored[k])
+        raise InvalidConfigError(
+            f"{root} holds a collection with other settings ({', '.join(differing)}); "
+            "resume with the same options or choose another --out"
+        )
 
 
 def collect(root: Path, config: CollectConfig, episodes: int, workers: int = 1,
             seed_start: int = 0, max_attempts: int | None = None, progress: bool = True,
             recordings: dict[int, RecordedEpisode] | None = None) -> dict[str, Any]:
     """Collect until ``episodes`` episodes are in the dataset (resuming what ``root`` holds).
+
+    Staged episodes are deleted once the dataset is built (see the module docstring).
 
     Args:
         root: dataset folder (created; resumed when it holds a collection of ``config``).
@@ -218,10 +238,21 @@ def collect(root: Path, config: CollectConfig, episodes: int, workers: int = 1,
     if recordings is not None and workers != 1:
         raise InvalidConfigError("keeping the recordings needs workers=1 (in-process)")
     root.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(root / STAGING_TRASH, ignore_errors=True)
     _check_resume(root, config)
+    limit = max_attempts if max_attempts is not None else 2 * episodes + 10
+    finished = _finished(root)
+    if finished is not None and not (root / STAGING).exists() and (
+            finished["episodes_in_dataset"] >= episodes
+            or finished["episodes_attempted"] >= limit):
+        return finished
+    config_path = root / STAGING / CONFIG_FILE
+    if not config_path.is_file():
+        config_path.parent.mkdir(parents=True, exist_ok=True)
+        config_path.write_text(json.dumps(_config_dict(config), indent=2))
     for leftover in (root / STAGING).glob("*.tmp-*"):
         shutil.rmtree(leftover)
-    limit = max_attempts if max_attempts is not None else 2 * episodes + 10
+    unstage_dataset(root)
     done = {record["seed"]: record for _, record in staged_records(root)}
 
     def kept(record: dict[str, Any]) -> bool:
@@ -265,8 +296,10 @@ def collect(root: Path, config: CollectConfig, episodes: int, workers: int = 1,
                   "cameras": camera_metadata(config),
                   "action": "joint_position targets: 6 joints (rad) + gripper width (m); "
                             "action.ee_delta holds the same motion as ee_delta actions",
-                  "seed_start": seed_start}
-    return assemble_dataset(root, collection, keep_failed=config.keep_failed)
+                  "seed_start": seed_start, "config": _config_dict(config)}
+    summary = assemble_dataset(root, collection, keep_failed=config.keep_failed)
+    remove_staging(root)
+    return summary
 
 
 def _keep(result: tuple[dict[str, Any], RecordedEpisode | None],

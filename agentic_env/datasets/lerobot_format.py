@@ -3,7 +3,8 @@
 Layout of a dataset folder (what ``lerobot.datasets.LeRobotDataset`` reads)::
 
     meta/info.json                          features (names, dtypes, shapes), fps, paths
-    meta/stats.json                         per-feature min/max/mean/std/count
+    meta/stats.json                         per-feature min/max/mean/std/count and quantiles
+                                            q01/q10/q50/q90/q99 (see agentic_env.datasets.stats)
     meta/tasks.parquet                      task strings (the index) -> task_index
     meta/episodes/chunk-000/file-000.parquet  one row per episode: length, task strings,
                                             data/video file and frame ranges, stats, and the
@@ -17,6 +18,14 @@ Layout of a dataset folder (what ``lerobot.datasets.LeRobotDataset`` reads)::
 
 LeRobot packs many episodes per file; one episode per file is the same format (every episode
 row names its files and its time range in them) and lets episodes be written independently.
+The Parquet files carry the schema metadata LeRobot's writers leave: the Hugging Face
+``datasets`` features (``huggingface`` key) on the data and episode files, pandas' (``pandas``
+key, task strings as the index named ``task``) on the tasks file.
+
+Depth follows LeRobot's convention for depth maps stored as images (not as quantised 12-bit
+video): the feature's ``info`` has ``is_depth_map: true`` and ``depth_unit: "mm"``, so LeRobot
+(>= 0.6) decodes it to float32 millimetres, leaves it out of RGB transforms, and keeps its
+statistics in millimetres; ``depth.metres_per_unit`` (0.001) states the scale.
 
 Frame features (``<cam>`` in shoulder, wrist):
 
@@ -25,7 +34,8 @@ feature                             shape      meaning
 ==================================  =========  ===============================================
 ``observation.images.<cam>``        H, W, 3    RGB video (yuv420p MP4)
 ``observation.depth.<cam>``         H, W, 1    optional: 16-bit PNG, depth in millimetres along
-                                               the optical axis, 0 = no return
+                                               the optical axis, 0 = no return (LeRobot's raw
+                                               depth-image form: ``is_depth_map``, ``depth_unit``)
 ``observation.state``               7          six joint positions (rad), gripper width (m)
 ``observation.tcp_pose``            7          TCP in the robot base frame: x, y, z (m),
                                                quaternion w, x, y, z
@@ -54,7 +64,8 @@ from typing import Any
 
 import numpy as np
 
-from agentic_env.datasets.recording import CAMERAS, RecordedEpisode
+from agentic_env.datasets.recording import CAMERAS, DEPTH_UNITS_PER_METRE, RecordedEpisode
+from agentic_env.datasets.stats import STAT_KEYS, aggregate_stats, feature_stats, to_json
 from agentic_env.errors import AgenticEnvError
 
 CODEBASE_VERSION = "v3.0"
@@ -64,8 +75,11 @@ VIDEO_PATH = "videos/{video_key}/chunk-{chunk_index:03d}/file-{file_index:03d}.m
 EPISODES_PATH = "meta/episodes/chunk-000/file-000.parquet"
 TASKS_PATH = "meta/tasks.parquet"
 #: Folder (inside the dataset) of finished episodes waiting to be assembled; never read by
-#: LeRobot.
+#: LeRobot, and removed once the dataset is complete.
 STAGING = ".staging"
+#: What a finished collection's staging folder is renamed to before it is deleted, so that
+#: an interrupted deletion never leaves a partly deleted episode that looks finished.
+STAGING_TRASH = ".staging-removed"
 STAGED_FRAMES = "frames.parquet"
 STAGED_RECORD = "episode.json"
 ROBOT_TYPE = "ur5e_finray"
@@ -147,7 +161,7 @@ def dataset_features(cameras: dict[str, dict[str, Any]], fps: float, codec: str,
             "names": ["height", "width", "channels"],
             "info": {"video.height": info["height"], "video.width": info["width"],
                      "video.codec": codec, "video.pix_fmt": "yuv420p",
-                     "video.is_depth_map": False, "video.fps": float(fps),
+                     "is_depth_map": False, "video.fps": float(fps),
                      "video.channels": 3, "has_audio": False,
                      "camera.intrinsics": info["intrinsics"]},
         }
@@ -157,7 +171,12 @@ def dataset_features(cameras: dict[str, dict[str, Any]], fps: float, codec: str,
             features[depth_key(cam)] = {
                 "dtype": "image", "shape": [info["height"], info["width"], 1],
                 "names": ["height", "width", "channels"],
-                "info": {"encoding": "png uint16", "unit": "mm", "no_return": 0,
+                "info": {"is_depth_map": True, "depth_unit": "mm",
+                         "depth.metres_per_unit": 1.0 / DEPTH_UNITS_PER_METRE,
+                         "depth.no_return_value": 0,
+                         "depth.range_m": info["depth_range_m"],
+                         "depth.axis": "distance along the optical axis (z), not along the ray",
+                         "image.encoding": "png, 16-bit greyscale (uint16)",
                          "camera.intrinsics": info["intrinsics"]},
             }
     features.update(vector_features())
@@ -202,32 +221,56 @@ def write_staged_frames(episode: RecordedEpisode, folder: Path, fps: float) -> N
     pq.write_table(pa.table(columns), folder / STAGED_FRAMES)
 
 
-def _numeric_stats(values: np.ndarray) -> dict[str, list[Any]]:
-    values = np.asarray(values, np.float64)
-    if values.ndim == 1:
-        values = values[:, None]
-    return {"min": values.min(0).tolist(), "max": values.max(0).tolist(),
-            "mean": values.mean(0).tolist(), "std": values.std(0).tolist(),
-            "count": [int(values.shape[0])]}
+def _hf_value(dtype: str) -> dict[str, Any]:
+    return {"dtype": dtype, "_type": "Value"}
 
 
-def _image_stats(stats: dict[str, Any]) -> dict[str, Any]:
-    """Per-channel lists -> LeRobot's (3, 1, 1) nesting."""
-    return {key: ([[[v]] for v in value] if key != "count" else value)
-            for key, value in stats.items()}
+def _hf_from_arrow(arrow_type: Any) -> dict[str, Any]:
+    """A ``datasets`` feature (as serialised) of a Parquet column of type ``arrow_type``."""
+    pa, _ = require_pyarrow()
+    if pa.types.is_fixed_size_list(arrow_type):
+        return {"feature": _hf_from_arrow(arrow_type.value_type),
+                "length": arrow_type.list_size, "_type": "List"}
+    if pa.types.is_list(arrow_type):
+        return {"feature": _hf_from_arrow(arrow_type.value_type), "_type": "List"}
+    if pa.types.is_string(arrow_type):
+        return _hf_value("string")
+    if pa.types.is_boolean(arrow_type):
+        return _hf_value("bool")
+    return _hf_value(arrow_type.to_pandas_dtype().__name__)
 
 
-def aggregate_stats(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Combine per-episode statistics (pooled mean and variance, weighted by ``count``)."""
-    counts = np.array([p["count"][0] for p in parts], np.float64)
-    means = [np.asarray(p["mean"], np.float64) for p in parts]
-    total = counts.sum()
-    mean = sum(c * m for c, m in zip(counts, means, strict=True)) / total
-    var = sum(c * (np.asarray(p["std"], np.float64) ** 2 + (m - mean) ** 2)
-              for c, m, p in zip(counts, means, parts, strict=True)) / total
-    return {"min": np.min([np.asarray(p["min"]) for p in parts], axis=0).tolist(),
-            "max": np.max([np.asarray(p["max"]) for p in parts], axis=0).tolist(),
-            "mean": mean.tolist(), "std": np.sqrt(var).tolist(), "count": [int(total)]}
+def with_hf_features(table: Any, features: dict[str, dict[str, Any]] | None = None) -> Any:
+    """``table`` with the ``huggingface`` schema metadata that ``datasets`` writes.
+
+    Args:
+        table: a pyarrow table.
+        features: the dataset's features (``meta/info.json``): image features become
+            ``Image``, the rest follows the column types; ``None`` derives all from the types.
+    """
+    hf: dict[str, Any] = {}
+    for field in table.schema:
+        if features is not None and features[field.name]["dtype"] == "image":
+            hf[field.name] = {"_type": "Image"}
+        else:
+            hf[field.name] = _hf_from_arrow(field.type)
+    metadata = {b"huggingface": json.dumps({"info": {"features": hf}}).encode()}
+    return table.replace_schema_metadata(metadata)
+
+
+def _stats_dtype(feature: dict[str, Any]) -> str:
+    """The dtype that stats' min and max keep (images and videos: float32)."""
+    return "float32" if feature["dtype"] in ("image", "video") else str(feature["dtype"])
+
+
+def _column_stats(table: Any, name: str, feature: dict[str, Any]) -> dict[str, Any]:
+    """Per-episode stats of a numeric column (JSON-ready)."""
+    column = table.column(name).combine_chunks()
+    if feature["shape"] == [1]:
+        values = column.to_numpy().reshape(-1, 1)
+    else:
+        values = column.flatten().to_numpy().reshape(len(column), -1)
+    return to_json(feature_stats(values), _stats_dtype(feature))
 
 
 def _tasks_table(tasks: Sequence[str]) -> Any:
@@ -249,6 +292,24 @@ def _tasks_table(tasks: Sequence[str]) -> Any:
     table = pa.table({"task_index": pa.array(range(len(tasks)), pa.int64()),
                       "task": pa.array(list(tasks), pa.string())})
     return table.replace_schema_metadata({b"pandas": json.dumps(pandas_meta).encode()})
+
+
+def staged_folder(root: Path, seed: int) -> Path:
+    """Where a finished episode of trial ``seed`` is staged."""
+    return root / STAGING / f"seed-{seed:06d}"
+
+
+def stage_atomically(final: Path, record: dict[str, Any], tmp: Path) -> None:
+    """Write ``record`` into ``tmp`` (holding the episode's files) and rename it to ``final``.
+
+    If ``final`` exists already (another run finished this seed meanwhile), the first one is
+    kept and ``tmp`` deleted.
+    """
+    (tmp / STAGED_RECORD).write_text(json.dumps(record))
+    if final.exists():
+        shutil.rmtree(tmp)
+    else:
+        os.rename(tmp, final)
 
 
 def staged_records(root: Path) -> list[tuple[Path, dict[str, Any]]]:
@@ -293,6 +354,7 @@ def assemble_dataset(root: Path, collection: dict[str, Any],
     staged = staged_records(root)
     included = [(folder, record) for folder, record in staged
                 if record["has_frames"] and (record["success"] or keep_failed)]
+    (root / "meta/info.json").unlink(missing_ok=True)  # first: the folder is no dataset now
     for name in ("data", "videos", "meta"):
         shutil.rmtree(root / name, ignore_errors=True)
     fps, depth = float(collection["fps"]), bool(collection["depth"])
@@ -311,19 +373,15 @@ def assemble_dataset(root: Path, collection: dict[str, Any],
                  "task_index": np.full(n, task_index, np.int64)}
         for name, values in extra.items():
             table = table.append_column(name, pa.array(values))
-        table = table.select(order)
+        table = with_hf_features(table.select(order), features)
         chunk, file = divmod(episode_index, CHUNKS_SIZE)
         data_path = root / DATA_PATH.format(chunk_index=chunk, file_index=file)
         data_path.parent.mkdir(parents=True, exist_ok=True)
         pq.write_table(table, data_path)
-        stats: dict[str, dict[str, Any]] = {}
-        for name in order:
-            if features[name]["dtype"] == "image":
-                continue
-            column = table.column(name).combine_chunks()
-            values = (column.flatten().to_numpy().reshape(n, -1)
-                      if features[name]["shape"] != [1] else column.to_numpy())
-            stats[name] = _numeric_stats(values)
+        stats = {name: _column_stats(table, name, features[name]) for name in order
+                 if features[name]["dtype"] != "image"}
+        if depth:
+            stats |= {depth_key(cam): record["depth_stats"][cam] for cam in CAMERAS}
         row: dict[str, Any] = {
             "episode_index": episode_index, "tasks": [record["instruction"]], "length": n,
             "data/chunk_index": chunk, "data/file_index": file,
@@ -336,10 +394,11 @@ def assemble_dataset(root: Path, collection: dict[str, Any],
                                                    file_index=file))
             row |= {f"videos/{key}/chunk_index": chunk, f"videos/{key}/file_index": file,
                     f"videos/{key}/from_timestamp": 0.0, f"videos/{key}/to_timestamp": n / fps}
-            stats[key] = _image_stats(record["image_stats"][cam])
+            stats[key] = record["image_stats"][cam]
         row |= {"meta/episodes/chunk_index": 0, "meta/episodes/file_index": 0}
-        for name, values in stats.items():
-            row |= {f"stats/{name}/{stat}": value for stat, value in values.items()}
+        for name in features:
+            if name in stats:
+                row |= {f"stats/{name}/{stat}": stats[name][stat] for stat in STAT_KEYS}
         row |= {
             "agentic_env/seed": record["seed"],
             "agentic_env/success": record["success"],
@@ -355,10 +414,11 @@ def assemble_dataset(root: Path, collection: dict[str, Any],
     meta = root / "meta"
     (meta / "episodes/chunk-000").mkdir(parents=True, exist_ok=True)
     if rows:
-        pq.write_table(pa.Table.from_pylist(rows), root / EPISODES_PATH)
+        pq.write_table(with_hf_features(pa.Table.from_pylist(rows)), root / EPISODES_PATH)
     pq.write_table(_tasks_table(list(tasks)), root / TASKS_PATH)
-    stats_all = {name: aggregate_stats([s[name] for s in episode_stats])
-                 for name in (episode_stats[0] if episode_stats else {})}
+    stats_all = {name: to_json(aggregate_stats([s[name] for s in episode_stats]),
+                               _stats_dtype(features[name]))
+                 for name in features if episode_stats and name in episode_stats[0]}
     (meta / "stats.json").write_text(json.dumps(stats_all, indent=2))
     (meta / "cameras.json").write_text(json.dumps(collection["cameras"], indent=2))
     failed = [r for _, r in staged if not r["success"]]
@@ -391,6 +451,73 @@ def assemble_dataset(root: Path, collection: dict[str, Any],
     }
     (meta / "info.json").write_text(json.dumps(info, indent=4))
     return summary
+
+
+def remove_staging(root: Path) -> None:
+    """Delete ``root/.staging`` (and the remains of an interrupted deletion)."""
+    trash = root / STAGING_TRASH
+    shutil.rmtree(trash, ignore_errors=True)
+    if (root / STAGING).is_dir():
+        os.rename(root / STAGING, trash)
+        shutil.rmtree(trash)
+
+
+def unstage_dataset(root: Path) -> None:
+    """Put a finished dataset's episodes back into ``root/.staging`` (assembly's inverse).
+
+    A finished collection keeps no staging folder; a further run into the same folder (more
+    episodes asked for) stages the dataset's episodes again (frames without the dataset
+    indices, hard-linked videos, the record with its statistics) and its failed seeds (records
+    without frames), then rebuilds the dataset from the staging folder as usual. Seeds
+    already staged are left alone, and each episode is staged atomically, so a kill during
+    this is repaired by running again. Nothing happens without ``meta/info.json``.
+    """
+    if not (root / "meta/info.json").is_file():
+        return
+    _, pq = require_pyarrow()
+    info = json.loads((root / "meta/info.json").read_text())
+    collection = json.loads((root / "meta/collection.json").read_text())
+    staged = {record["seed"] for _, record in staged_records(root)}
+    rows = pq.read_table(root / EPISODES_PATH).to_pylist() if info["total_episodes"] else []
+    in_dataset = {int(row["agentic_env/seed"]) for row in rows}
+    visual = {"image_stats": video_key, "depth_stats": depth_key}
+    for row in rows:
+        seed = int(row["agentic_env/seed"])
+        if seed in staged:
+            continue
+        final = staged_folder(root, seed)
+        tmp = final.with_name(f"{final.name}.tmp-{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        chunk, file = row["data/chunk_index"], row["data/file_index"]
+        frames = pq.read_table(root / DATA_PATH.format(chunk_index=chunk, file_index=file))
+        pq.write_table(frames.drop_columns(list(INDEX_COLUMNS)).replace_schema_metadata(None),
+                       tmp / STAGED_FRAMES)
+        for cam in CAMERAS:
+            key = video_key(cam)
+            _link_or_copy(root / VIDEO_PATH.format(
+                video_key=key, chunk_index=row[f"videos/{key}/chunk_index"],
+                file_index=row[f"videos/{key}/file_index"]), tmp / f"{key}.mp4")
+        record: dict[str, Any] = {
+            "seed": seed, "success": row["agentic_env/success"],
+            "progress": row["agentic_env/progress"], "instruction": row["tasks"][0],
+            "instruction_category": row["agentic_env/instruction_category"],
+            "trial": json.loads(row["agentic_env/trial"]),
+            "progress_score": json.loads(row["agentic_env/progress_score"]),
+            "disturbances_applied": json.loads(row["agentic_env/disturbances_applied"]),
+            "has_frames": True, "error": "", "length": row["length"],
+        }
+        for name, key_of in visual.items():
+            record[name] = {cam: {stat: row[f"stats/{key_of(cam)}/{stat}"] for stat in STAT_KEYS}
+                            for cam in CAMERAS if f"stats/{key_of(cam)}/min" in row}
+        stage_atomically(final, record, tmp)
+    for seed in collection["failed_seeds"]:
+        if seed not in staged and seed not in in_dataset:
+            final = staged_folder(root, seed)
+            tmp = final.with_name(f"{final.name}.tmp-{os.getpid()}")
+            tmp.mkdir(parents=True, exist_ok=True)
+            stage_atomically(final, {"seed": seed, "success": False, "has_frames": False,
+                                     "error": "", "length": 0}, tmp)
 
 
 def _count(values: Any) -> dict[str, int]:

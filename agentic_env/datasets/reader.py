@@ -3,7 +3,8 @@
 :class:`DatasetReader` loads ``meta/`` and gives each episode's frames (numeric columns as
 arrays, videos decoded to RGB, depth decoded to metres). :func:`verify_dataset` checks the
 whole folder frame by frame: file layout against ``meta/info.json``, row counts, indices and
-timestamps, task strings, decodable videos of the right size and length, and, given the
+timestamps, task strings, decodable videos of the right size and length, every statistic
+LeRobot normalises with for every feature in ``meta/stats.json``, and, given the
 episodes as recorded, every numeric value exactly, every depth pixel to the millimetre and
 every video frame to a PSNR bound (video is lossy).
 
@@ -33,6 +34,7 @@ from agentic_env.datasets.lerobot_format import (
     video_key,
 )
 from agentic_env.datasets.recording import CAMERAS, RecordedEpisode, decode_depth_png
+from agentic_env.datasets.stats import STAT_KEYS
 from agentic_env.datasets.video import psnr, read_video, video_info
 
 #: Lowest per-frame PSNR (dB) accepted between a recorded and a decoded video frame: H.264 at
@@ -72,6 +74,8 @@ class DatasetReader:
         self.tasks: list[str] = [row["task"] for row in sorted(tasks,
                                                                 key=lambda r: r["task_index"])]
         self.cameras: dict[str, Any] = json.loads((self.root / "meta/cameras.json").read_text())
+        self.stats: dict[str, dict[str, Any]] = json.loads(
+            (self.root / "meta/stats.json").read_text())
         self.collection: dict[str, Any] = json.loads(
             (self.root / "meta/collection.json").read_text())
 
@@ -248,6 +252,10 @@ def verify_dataset(root: str | Path,
     if declared != (report.episodes, report.frames):
         report.problems.append(f"info.json declares {declared[0]} episodes / {declared[1]} "
                                f"frames; found {report.episodes} / {report.frames}")
+    for name in reader.features if reader.episodes else ():
+        missing = [stat for stat in STAT_KEYS if stat not in reader.stats.get(name, {})]
+        if missing:
+            report.problems.append(f"meta/stats.json: {name} has no {', '.join(missing)}")
     seeds = [int(row["agentic_env/seed"]) for row in reader.episodes]
     if len(set(seeds)) != len(seeds):
         report.problems.append(f"duplicate episodes (seeds {seeds})")

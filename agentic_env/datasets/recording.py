@@ -12,7 +12,8 @@ the cameras and the robot after every period, so a frame is recorded per control
   whose action holds the last targets (the arm stays where it is).
 
 RGB frames stream straight into the MP4 writers and depth into 16-bit PNGs, so an episode
-never sits in memory as raw images (unless ``keep_frames`` asks for it, for verification).
+never sits in memory as raw images (unless ``keep_frames`` asks for it, for verification);
+only the small thumbnails that LeRobot's image statistics are computed from are kept.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PIL import Image
 
+from agentic_env.datasets.stats import sample_indices, thumbnail, to_json, visual_stats
 from agentic_env.datasets.video import VideoConfig, VideoWriter
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
 from agentic_env.robot.constants import GRIPPER_WIDTH_RANGE
@@ -35,8 +37,8 @@ if TYPE_CHECKING:
 
 #: Camera names in the order of the observation contract.
 CAMERAS: tuple[str, ...] = ("shoulder", "wrist")
-#: Every ``IMAGE_STATS_STRIDE``-th frame enters the per-episode image statistics.
-IMAGE_STATS_STRIDE = 5
+#: Stored depth unit per metre (depth is stored in millimetres).
+DEPTH_UNITS_PER_METRE = 1000.0
 
 
 class RecordingError(AgenticEnvError, RuntimeError):
@@ -73,10 +75,12 @@ class RecordedEpisode:
         extrinsics: camera -> (T, 16) float32, row-major 4x4 camera-to-base pose per frame.
         depth_png: camera -> T 16-bit PNGs of depth in millimetres (0 = no return); empty
             unless depth was recorded.
+        image_stats: camera -> LeRobot's per-episode statistics of the RGB frames (values in
+            [0, 1], each stat a (3, 1, 1) nested list; see :mod:`agentic_env.datasets.stats`).
+        depth_stats: camera -> the same of the depth frames in millimetres ((1, 1, 1) lists);
+            empty unless depth was recorded.
         rgb: camera -> T raw RGB frames, only with ``keep_frames``.
         depth: camera -> T raw depth images (metres), only with ``keep_frames`` and depth.
-        image_stats: camera -> per-channel ``min``/``max``/``mean``/``std`` of RGB in [0, 1]
-            over every :data:`IMAGE_STATS_STRIDE`-th frame, and ``count``.
         metadata: trial spec, instruction, success, progress, progress score, primitives,
             applied disturbances, sim and wall time.
     """
@@ -88,6 +92,7 @@ class RecordedEpisode:
     extrinsics: dict[str, np.ndarray]
     depth_png: dict[str, list[bytes]]
     image_stats: dict[str, dict[str, Any]]
+    depth_stats: dict[str, dict[str, Any]]
     metadata: dict[str, Any]
     rgb: dict[str, list[np.ndarray]] = field(default_factory=dict)
     depth: dict[str, list[np.ndarray]] = field(default_factory=dict)
@@ -103,22 +108,31 @@ class RecordedEpisode:
         return bool(self.metadata["success"])
 
 
+def depth_millimetres(depth: np.ndarray) -> np.ndarray:
+    """Depth (H, W) float32 metres -> uint16 millimetres, rounded (0 = no return)."""
+    return np.clip(np.rint(depth * DEPTH_UNITS_PER_METRE), 0, 65535).astype(np.uint16)
+
+
 def encode_depth_png(depth: np.ndarray) -> bytes:
     """Depth (H, W) float32 metres -> 16-bit greyscale PNG of millimetres (0 = no return)."""
-    millimetres = np.clip(np.rint(depth * 1000.0), 0, 65535).astype(np.uint16)
     buffer = io.BytesIO()
-    Image.fromarray(millimetres).save(buffer, format="PNG", compress_level=1)
+    Image.fromarray(depth_millimetres(depth)).save(buffer, format="PNG", compress_level=1)
     return buffer.getvalue()
 
 
 def decode_depth_png(data: bytes) -> np.ndarray:
     """Inverse of :func:`encode_depth_png`: (H, W) float32 metres."""
     with Image.open(io.BytesIO(data)) as image:
-        return np.asarray(image, dtype=np.uint16).astype(np.float32) / 1000.0
+        return np.asarray(image, dtype=np.uint16).astype(np.float32) / DEPTH_UNITS_PER_METRE
 
 
 class _FrameSink:
-    """Receives observations (one per control period) and streams them to disk."""
+    """Receives observations (one per control period) and streams them to disk.
+
+    Keeps a statistics thumbnail (:func:`~agentic_env.datasets.stats.thumbnail`) of every
+    frame, since which frames enter the statistics depends on the episode's final length:
+    at 640 x 360, 43 kB (RGB) and 29 kB (depth) per frame and camera.
+    """
 
     def __init__(self, videos: dict[str, Path], fps: float, video: VideoConfig,
                  sizes: dict[str, tuple[int, int]], depth: bool, keep_frames: bool) -> None:
@@ -131,20 +145,22 @@ class _FrameSink:
         self.depth_png: dict[str, list[bytes]] = {cam: [] for cam in CAMERAS}
         self.rgb: dict[str, list[np.ndarray]] = {cam: [] for cam in CAMERAS}
         self.raw_depth: dict[str, list[np.ndarray]] = {cam: [] for cam in CAMERAS}
-        self._stat_samples: dict[str, list[np.ndarray]] = {cam: [] for cam in CAMERAS}
+        self._rgb_thumbnails: dict[str, list[np.ndarray]] = {cam: [] for cam in CAMERAS}
+        self._depth_thumbnails: dict[str, list[np.ndarray]] = {cam: [] for cam in CAMERAS}
 
     def push(self, obs: dict[str, np.ndarray]) -> None:
-        index = len(self.state)
         self.state.append(np.concatenate([obs["joint_positions"], obs["gripper_width"]]))
         self.tcp.append(obs["tcp_pose"].copy())
         for cam in CAMERAS:
             rgb = obs[f"{cam}_rgb"]
             self.writers[cam].append(rgb)
             self.extrinsics[cam].append(obs[f"{cam}_extrinsics"].reshape(16).copy())
-            if index % IMAGE_STATS_STRIDE == 0:
-                self._stat_samples[cam].append(rgb[::4, ::4].reshape(-1, 3))
+            self._rgb_thumbnails[cam].append(thumbnail(rgb).copy())
             if self.depth:
-                self.depth_png[cam].append(encode_depth_png(obs[f"{cam}_depth"]))
+                depth = obs[f"{cam}_depth"]
+                self.depth_png[cam].append(encode_depth_png(depth))
+                self._depth_thumbnails[cam].append(
+                    thumbnail(depth_millimetres(depth)[..., None]).copy())
             if self.keep_frames:
                 self.rgb[cam].append(rgb.copy())
                 if self.depth:
@@ -154,15 +170,13 @@ class _FrameSink:
         for writer in self.writers.values():
             writer.close()
 
-    def image_stats(self) -> dict[str, dict[str, Any]]:
-        """Per-channel RGB statistics in [0, 1] (LeRobot's image normalisation)."""
-        stats = {}
-        for cam, samples in self._stat_samples.items():
-            pixels = np.concatenate(samples).astype(np.float64) / 255.0
-            stats[cam] = {"min": pixels.min(0).tolist(), "max": pixels.max(0).tolist(),
-                          "mean": pixels.mean(0).tolist(), "std": pixels.std(0).tolist(),
-                          "count": [len(self.state)]}
-        return stats
+    def visual_stats(self, depth: bool) -> dict[str, dict[str, Any]]:
+        """camera -> per-episode statistics of RGB in [0, 1] (``depth``: of depth, mm)."""
+        thumbnails, scale = ((self._depth_thumbnails, 1.0) if depth
+                             else (self._rgb_thumbnails, 255.0))
+        picked = sample_indices(len(self.state))
+        return {cam: to_json(visual_stats([frames[i] for i in picked], scale), "float32")
+                for cam, frames in thumbnails.items()}
 
 
 def _reset(env: SimEnv, request: EpisodeRequest) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -272,7 +286,8 @@ class ExpertRecorder:
             ee_delta=np.asarray([*ee_actions, hold_ee], np.float32),
             extrinsics={cam: np.asarray(v, np.float32) for cam, v in sink.extrinsics.items()},
             depth_png=sink.depth_png if self.depth else {},
-            image_stats=sink.image_stats(),
+            image_stats=sink.visual_stats(depth=False),
+            depth_stats=sink.visual_stats(depth=True) if self.depth else {},
             metadata=metadata,
             rgb=sink.rgb if keep_frames else {},
             depth=sink.raw_depth if keep_frames and self.depth else {},

@@ -1,4 +1,4 @@
-"""Collection: resume after a kill, failures counted and excluded, options checked."""
+"""Collection: resume after a kill, staging cleaned, failures counted and excluded, options."""
 
 from __future__ import annotations
 
@@ -12,13 +12,20 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
-from support.dataset_helpers import CONFIG, collected_dataset
+from support.dataset_helpers import CONFIG, EPISODES, collected_dataset
 
 from agentic_env import cli
 from agentic_env.datasets import collect as collect_module
 from agentic_env.datasets.collect import collect, parse_disturbance, parse_resolution
-from agentic_env.datasets.lerobot_format import STAGING, staged_records
+from agentic_env.datasets.lerobot_format import (
+    DATA_PATH,
+    EPISODES_PATH,
+    STAGING,
+    staged_records,
+    unstage_dataset,
+)
 from agentic_env.datasets.reader import DatasetReader, verify_dataset
 from agentic_env.datasets.recording import ExpertRecorder
 from agentic_env.errors import InvalidConfigError
@@ -28,15 +35,39 @@ def _seeds(root: Path) -> list[int]:
     return [int(row["agentic_env/seed"]) for row in DatasetReader(root).episodes]
 
 
-def test_resume_after_a_simulated_kill(tmp_path: Path) -> None:
+def _assert_same_dataset(root: Path, reference: Path) -> None:
+    """Same frames (every column, depth PNGs included), statistics and episode rows."""
+    for e in range(EPISODES):
+        path = DATA_PATH.format(chunk_index=0, file_index=e)
+        assert pq.read_table(root / path).equals(pq.read_table(reference / path)), path
+    assert pq.read_table(root / EPISODES_PATH).equals(pq.read_table(reference / EPISODES_PATH))
+    for name in ("stats.json", "info.json"):
+        assert (root / "meta" / name).read_text() == (reference / "meta" / name).read_text()
+
+
+def _record_seeds(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The seeds the expert is recorded on from now on."""
+    seeds: list[int] = []
+    record = ExpertRecorder.record
+
+    def spy(self, request, videos, keep_frames=False):  # noqa: ANN001, ANN202
+        seeds.append(request.seed)
+        return record(self, request, videos, keep_frames)
+
+    monkeypatch.setattr(ExpertRecorder, "record", spy)
+    return seeds
+
+
+def test_resume_after_a_simulated_kill(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     source, _, _ = collected_dataset()
     root = tmp_path / "dataset"
     shutil.copytree(source, root)
+    assert not (root / STAGING).exists()
+    # a run asking for more episodes stages the finished dataset's episodes again; the kill
+    # came while it rebuilt the dataset: seed 1 was mid-write (only its temporary folder
+    # exists), info.json was gone and a data file half-written
+    unstage_dataset(root)
     staging = root / STAGING
-    kept = staging / "seed-000000" / "episode.json"
-    kept_mtime = kept.stat().st_mtime_ns
-    # the kill: seed 1 was mid-write (only its temporary folder exists) and the dataset
-    # metadata was being rebuilt (info.json missing, a half-written data file)
     shutil.rmtree(staging / "seed-000001")
     partial = staging / "seed-000001.tmp-424242"
     partial.mkdir()
@@ -44,15 +75,40 @@ def test_resume_after_a_simulated_kill(tmp_path: Path) -> None:
     (root / "meta/info.json").unlink()
     (root / "data/chunk-000/file-001.parquet").write_bytes(b"PAR1 truncated")
 
+    recorded = _record_seeds(monkeypatch)
     summary = collect(root, CONFIG, 2, progress=False)
 
+    assert recorded == [1]  # the finished episode was not redone
     assert summary["episodes_in_dataset"] == 2
-    assert summary["episodes_attempted"] == 2  # nothing recorded twice
+    assert summary["episodes_attempted"] == 2
     assert _seeds(root) == [0, 1]
-    assert not list(staging.glob("*.tmp-*"))
-    assert kept.stat().st_mtime_ns == kept_mtime  # the finished episode was not redone
+    assert not staging.exists()
     report = verify_dataset(root)
     assert report.ok, report.problems
+    _assert_same_dataset(root, source)  # seed 1 recorded again, exactly as before
+
+
+def test_a_finished_collection_is_left_alone_or_extended(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source, _, _ = collected_dataset()
+    root = tmp_path / "dataset"
+    shutil.copytree(source, root)
+    recorded = _record_seeds(monkeypatch)
+    info_mtime = (root / "meta/info.json").stat().st_mtime_ns
+    summary = collect(root, CONFIG, 2, progress=False)  # already there: nothing to do
+    assert summary["episodes_in_dataset"] == 2
+    assert (root / "meta/info.json").stat().st_mtime_ns == info_mtime
+    assert not (root / STAGING).exists()
+
+    summary = collect(root, CONFIG, 3, progress=False)  # one more
+    assert recorded == [2]
+    assert summary["episodes_in_dataset"] == 3 and summary["episodes_attempted"] == 3
+    assert _seeds(root) == [0, 1, 2]
+    assert not (root / STAGING).exists()
+    assert verify_dataset(root).ok
+    for e in range(EPISODES):  # the first two episodes are unchanged
+        path = DATA_PATH.format(chunk_index=0, file_index=e)
+        assert pq.read_table(root / path).equals(pq.read_table(source / path))
 
 
 def test_resume_refuses_other_settings(tmp_path: Path) -> None:
@@ -68,7 +124,9 @@ def test_failed_expert_episodes_are_counted_and_left_out(
     source, _, _ = collected_dataset()
     root = tmp_path / "dataset"
     shutil.copytree(source, root)
+    unstage_dataset(root)
     shutil.rmtree(root / STAGING / "seed-000001")
+    (root / "meta/info.json").unlink()  # killed before seed 1 was recorded
     record = ExpertRecorder.record
 
     def fail_seed_1(self, request, videos, keep_frames=False):  # noqa: ANN001, ANN202
@@ -85,12 +143,15 @@ def test_failed_expert_episodes_are_counted_and_left_out(
     assert summary["failed_seeds"] == [1]
     assert summary["episodes_in_dataset"] == 1
     assert _seeds(root) == [0]
-    failed = dict((r["seed"], r) for _, r in staged_records(root))[1]
-    assert failed["has_frames"] is False  # no frames or videos kept for a failure
-    assert not list((root / STAGING / "seed-000001").glob("*.mp4"))
     stored = json.loads((root / "meta/collection.json").read_text())
     assert stored["failed_seeds"] == [1]
     assert verify_dataset(root).ok
+    assert not (root / STAGING).exists()
+    # resuming restages the failure as a record without frames: seed 1 is not tried again
+    unstage_dataset(root)
+    failed = dict((r["seed"], r) for _, r in staged_records(root))[1]
+    assert failed["has_frames"] is False
+    assert [p.name for p in (root / STAGING / "seed-000001").iterdir()] == ["episode.json"]
 
 
 def test_option_parsing() -> None:
@@ -114,12 +175,7 @@ def test_cli_lists_the_dataset_commands(capsys: pytest.CaptureFixture[str]) -> N
         assert command in out
 
 
-@pytest.mark.slow
-def test_cli_collection_survives_sigkill_and_parallel_resume(tmp_path: Path) -> None:
-    root = tmp_path / "dataset"
-    command = [sys.executable, "-m", "agentic_env.cli", "collect", "--task", "reorientation",
-               "--episodes", "3", "--out", str(root), "--resolution", "64x48",
-               "--no-progress"]
+def _kill_after_first_episode(command: list[str], root: Path) -> None:
     env = {**os.environ, "MUJOCO_GL": "egl"}
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
@@ -130,9 +186,36 @@ def test_cli_collection_survives_sigkill_and_parallel_resume(tmp_path: Path) -> 
     process.wait()
     assert staged_records(root), "no episode finished before the deadline"
     assert not (root / "meta/info.json").exists()
-    result = subprocess.run([*command, "--workers", "2"], env=env, capture_output=True,
-                            text=True, timeout=300)
+
+
+def test_cli_collection_resumes_exactly_after_sigkill(tmp_path: Path) -> None:
+    """Killed after its first episode, the same command finishes the very same dataset."""
+    reference, _, _ = collected_dataset()
+    root = tmp_path / "dataset"
+    command = [sys.executable, "-m", "agentic_env.cli", "collect", "--task", CONFIG.task,
+               "--episodes", str(EPISODES), "--out", str(root), "--depth",
+               "--resolution", f"{CONFIG.width}x{CONFIG.height}", "--no-progress"]
+    _kill_after_first_episode(command, root)
+    result = subprocess.run(command, env={**os.environ, "MUJOCO_GL": "egl"},
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert not (root / STAGING).exists()
+    summary = json.loads((root / "meta/collection.json").read_text())
+    assert summary["episodes_attempted"] == EPISODES  # nothing recorded twice
+    _assert_same_dataset(root, reference)
+
+
+@pytest.mark.slow
+def test_cli_collection_survives_sigkill_and_parallel_resume(tmp_path: Path) -> None:
+    root = tmp_path / "dataset"
+    command = [sys.executable, "-m", "agentic_env.cli", "collect", "--task", "reorientation",
+               "--episodes", "3", "--out", str(root), "--resolution", "64x48",
+               "--no-progress"]
+    _kill_after_first_episode(command, root)
+    result = subprocess.run([*command, "--workers", "2"], env={**os.environ, "MUJOCO_GL": "egl"},
+                            capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert _seeds(root) == [0, 1, 2]
+    assert not (root / STAGING).exists()
     report = verify_dataset(root)
     assert report.ok, report.problems

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 from pathlib import Path
@@ -16,9 +17,11 @@ from agentic_env.contract.trial import TrialSpec
 from agentic_env.datasets.lerobot_format import (
     DATA_PATH,
     EPISODES_PATH,
+    STAGING,
+    STAGING_TRASH,
     TASKS_PATH,
     DatasetFormatError,
-    aggregate_stats,
+    depth_key,
 )
 from agentic_env.datasets.reader import MIN_PSNR_DB, DatasetReader, verify_dataset
 from agentic_env.datasets.recording import decode_depth_png, encode_depth_png
@@ -37,6 +40,8 @@ def test_export_reloads_and_matches_frame_by_frame() -> None:
     assert report.frames == sum(r.length for r in recordings.values())
     assert MIN_PSNR_DB <= report.min_psnr_db < float("inf")  # lossy video, but close
     assert report.max_depth_error_m <= 0.0005 + 1e-6  # millimetre PNGs
+    assert not (root / STAGING).exists()  # staged episodes are deleted once assembled
+    assert not (root / STAGING_TRASH).exists()
 
 
 def test_info_json_describes_the_features() -> None:
@@ -52,7 +57,15 @@ def test_info_json_describes_the_features() -> None:
         assert video["dtype"] == "video"
         assert video["shape"] == [CONFIG.height, CONFIG.width, 3]
         assert video["info"]["video.codec"] == "h264"
-        assert features[f"observation.depth.{cam}"]["dtype"] == "image"
+        assert video["info"]["is_depth_map"] is False
+        depth = features[f"observation.depth.{cam}"]
+        assert depth["dtype"] == "image"
+        assert depth["shape"] == [CONFIG.height, CONFIG.width, 1]
+        # LeRobot's depth-map markers, and the scale stated
+        assert depth["info"]["is_depth_map"] is True
+        assert depth["info"]["depth_unit"] == "mm"
+        assert depth["info"]["depth.metres_per_unit"] == 0.001
+        assert depth["info"]["depth.no_return_value"] == 0
     assert features["action"]["shape"] == [7]
     assert features["action"]["names"][-1] == "gripper_width.target"
     assert features["observation.state"]["names"][-1] == "gripper_width"
@@ -162,17 +175,48 @@ def test_video_round_trip_and_size_check(tmp_path: Path) -> None:
         VideoConfig(codec="mpeg2")
 
 
-def test_aggregate_stats_pools_episodes() -> None:
-    rng = np.random.default_rng(1)
-    parts = [rng.normal(size=(n, 3)) for n in (5, 17, 9)]
+def test_depth_round_trip_as_lerobot_reads_it() -> None:
+    """Depth cells decode (as LeRobot's loader does, with PIL) to uint16 millimetres."""
+    from PIL import Image
 
-    def stats(x: np.ndarray) -> dict:
-        return {"min": x.min(0), "max": x.max(0), "mean": x.mean(0), "std": x.std(0),
-                "count": [len(x)]}
+    root, recordings, _ = collected_dataset()
+    reader = DatasetReader(root)
+    stats = json.loads((root / "meta/stats.json").read_text())
+    for e in range(len(reader)):
+        recording = recordings[int(reader.episodes[e]["agentic_env/seed"])]
+        table = pq.read_table(root / DATA_PATH.format(chunk_index=0, file_index=e))
+        for cam in ("shoulder", "wrist"):
+            cell = table.column(depth_key(cam))[7].as_py()
+            with Image.open(io.BytesIO(cell["bytes"])) as image:
+                assert image.mode == "I;16"
+                millimetres = np.asarray(image)
+            expected = np.rint(recording.depth[cam][7] * 1000.0)
+            np.testing.assert_array_equal(millimetres, expected)
+            np.testing.assert_allclose(reader.depth(e, cam), np.stack(recording.depth[cam]),
+                                       atol=0.0005 + 1e-6)
+    for cam in ("shoulder", "wrist"):  # statistics in millimetres, beside the other features
+        depth_max = max(float(np.rint(d.max() * 1000.0)) for r in recordings.values()
+                        for d in r.depth[cam])
+        assert 100.0 < stats[depth_key(cam)]["max"][0][0][0] <= depth_max  # of sampled frames
 
-    pooled = aggregate_stats([stats(p) for p in parts])
-    whole = np.concatenate(parts)
-    np.testing.assert_allclose(pooled["mean"], whole.mean(0))
-    np.testing.assert_allclose(pooled["std"], whole.std(0))
-    np.testing.assert_allclose(pooled["min"], whole.min(0))
-    assert pooled["count"] == [len(whole)]
+
+def test_parquet_files_carry_lerobots_schema_metadata() -> None:
+    root, _, _ = collected_dataset()
+    info = json.loads((root / "meta/info.json").read_text())
+    data = pq.read_schema(root / DATA_PATH.format(chunk_index=0, file_index=0))
+    hf = json.loads(data.metadata[b"huggingface"])["info"]["features"]
+    assert list(hf) == [name for name, f in info["features"].items() if f["dtype"] != "video"]
+    assert hf["observation.depth.wrist"] == {"_type": "Image"}
+    assert hf["observation.state"] == {"feature": {"dtype": "float32", "_type": "Value"},
+                                       "length": 7, "_type": "List"}
+    assert hf["index"] == {"dtype": "int64", "_type": "Value"}
+    assert hf["timestamp"] == {"dtype": "float32", "_type": "Value"}
+    episodes = pq.read_schema(root / EPISODES_PATH)
+    hf = json.loads(episodes.metadata[b"huggingface"])["info"]["features"]
+    assert list(hf) == episodes.names
+    assert hf["tasks"] == {"feature": {"dtype": "string", "_type": "Value"}, "_type": "List"}
+    assert hf["stats/index/min"] == {"feature": {"dtype": "int64", "_type": "Value"},
+                                     "_type": "List"}
+    assert hf["agentic_env/success"] == {"dtype": "bool", "_type": "Value"}
+    tasks = pq.read_schema(root / TASKS_PATH)
+    assert json.loads(tasks.metadata[b"pandas"])["index_columns"] == ["task"]
