@@ -7,11 +7,12 @@ the program in a fresh ``python -I`` process that
 * sees only stubs of the given tool functions (same names, signatures and docstrings); a
   stub call goes over the stdin/stdout pipe to this process, which checks the arguments,
   runs the real function and sends its result back as plain JSON data;
-* inherits no file descriptor but the two pipes and a stderr file, and no environment
-  variable (no API keys, no ``PYTHONPATH``); it starts in an empty temporary folder;
-* runs under rlimits on CPU time and address space, may create no file or process, and is
+* inherits no file descriptor but its three standard pipes, and no environment variable
+  (no API keys, no ``PYTHONPATH``); it starts in an empty temporary folder;
+* runs under rlimits on CPU time, address space, file size (0), open files (none more) and
+  processes (0; root ignores this one, but no program can reach ``fork`` anyway), and is
   killed by this process past its wall time (time spent in the parent's tools not counted);
-* has its printed output, tool calls and protocol messages capped.
+* has its source, printed output, tool calls and protocol messages capped.
 
 Whatever the program does, the parent gets a :class:`SandboxResult`; an error fails the
 program (ALRM: "if any part of the generated code contains an error, the entire subtask
@@ -44,6 +45,8 @@ CHILD_SCRIPT = Path(__file__).with_name("sandbox_child.py")
 DEFAULT_MODULES: tuple[str, ...] = ("math", "random", "itertools")
 
 Outcome = Literal["ok", "refused", "error", "killed"]
+#: Bytes of the child's stderr kept to explain a crash.
+_STDERR_KEPT = 20_000
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,7 @@ class SandboxLimits:
         output_bytes: characters the program may print; also caps an error's text.
         tool_calls: tool calls the program may make.
         message_bytes: longest protocol line the parent accepts from the child.
+        source_chars: longest program accepted.
     """
 
     cpu_s: int = 5
@@ -65,6 +69,7 @@ class SandboxLimits:
     output_bytes: int = 20_000
     tool_calls: int = 100
     message_bytes: int = 1_000_000
+    source_chars: int = 100_000
 
 
 @dataclass(frozen=True)
@@ -177,59 +182,63 @@ class _Run:
         self.logged = 0
         self.calls: list[ToolCall] = []
 
-    def run(self, job: dict[str, Any], workdir: str,
-            stderr: IO[bytes]) -> tuple[Outcome, str | None]:
+    def run(self, job: dict[str, Any], workdir: str) -> tuple[Outcome, str | None]:
+        """Start the child in ``workdir``, send it ``job`` and serve it to its end."""
         proc = subprocess.Popen(
             [sys.executable, "-I", "-B", str(CHILD_SCRIPT)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, cwd=workdir,
-            env=child_environment(), close_fds=True, start_new_session=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=workdir, env=child_environment(), close_fds=True, start_new_session=True,
         )
         try:
-            return self._talk(proc, job, stderr)
+            return self._talk(proc, job)
         finally:
             if proc.poll() is None:
                 proc.kill()
             proc.wait()
-            for pipe in (proc.stdin, proc.stdout):
+            for pipe in (proc.stdin, proc.stdout, proc.stderr):
                 if pipe is not None:
                     pipe.close()
 
-    def _talk(self, proc: subprocess.Popen[bytes], job: dict[str, Any],
-              stderr: IO[bytes]) -> tuple[Outcome, str | None]:
-        assert proc.stdin is not None and proc.stdout is not None
+    def _talk(self, proc: subprocess.Popen[bytes],
+              job: dict[str, Any]) -> tuple[Outcome, str | None]:
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         deadline = time.monotonic() + self.limits.wall_s
         try:
             proc.stdin.write(json.dumps(job).encode() + b"\n")
             proc.stdin.flush()
         except BrokenPipeError:
             pass  # the child died at start; its exit status says why
-        buffer = b""
+        buffer, errors = b"", b""
         with selectors.DefaultSelector() as selector:
             selector.register(proc.stdout, selectors.EVENT_READ)
+            selector.register(proc.stderr, selectors.EVENT_READ)
             while True:
-                if b"\n" not in buffer:
-                    if len(buffer) > self.limits.message_bytes:
-                        return "killed", "killed: protocol message over the size limit"
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        return "killed", (f"killed: wall time limit of "
-                                          f"{self.limits.wall_s:g} s exceeded")
-                    if not selector.select(left):
-                        continue
-                    chunk = os.read(proc.stdout.fileno(), 65536)
-                    if not chunk:
-                        proc.wait()
-                        stderr.seek(0)
-                        text = stderr.read(20_000).decode(errors="replace")
-                        return "killed", _exit_reason(proc.returncode, self.limits, text)
-                    buffer += chunk
+                if b"\n" in buffer:
+                    line, buffer = buffer.split(b"\n", 1)
+                    started = time.monotonic()
+                    finished = self._handle(line, proc.stdin)
+                    deadline += time.monotonic() - started
+                    if finished is not None:
+                        return finished
                     continue
-                line, buffer = buffer.split(b"\n", 1)
-                started = time.monotonic()
-                finished = self._handle(line, proc.stdin)
-                deadline += time.monotonic() - started
-                if finished is not None:
-                    return finished
+                if len(buffer) > self.limits.message_bytes:
+                    return "killed", "killed: protocol message over the size limit"
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return "killed", f"killed: wall time limit of {self.limits.wall_s:g} s exceeded"
+                for key, _ in selector.select(left):
+                    chunk = os.read(key.fd, 65536)
+                    if key.fileobj is proc.stderr:
+                        errors = (errors + chunk)[:_STDERR_KEPT]
+                        if not chunk:
+                            selector.unregister(proc.stderr)
+                    elif chunk:
+                        buffer += chunk
+                    else:
+                        proc.wait()
+                        errors += proc.stderr.read(_STDERR_KEPT)
+                        return "killed", _exit_reason(proc.returncode, self.limits,
+                                                      errors.decode(errors="replace"))
 
     def _handle(self, line: bytes, reply_to: IO[bytes]) -> tuple[Outcome, str | None] | None:
         """Act on one message; the run's end when it is the last."""
@@ -272,10 +281,13 @@ class _Run:
         return None
 
 
-def check_program(source: object, modules: Iterable[str] = DEFAULT_MODULES) -> str | None:
+def check_program(source: object, modules: Iterable[str] = DEFAULT_MODULES,
+                  max_chars: int = SandboxLimits.source_chars) -> str | None:
     """Why the policy refuses ``source`` with imports of ``modules`` (``None``: it may run)."""
     if not isinstance(source, str):
         return f"refused: the program must be text, not {type(source).__name__}"
+    if len(source) > max_chars:
+        return f"refused: the program has {len(source)} characters, over the {max_chars} limit"
     try:
         errors = policy_errors(source, modules)
     except (ValueError, SyntaxError, RecursionError, MemoryError) as exc:
@@ -310,15 +322,14 @@ def run_program(
     modules = tuple(modules)
     specs = [tool_spec(name, function) for name, function in tools.items()]
     start = time.monotonic()
-    refusal = check_program(source, modules)
+    refusal = check_program(source, modules, limits.source_chars)
     if refusal is not None:
         return SandboxResult("refused", error=refusal, wall_s=time.monotonic() - start)
     job = {"source": source, "tools": specs, "modules": list(modules), "seed": seed,
            "limits": {"cpu_s": limits.cpu_s, "memory_bytes": limits.memory_bytes,
                       "output_bytes": limits.output_bytes, "tool_calls": limits.tool_calls}}
     run = _Run(tools, limits)
-    with tempfile.TemporaryDirectory(prefix="alrm-sandbox-") as workdir, \
-            tempfile.TemporaryFile() as stderr:
-        outcome, error = run.run(job, workdir, stderr)
+    with tempfile.TemporaryDirectory(prefix="alrm-sandbox-") as workdir:
+        outcome, error = run.run(job, workdir)
     return SandboxResult(outcome, "".join(run.log), tuple(run.calls), error,
                          time.monotonic() - start)

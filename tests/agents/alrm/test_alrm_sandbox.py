@@ -98,7 +98,7 @@ def test_calls_bind_like_the_real_signature_and_results_are_plain_data() -> None
         (("lemon", "base"), [0.5, 0.0, 0.1]), (("plate",), [0.5, 0.0, 0.1])]
 
 
-@pytest.mark.parametrize("source", [None, 42, b"print(1)", "print(1)\0"])
+@pytest.mark.parametrize("source", [None, 42, b"print(1)", "print(1)\0", "x = 1\n" * 20_000])
 def test_bad_input_is_refused_without_a_process(source: object) -> None:
     result = run_program(source, {})
     assert result.outcome == "refused"
