@@ -57,7 +57,7 @@ class SandboxLimits:
         cpu_s: CPU seconds of the child (RLIMIT_CPU; SIGXCPU kills it).
         wall_s: seconds the child may run, not counting time in the parent's tools.
         memory_bytes: address space of the child (RLIMIT_AS).
-        output_bytes: characters the program may print; also caps an error's text.
+        output_chars: characters the program may print; also caps an error's text.
         tool_calls: tool calls the program may make.
         message_bytes: longest protocol line the parent accepts from the child.
         source_chars: longest program accepted.
@@ -66,7 +66,7 @@ class SandboxLimits:
     cpu_s: int = 5
     wall_s: float = 15.0
     memory_bytes: int = 512 * 2**20
-    output_bytes: int = 20_000
+    output_chars: int = 20_000
     tool_calls: int = 100
     message_bytes: int = 1_000_000
     source_chars: int = 100_000
@@ -248,7 +248,7 @@ class _Run:
         except (ValueError, TypeError, KeyError):
             return "killed", "killed: the sandbox process broke the protocol"
         if kind == "print":
-            text = str(message.get("text", ""))[: self.limits.output_bytes - self.logged]
+            text = str(message.get("text", ""))[: self.limits.output_chars - self.logged]
             self.log.append(text)
             self.logged += len(text)
             return None
@@ -327,7 +327,7 @@ def run_program(
         return SandboxResult("refused", error=refusal, wall_s=time.monotonic() - start)
     job = {"source": source, "tools": specs, "modules": list(modules), "seed": seed,
            "limits": {"cpu_s": limits.cpu_s, "memory_bytes": limits.memory_bytes,
-                      "output_bytes": limits.output_bytes, "tool_calls": limits.tool_calls}}
+                      "output_chars": limits.output_chars, "tool_calls": limits.tool_calls}}
     run = _Run(tools, limits)
     with tempfile.TemporaryDirectory(prefix="alrm-sandbox-") as workdir:
         outcome, error = run.run(job, workdir)

@@ -114,7 +114,7 @@ class _Channel:
 
 
 class _Printer:
-    """RestrictedPython's ``_print_`` hook: forwards printed text, up to a byte cap."""
+    """RestrictedPython's ``_print_`` hook: forwards printed text, up to a character cap."""
 
     def __init__(self, channel: _Channel, cap: int) -> None:
         self._channel = channel
@@ -159,14 +159,13 @@ def _stub(channel: _Channel, spec: dict[str, Any], budget: list[int]) -> Callabl
         if budget[0] <= 0:
             raise ToolError("tool call limit exceeded")
         budget[0] -= 1
+        message = {"type": "call", "name": name, "args": list(bound.args),
+                   "kwargs": dict(bound.kwargs)}
         try:
-            message = {"type": "call", "name": name, "args": list(bound.args),
-                       "kwargs": dict(bound.kwargs)}
-            json.dumps(message)
+            channel.send(message)  # encodes before writing: nothing is sent on failure
         except (TypeError, ValueError):
             raise TypeError(f"{name}(): arguments must be plain data (str, numbers, "
                             "lists, dicts, None)") from None
-        channel.send(message)
         reply = channel.receive()
         if not reply.get("ok"):
             raise ToolError(f"{name}(): {reply.get('error')}")
@@ -258,7 +257,7 @@ def main() -> None:
     job = channel.receive()
     limits = job["limits"]
     random.seed(job.get("seed", 0))
-    printer = _Printer(channel, int(limits["output_bytes"]))
+    printer = _Printer(channel, int(limits["output_chars"]))
     budget = [int(limits["tool_calls"])]
     tools = {spec["name"]: _stub(channel, spec, budget) for spec in job["tools"]}
     namespace = restricted_globals(tools, printer, job.get("modules", ()))
@@ -272,7 +271,7 @@ def main() -> None:
             code = compile_restricted_exec(job["source"], PROGRAM_NAME).code
             exec(code, namespace)  # noqa: S102 - the restricted code object
     except BaseException as exc:  # noqa: BLE001 - anything the program raises fails it
-        error = _error_text(exc, int(limits["output_bytes"]))
+        error = _error_text(exc, int(limits["output_chars"]))
     channel.send({"type": "done", "error": error})
 
 

@@ -14,7 +14,7 @@ CORPUS = pathlib.Path(__file__).parent / "corpus"
 HOSTILE = sorted((CORPUS / "hostile").glob("*.py"))
 GOOD = sorted((CORPUS / "good").glob("*.py"))
 #: Small limits, but a generous wall time: the test machine's CPUs are shared.
-LIMITS = SandboxLimits(cpu_s=1, wall_s=60.0, output_bytes=5_000, tool_calls=20)
+LIMITS = SandboxLimits(cpu_s=1, wall_s=60.0, output_chars=5_000, tool_calls=20)
 OBJECTS = {"lemon": [0.4, 0.1, 0.02], "banana": [0.5, -0.1, 0.02]}
 
 
@@ -105,5 +105,5 @@ def test_tool_call_flood_is_cut_at_the_limit(tmp_path: pathlib.Path) -> None:
 
 def test_huge_output_is_capped(tmp_path: pathlib.Path) -> None:
     result = _run(CORPUS / "hostile" / "huge_output.py", tmp_path)
-    assert len(result.log) <= LIMITS.output_bytes
+    assert len(result.log) <= LIMITS.output_chars
     assert result.log.startswith("spam spam")
