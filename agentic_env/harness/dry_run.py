@@ -99,6 +99,10 @@ class DryRunWorld:
         """Goal facts that do not hold now (empty: the task is solved)."""
         return simulate(self._domain_text, self._problem(), []).unmet_goals
 
+    def applied_steps(self) -> list[PlanStep]:
+        """The PDDL steps that changed the world, in order (what really happened)."""
+        return [entry.step for entry in self.history if entry.applied]
+
     def held(self) -> str | None:
         """The object in the gripper, if any."""
         return next((fact.split()[1] for fact in self.facts if fact.startswith("holding ")),

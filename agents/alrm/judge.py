@@ -4,8 +4,10 @@ The judge sees the natural-language task, the ground-truth subtask sequence and 
 one (ALRM, section IV-D and Table II): 0 when no subtask is solved, 1 when at least one is,
 2 when all are. Three judges score each episode; the majority wins, and the mean is taken when
 all three differ. A benchmark's success rate is the summed score over twice the episode
-count. Any backend can judge: a litellm model, a replay cassette, or offline the sim-oracle's
-judge (:mod:`agentic_env.agents.models.oracle_judge`), which scores from the truth.
+count; :func:`disagreement_rate` compares the judges with the world state, which ALRM's
+accept-everything mock could not. Any backend can judge: a litellm model, a replay cassette,
+or offline the sim-oracle's judge (:mod:`agentic_env.agents.models.oracle_judge`), which
+scores from the truth.
 """
 
 from __future__ import annotations
@@ -138,6 +140,24 @@ def success_rate(scores: Iterable[float]) -> float:
     if not scores:
         raise InvalidConfigError("success rate of no episodes")
     return sum(scores) / (2 * len(scores))
+
+
+def disagrees(panel_score: float, world_success: bool) -> bool:
+    """Whether the trace judge and the world state disagree on an episode: full marks for an
+    episode the world says failed, or less than full marks for one it says succeeded."""
+    return (panel_score == 2) != world_success
+
+
+def disagreement_rate(episodes: Iterable[tuple[float, bool]]) -> float:
+    """The share of ``(panel score, world success)`` episodes where :func:`disagrees`.
+
+    Raises:
+        InvalidConfigError: no episodes.
+    """
+    flags = [disagrees(score, success) for score, success in episodes]
+    if not flags:
+        raise InvalidConfigError("disagreement rate of no episodes")
+    return sum(flags) / len(flags)
 
 
 def build_judge(spec: str, *, oracle_factory: OracleFactory | None = None) -> Backend:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from agentic_env.agents.alrm.judge import build_judge, disagrees, judge_with_panel
 from agentic_env.agents.alrm.sandbox import run_program
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
@@ -13,15 +14,15 @@ from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 from agentic_env.harness.dry_run import DryRunWorld
 from agentic_env.pddl.planning import PlanStep
 from agentic_env.tasks.kitchen import KitchenConfig, KitchenTask
-from agentic_env.tasks.subtasks import ground_truth_subtasks
+from agentic_env.tasks.subtasks import ground_truth_subtasks, subtasks_from_plan
 
 OBJECTS = {"apple-1": "item", "duck-1": "item", "bin-left": "container",
            "bin-right": "container"}
 
 
-def _sorting() -> DryRunWorld:
+def _sorting(*goal: str) -> DryRunWorld:
     return DryRunWorld("sorting", OBJECTS, ["hand-empty", "on-table apple-1", "on-table duck-1"],
-                       ["in apple-1 bin-left"], positions={"apple-1": (0.4, 0.1, 0.02)})
+                       goal or ["in apple-1 bin-left"], positions={"apple-1": (0.4, 0.1, 0.02)})
 
 
 def test_every_well_formed_call_succeeds_but_only_possible_ones_change_the_world() -> None:
@@ -88,3 +89,24 @@ def test_the_ground_truth_solves_a_kitchen_chore_in_the_dry_run(
             assert reply == f"The top drawer was successfully {past}"
     assert all(entry.applied for entry in world.history)
     assert world.unmet_goals() == ()
+
+
+def test_the_mock_lets_the_trace_judge_and_the_world_state_disagree() -> None:
+    """The agent's claimed subtasks match the ground truth, every call said "successfully",
+    but one pick happened while holding another object: the world never changed."""
+    world = _sorting("in apple-1 bin-left", "in duck-1 bin-right")
+    tools = world.tools()
+    for call, arg in (("pick", "apple-1"), ("pick", "duck-1"), ("place", "bin-left"),
+                      ("place", "bin-right")):
+        assert "successfully" in tools[call](arg)
+    truth = [s.text for s in subtasks_from_plan(
+        [PlanStep("pick", ("apple-1",)), PlanStep("place-in", ("apple-1", "bin-left")),
+         PlanStep("pick", ("duck-1",)), PlanStep("place-in", ("duck-1", "bin-right"))])]
+    judges = [build_judge(f"sim-oracle?seed={seed}") for seed in range(3)]
+    claimed = judge_with_panel(judges, "Apple to the left bin, duck to the right.", truth, truth)
+    happened = judge_with_panel(judges, "Apple to the left bin, duck to the right.", truth,
+                                [s.text for s in subtasks_from_plan(world.applied_steps())])
+    world_success = not world.unmet_goals()
+    assert (claimed.score, happened.score, world_success) == (2.0, 1.0, False)
+    assert disagrees(claimed.score, world_success)
+    assert not disagrees(happened.score, world_success)

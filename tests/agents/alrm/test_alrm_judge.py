@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -11,14 +13,21 @@ import pytest
 from agentic_env.agents.alrm.judge import (
     build_judge,
     combine_scores,
+    disagreement_rate,
+    disagrees,
     judge_query,
     judge_trace,
     judge_with_panel,
     success_rate,
 )
 from agentic_env.agents.models import Completion, MalformedResponseError, ModelQuery, Usage
+from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.oracle_judge import OracleJudge, truth_score
+from agentic_env.contract.workcell import SceneConfig
+from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
+from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
+from agentic_env.tasks.kitchen import KitchenConfig, KitchenTask
 
 TASK = "Put the lemon in the bowl, then the banana on the plate."
 TRUTH = ["Pick up the lemon and place it in the bowl.",
@@ -133,3 +142,21 @@ def test_judge_specs() -> None:
         build_judge("sim-oracle?judge=1.5")
     with pytest.raises(InvalidConfigError):
         OracleJudge(error_rate=-0.1)
+
+
+def test_judge_and_world_disagreement() -> None:
+    assert not disagrees(2.0, True) and not disagrees(1.0, False) and not disagrees(0.0, False)
+    assert disagrees(2.0, False) and disagrees(1.5, True)
+    assert disagreement_rate([(2.0, True), (2.0, False), (0.0, False), (1.0, True)]) == 0.5
+    with pytest.raises(InvalidConfigError):
+        disagreement_rate([])
+
+
+def test_the_sim_oracle_answers_judge_queries(make_sim_env: Callable[..., SimEnv]) -> None:
+    small = SceneConfig(shoulder_camera=azure_kinect_color(64, 36),
+                        wrist_camera=realsense_d405(64, 36))
+    env = make_sim_env(task=KitchenTask(replace(KitchenConfig(), variant="A")), scene=small)
+    env.reset(seed=0)
+    assert judge_trace(SimOracle(env), TASK, TRUTH, TRUTH[:1]).score == 1
+    wrong = SimOracle(env, error_rates={"judge": 1.0}, seed=2)
+    assert judge_trace(wrong, TASK, TRUTH, TRUTH[:1]).score in (0, 2)
