@@ -17,8 +17,9 @@ import numpy as np
 
 from agentic_env.errors import AgenticEnvError
 
-#: Module names of the AgenticLab pipeline (also the keys of per-module model maps).
-MODULES: tuple[str, ...] = ("parser", "checker", "detector", "grasp", "goal")
+#: Module names of the AgenticLab pipeline and ALRM's trace judge (also the keys of
+#: per-module model maps).
+MODULES: tuple[str, ...] = ("parser", "checker", "detector", "grasp", "goal", "judge")
 
 
 class ModelError(AgenticEnvError, RuntimeError):

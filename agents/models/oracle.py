@@ -10,7 +10,9 @@ errors compound:
 * ``checker``: the verdict on the conditions is flipped;
 * ``detector``: the point and box land on another object (or a random spot);
 * ``grasp``: the EXECUTE/REJECT verdict is flipped;
-* ``goal``: the goal verdict is flipped.
+* ``goal``: the goal verdict is flipped;
+* ``judge``: ALRM's trace score is replaced by another (see
+  :mod:`~agentic_env.agents.models.oracle_judge`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import mujoco
 import numpy as np
 
 from agentic_env.agents.models.base import MODULES, Completion, ModelError, ModelQuery, Usage
+from agentic_env.agents.models.oracle_judge import judge_answer
 from agentic_env.errors import InvalidConfigError
 from agentic_env.pddl.planning import problem_text
 from agentic_env.tasks.base import SymbolicTask
@@ -86,7 +89,8 @@ class SimOracle:
         """Answer ``query`` from ground truth (see the module docstring)."""
         start = time.perf_counter()
         handlers = {"parser": self._parser, "checker": self._checker,
-                    "detector": self._detector, "grasp": self._grasp, "goal": self._goal}
+                    "detector": self._detector, "grasp": self._grasp, "goal": self._goal,
+                    "judge": self._judge}
         if query.module not in handlers:
             raise ModelError(f"the sim-oracle answers modules {', '.join(handlers)}; "
                              f"got {query.module!r}")
@@ -180,6 +184,9 @@ class SimOracle:
             else "the goal is not met yet",
             "unsatisfied_conditions": [] if success else unmet,
         }
+
+    def _judge(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        return judge_answer(fields, self._rng, self._wrong("judge"))
 
     # -- detector ----------------------------------------------------------------------------
 

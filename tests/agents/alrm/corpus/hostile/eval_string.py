@@ -1,0 +1,2 @@
+# expect: refused — Eval calls are not allowed
+eval("__import__('os')")

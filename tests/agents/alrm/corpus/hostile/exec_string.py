@@ -1,0 +1,2 @@
+# expect: refused — Exec calls are not allowed
+exec("import os; os.system('touch {CANARY}')")

@@ -1,0 +1,5 @@
+# expect: refused — import of 'os' is not allowed
+import os
+
+while True:
+    os.fork()

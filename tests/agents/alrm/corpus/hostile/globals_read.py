@@ -1,0 +1,2 @@
+# expect: refused — 'globals' is not available in the sandbox
+print(globals())

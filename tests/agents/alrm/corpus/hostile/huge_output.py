@@ -1,0 +1,3 @@
+# expect: error — output limit exceeded
+while True:
+    print("spam " * 1000)

@@ -1,0 +1,3 @@
+# expect: killed — CPU time limit of 1 s exceeded
+while True:
+    pass

@@ -1,0 +1,2 @@
+# expect: error — MemoryError
+hog = [0] * (10 ** 10)

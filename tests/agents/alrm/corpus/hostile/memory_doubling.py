@@ -1,0 +1,4 @@
+# expect: error — MemoryError
+text = "x"
+while True:
+    text += text

@@ -1,0 +1,2 @@
+# expect: error — print() takes no file argument here
+print("escaped", file="{CANARY}")

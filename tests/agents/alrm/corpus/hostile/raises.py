@@ -1,0 +1,3 @@
+# expect: error — RuntimeError: the gripper is on fire
+pick("lemon")
+raise RuntimeError("the gripper is on fire")

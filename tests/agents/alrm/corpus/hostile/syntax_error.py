@@ -1,0 +1,3 @@
+# expect: refused — SyntaxError
+def pick_everything(:
+    pass

@@ -1,0 +1,3 @@
+# expect: error — tool call limit exceeded
+while True:
+    pick("lemon")

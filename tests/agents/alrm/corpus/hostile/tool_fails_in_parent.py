@@ -1,0 +1,2 @@
+# expect: error — ToolError: pick(): ValueError: Object orange not found
+pick("orange")

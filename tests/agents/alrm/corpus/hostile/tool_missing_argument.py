@@ -1,0 +1,2 @@
+# expect: error — pick(): missing a required argument: 'name'
+pick()

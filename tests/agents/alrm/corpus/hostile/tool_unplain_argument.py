@@ -1,0 +1,2 @@
+# expect: error — arguments must be plain data
+pick(lambda: "lemon")
