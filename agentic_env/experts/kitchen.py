@@ -1,6 +1,6 @@
 """Scripted expert of ``AgenticEnv/Kitchen-v0`` (privileged: reads the true sim state).
 
-The closed-loop expert of :func:`agentic_env.tasks.symbolic.expert_actions` executes the
+The closed-loop expert of :func:`agentic_env.experts.closed_loop.closed_loop_actions` executes the
 Fast Downward reference plan, grounding each step here (:meth:`KitchenExpert.primitive_for`);
 :class:`agentic_env.tasks.kitchen.KitchenTask` delegates ``primitive_for`` and
 ``expert_actions`` to it. Poses are 4x4 TCP poses in the robot base frame, metres; yaws are
@@ -17,12 +17,12 @@ import numpy as np
 from agentic_env.contract.actions import close_drawer, open_drawer, pick, place, top_down_pose
 from agentic_env.contract.workcell import ROBOT_PREFIX
 from agentic_env.errors import InvalidConfigError
+from agentic_env.experts.closed_loop import closed_loop_actions
 from agentic_env.geometry.rotations import fold_angle, rotation_z, wrap_angle, yaw_of
 from agentic_env.pddl.planning import PlanStep
 from agentic_env.robot.constants import TCP_SITE, TCP_TO_FINGERTIP
 from agentic_env.sim.cabinet import drawer_interior, drawer_interior_pose, handle_pose
 from agentic_env.sim.state import SceneState
-from agentic_env.tasks import symbolic
 from agentic_env.tasks.predicates import lowest_point
 
 if TYPE_CHECKING:
@@ -51,8 +51,8 @@ class KitchenExpert:
 
     def actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
         """Execute the Fast Downward reference plan with ground-truth poses, replanning when
-        a step fails (:func:`agentic_env.tasks.symbolic.expert_actions`)."""
-        return symbolic.expert_actions(self.task, scene)
+        a step fails (:func:`~agentic_env.experts.closed_loop.closed_loop_actions`)."""
+        return closed_loop_actions(self.task, scene)
 
     def grasp_pose(self, scene: SceneState, name: str) -> np.ndarray:
         """Top-down grasp (4x4, base frame) of item ``name`` at its grasp point, closing

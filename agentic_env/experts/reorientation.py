@@ -1,6 +1,6 @@
 """Scripted expert of ``AgenticEnv/Reorientation-v0`` (privileged: reads the true sim state).
 
-The closed-loop expert of :func:`agentic_env.tasks.symbolic.expert_actions` executes the
+The closed-loop expert of :func:`agentic_env.experts.closed_loop.closed_loop_actions` executes the
 Fast Downward reference plan, grounding each step here (:meth:`ReorientationExpert
 .primitive_for`; the grasps and the feasibility search are described on
 :class:`agentic_env.tasks.reorientation.ReorientationTask`). Poses are 4x4 TCP poses in the
@@ -20,6 +20,7 @@ from agentic_env.contract.actions import pick, place
 from agentic_env.contract.spaces import Workspace
 from agentic_env.contract.workcell import ROBOT_PREFIX
 from agentic_env.errors import InvalidConfigError, MotionPlanningError
+from agentic_env.experts.closed_loop import closed_loop_actions
 from agentic_env.geometry.rotations import rotation_between, rotation_z, unit
 from agentic_env.pddl.planning import PlanStep
 from agentic_env.primitives.paths import approach_via
@@ -36,7 +37,6 @@ from agentic_env.robot.reorienting import (
     turned_rotations,
 )
 from agentic_env.sim.state import SceneState, body_box, lowest_offset, rotation_quat
-from agentic_env.tasks import symbolic
 
 if TYPE_CHECKING:
     from agentic_env.tasks.reorientation.task import Item, ReorientationTask
@@ -67,8 +67,8 @@ class ReorientationExpert:
 
     def actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
         """Execute the Fast Downward reference plan with ground-truth poses, replanning when
-        a step fails (:func:`agentic_env.tasks.symbolic.expert_actions`)."""
-        return symbolic.expert_actions(self.task, scene)
+        a step fails (:func:`~agentic_env.experts.closed_loop.closed_loop_actions`)."""
+        return closed_loop_actions(self.task, scene)
 
     def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
         """``pick`` with a grasp suited to the object's pose and goal; ``place-in-pose`` with

@@ -1,6 +1,6 @@
 """Scripted expert of ``AgenticEnv/Sorting-v0`` (privileged: reads the true sim state).
 
-The closed-loop expert of :func:`agentic_env.tasks.symbolic.expert_actions` executes the
+The closed-loop expert of :func:`agentic_env.experts.closed_loop.closed_loop_actions` executes the
 Fast Downward reference plan, grounding each step here (:meth:`SortingExpert.primitive_for`);
 :class:`agentic_env.tasks.sorting.SortingTask` delegates ``primitive_for`` and
 ``expert_actions`` to it. Positions are in the robot base frame, metres; yaws about its
@@ -17,11 +17,11 @@ import numpy as np
 from agentic_env.contract.actions import pick, place, top_down_pose
 from agentic_env.contract.workcell import ROBOT_PREFIX
 from agentic_env.errors import InvalidConfigError
+from agentic_env.experts.closed_loop import closed_loop_actions
 from agentic_env.geometry.rotations import rotation_z, wrap_angle, yaw_of
 from agentic_env.pddl.planning import PlanStep
 from agentic_env.robot.constants import TCP_SITE, TCP_TO_FINGERTIP
 from agentic_env.sim.state import SceneState
-from agentic_env.tasks import symbolic
 from agentic_env.tasks.predicates import lowest_point
 
 if TYPE_CHECKING:
@@ -36,8 +36,8 @@ class SortingExpert:
 
     def actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
         """Execute the Fast Downward reference plan with ground-truth poses, replanning when
-        a step fails (:func:`agentic_env.tasks.symbolic.expert_actions`)."""
-        return symbolic.expert_actions(self.task, scene)
+        a step fails (:func:`~agentic_env.experts.closed_loop.closed_loop_actions`)."""
+        return closed_loop_actions(self.task, scene)
 
     def _reference_xy(self, scene: SceneState, name: str) -> np.ndarray:
         """Centre of the object's footprint (base frame x, y)."""

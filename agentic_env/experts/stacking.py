@@ -1,6 +1,6 @@
 """Scripted expert of ``AgenticEnv/Stacking-v0`` (privileged: reads the true sim state).
 
-The closed-loop expert of :func:`agentic_env.tasks.symbolic.expert_actions` executes the
+The closed-loop expert of :func:`agentic_env.experts.closed_loop.closed_loop_actions` executes the
 Fast Downward reference plan, grounding each step here (:meth:`StackingExpert.primitive_for`);
 :class:`agentic_env.tasks.stacking.StackingTask` delegates ``primitive_for`` and
 ``expert_actions`` to it. Positions are in the robot base frame, metres; yaws about its
@@ -16,10 +16,10 @@ import numpy as np
 
 from agentic_env.contract.actions import box_top_grasp_yaw, pick, place, top_down_pose
 from agentic_env.errors import InvalidConfigError
+from agentic_env.experts.closed_loop import closed_loop_actions
 from agentic_env.pddl.planning import PlanStep
 from agentic_env.robot.constants import TCP_TO_FINGERTIP
 from agentic_env.sim.state import Box, SceneState, body_box
-from agentic_env.tasks import symbolic
 
 if TYPE_CHECKING:
     from agentic_env.tasks.stacking import StackingTask
@@ -33,8 +33,8 @@ class StackingExpert:
 
     def actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
         """Execute the Fast Downward reference plan with ground-truth poses, replanning when
-        a step fails (:func:`agentic_env.tasks.symbolic.expert_actions`)."""
-        return symbolic.expert_actions(self.task, scene)
+        a step fails (:func:`~agentic_env.experts.closed_loop.closed_loop_actions`)."""
+        return closed_loop_actions(self.task, scene)
 
     def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
         """``pick`` at the cube's pose; ``place-on-object`` centred on the target's top."""
