@@ -1,19 +1,6 @@
-"""``AgenticEnv/Stacking-v0``: stack coloured cubes on a named plate in a given order.
+"""``AgenticEnv/Stacking-v0`` (:class:`StackingTask`): scene, reset, scoring, language.
 
-**Description.** Three plates (pink, turquoise, cream) stand on the table with three or four
-coloured cubes stacked on them in random piles (as in AgenticLab Fig. 10). The robot must
-build, on the named plate, a single stack with the cubes in the exact bottom-to-top order of
-the instruction, unstacking whatever is in the way. PDDL domain: ``assets/pddl/stacking.pddl``
-(AgenticLab Fig. 9).
-
-**Randomizations.** Cube count (3 or 4) and colours (from green, orange, blue, yellow,
-purple), the target plate and the order; plate positions (three slots along y, each jittered
-by +-2 cm, shuffled); which plate each cube starts on and the order of each pile (uniform);
-each cube's yaw (+-20 deg); the instruction's paraphrase category.
-
-**Success conditions.** ``on-top-of`` holds for the target plate and the first cube, and for
-each consecutive pair of cubes in the order (tolerances in
-:mod:`agentic_env.tasks.predicates`). Progress is the fraction of those facts that hold.
+The scripted expert is :mod:`agentic_env.experts.stacking`.
 """
 
 from __future__ import annotations
@@ -73,7 +60,23 @@ class StackingConfig:
 
 
 class StackingTask:
-    """Stack cubes on a plate in a given order (see the module docstring)."""
+    """``AgenticEnv/Stacking-v0``: stack coloured cubes on a named plate in a given order.
+
+    **Description.** Three plates (pink, turquoise, cream) stand on the table with three or four
+    coloured cubes stacked on them in random piles (as in AgenticLab Fig. 10). The robot must
+    build, on the named plate, a single stack with the cubes in the exact bottom-to-top order of
+    the instruction, unstacking whatever is in the way. PDDL domain: ``assets/pddl/stacking.pddl``
+    (AgenticLab Fig. 9).
+
+    **Randomizations.** Cube count (3 or 4) and colours (from green, orange, blue, yellow,
+    purple), the target plate and the order; plate positions (three slots along y, each jittered
+    by +-2 cm, shuffled); which plate each cube starts on and the order of each pile (uniform);
+    each cube's yaw (+-20 deg); the instruction's paraphrase category.
+
+    **Success conditions.** ``on-top-of`` holds for the target plate and the first cube, and for
+    each consecutive pair of cubes in the order (tolerances in
+    :mod:`agentic_env.tasks.predicates`). Progress is the fraction of those facts that hold.
+    """
 
     name = "stacking"
     #: PDDL name of the bare table.

@@ -1,13 +1,6 @@
-"""``AgenticEnv/Tabletop-v0``: put every cube in the bin.
+"""``AgenticEnv/Tabletop-v0`` (:class:`TabletopTask`): scene, reset, scoring, language.
 
-**Description.** A few coloured cubes lie on the table in front of the robot; a bin stands to
-its right. The robot must put every cube into the bin.
-
-**Randomizations.** Cube positions (uniform in a 30 x 40 cm area, at least 9 cm apart, by
-rejection sampling) and yaws (uniform); the bin's position jitters by +-3 cm.
-
-**Success conditions.** Every cube's centre lies inside the bin's inner footprint and below the
-top of its walls. Progress is the fraction of cubes in the bin.
+The scripted expert is :mod:`agentic_env.experts.tabletop`.
 """
 
 from __future__ import annotations
@@ -57,7 +50,17 @@ class TabletopConfig:
 
 
 class TabletopTask:
-    """Put every cube in the bin (see the module docstring)."""
+    """``AgenticEnv/Tabletop-v0``: put every cube in the bin.
+
+    **Description.** A few coloured cubes lie on the table in front of the robot; a bin stands to
+    its right. The robot must put every cube into the bin.
+
+    **Randomizations.** Cube positions (uniform in a 30 x 40 cm area, at least 9 cm apart, by
+    rejection sampling) and yaws (uniform); the bin's position jitters by +-3 cm.
+
+    **Success conditions.** Every cube's centre lies inside the bin's inner footprint and below the
+    top of its walls. Progress is the fraction of cubes in the bin.
+    """
 
     name = "tabletop"
 

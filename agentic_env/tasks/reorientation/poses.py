@@ -61,7 +61,8 @@ def handle_error(scene: SceneState, body: str, direction: str) -> float:
 def resting_pose(scene: SceneState, body: str, handled: bool,
                  tol: PoseTolerances | None = None) -> str | None:
     """The pose (one of :data:`POSES`) ``body`` rests on the table in, or ``None`` when it is
-    held or not resting on the table (see the module docstring)."""
+    held or not resting on the table (see
+    :class:`~agentic_env.tasks.reorientation.ReorientationTask`)."""
     tol = tol or PoseTolerances()
     if holding(scene, body) or body_box(scene, body).low[2] > tol.contact_gap:
         return None
