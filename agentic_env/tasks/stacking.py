@@ -265,7 +265,7 @@ class StackingTask:
 
     def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
         """``pick`` at the cube's pose; ``place-on-object`` centred on the target's top
-        (:meth:`StackingExpert.primitive_for`)."""
+        (:meth:`~agentic_env.experts.stacking.StackingExpert.primitive_for`)."""
         return self._expert.primitive_for(step, scene)
 
     def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:

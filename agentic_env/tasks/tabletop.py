@@ -151,5 +151,5 @@ class TabletopTask:
 
     def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
         """Pick each cube not yet in the bin and drop it into a bin slot
-        (:meth:`TabletopExpert.actions`)."""
+        (:meth:`~agentic_env.experts.tabletop.TabletopExpert.actions`)."""
         return self._expert.actions(scene)

@@ -115,7 +115,8 @@ def slot_name(number: int) -> str:
 
 def in_slot(scene: SceneState, block: str, slot: str, config: CrosswordConfig,
             held: bool | None = None) -> bool:
-    """``block`` sits in ``slot`` (see :class:`CrosswordTask` for the tolerances).
+    """``block`` sits in ``slot`` (tolerances: see
+    :class:`~agentic_env.tasks.crossword.CrosswordTask`).
 
     ``held``: whether the block is held, if already known (saves a contact scan).
     """

@@ -475,10 +475,11 @@ class CrosswordTask:
     # -- expert -----------------------------------------------------------------------------
 
     def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
-        """Ground-truth primitive of a plan step (:meth:`CrosswordExpert.primitive_for`)."""
+        """Ground-truth primitive of a plan step
+        (:meth:`~agentic_env.experts.crossword.CrosswordExpert.primitive_for`)."""
         return self._expert.primitive_for(step, scene)
 
     def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
-        """The reference plan executed with ground-truth poses (:meth:`CrosswordExpert
-        .actions`)."""
+        """The reference plan executed with ground-truth poses
+        (:meth:`~agentic_env.experts.crossword.CrosswordExpert.actions`)."""
         return self._expert.actions(scene)

@@ -570,7 +570,8 @@ class KitchenTask:
     # -- expert -----------------------------------------------------------------------------
 
     def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
-        """Ground one plan step with ground-truth poses (:meth:`KitchenExpert.primitive_for`)."""
+        """Ground one plan step with ground-truth poses
+        (:meth:`~agentic_env.experts.kitchen.KitchenExpert.primitive_for`)."""
         return self._expert.primitive_for(step, scene)
 
     def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:

@@ -451,7 +451,7 @@ class ReorientationTask:
     def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
         """``pick`` with a grasp suited to the object's pose and goal; ``place-in-pose`` with
         the TCP pose that turns the object, as it sits in the hand, into the asked pose
-        (:meth:`ReorientationExpert.primitive_for`)."""
+        (:meth:`~agentic_env.experts.reorientation.ReorientationExpert.primitive_for`)."""
         return self._expert.primitive_for(step, scene)
 
     def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:

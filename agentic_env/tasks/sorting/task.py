@@ -538,7 +538,7 @@ class SortingTask:
     def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
         """``pick`` / ``pick-from``: a top grasp; ``place-in``: release above the object's
         lane slot, just above the rim; ``place-on-table``: set down at a free spot
-        (:meth:`SortingExpert.primitive_for`)."""
+        (:meth:`~agentic_env.experts.sorting.SortingExpert.primitive_for`)."""
         return self._expert.primitive_for(step, scene)
 
     def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
