@@ -24,6 +24,18 @@ def yaw_of(rotation: np.ndarray, axis: int = 0) -> float:
     return float(np.arctan2(rotation[1, axis], rotation[0, axis]))
 
 
+def face_up_axis(rotation: np.ndarray) -> int:
+    """Index of the body axis (0 = x, 1 = y, 2 = z) closest to vertical, up or down."""
+    return int(np.argmax(np.abs(rotation[2])))
+
+
+def face_yaw(rotation: np.ndarray) -> float:
+    """Yaw (rad) of a cube's side faces, folded into [-pi/4, pi/4), whichever face is up."""
+    up = face_up_axis(rotation)
+    yaw = yaw_of(rotation, (up + 1) % 3)
+    return (yaw + np.pi / 4) % (np.pi / 2) - np.pi / 4
+
+
 def rotation_z(angle: float) -> np.ndarray:
     """Rotation (3, 3) about the vertical by ``angle`` radians."""
     c, s = np.cos(angle), np.sin(angle)

@@ -44,6 +44,41 @@ class SceneState:
         self.data.qvel[dof : dof + 6] = 0.0
 
 
+def rotation_quat(rotation: np.ndarray) -> np.ndarray:
+    """Quaternion (w, x, y, z) of a rotation matrix (3, 3) (MuJoCo's conversion)."""
+    quat = np.zeros(4)
+    mujoco.mju_mat2Quat(quat, np.ascontiguousarray(rotation).flatten())
+    return quat
+
+
+def set_body_pose(scene: SceneState, name: str, position: np.ndarray,
+                  rotation: np.ndarray) -> None:
+    """Place free body ``name`` at ``position`` (base frame, m) with ``rotation``, at rest."""
+    joint = scene.model.body(name).jntadr[0]
+    adr = scene.model.jnt_qposadr[joint]
+    scene.data.qpos[adr:adr + 3] = scene.base_pos + position
+    scene.data.qpos[adr + 3:adr + 7] = rotation_quat(rotation)
+    dof = scene.model.jnt_dofadr[joint]
+    scene.data.qvel[dof:dof + 6] = 0.0
+
+
+def lowest_offset(model: mujoco.MjModel, body: str, rotation: np.ndarray) -> float:
+    """Height of the lowest point of ``body``'s colliding geom boxes below its origin when
+    the body has orientation ``rotation`` (3, 3), metres (negative: below)."""
+    body_id = model.body(body).id
+    geoms = np.flatnonzero((model.geom_bodyid == body_id)
+                           & ((model.geom_contype != 0) | (model.geom_conaffinity != 0)))
+    lowest = np.inf
+    for g in geoms:
+        geom_rot = np.zeros(9)
+        mujoco.mju_quat2Mat(geom_rot, model.geom_quat[g])
+        world = rotation @ geom_rot.reshape(3, 3)
+        centre = rotation @ model.geom_pos[g] + world @ model.geom_aabb[g, :3]
+        extent = float(np.abs(world[2]) @ model.geom_aabb[g, 3:])
+        lowest = min(lowest, centre[2] - extent)
+    return float(lowest)
+
+
 @dataclass(frozen=True)
 class Box:
     """An axis-aligned box in the base frame: ``low`` and ``high`` corners (3,), metres."""

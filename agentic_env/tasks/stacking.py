@@ -1,19 +1,6 @@
-"""``AgenticEnv/Stacking-v0``: stack coloured cubes on a named plate in a given order.
+"""``AgenticEnv/Stacking-v0`` (:class:`StackingTask`): scene, reset, scoring, language.
 
-**Description.** Three plates (pink, turquoise, cream) stand on the table with three or four
-coloured cubes stacked on them in random piles (as in AgenticLab Fig. 10). The robot must
-build, on the named plate, a single stack with the cubes in the exact bottom-to-top order of
-the instruction, unstacking whatever is in the way. PDDL domain: ``assets/pddl/stacking.pddl``
-(AgenticLab Fig. 9).
-
-**Randomizations.** Cube count (3 or 4) and colours (from green, orange, blue, yellow,
-purple), the target plate and the order; plate positions (three slots along y, each jittered
-by +-2 cm, shuffled); which plate each cube starts on and the order of each pile (uniform);
-each cube's yaw (+-20 deg); the instruction's paraphrase category.
-
-**Success conditions.** ``on-top-of`` holds for the target plate and the first cube, and for
-each consecutive pair of cubes in the order (tolerances in
-:mod:`agentic_env.tasks.predicates`). Progress is the fraction of those facts that hold.
+The scripted expert is :mod:`agentic_env.experts.stacking`.
 """
 
 from __future__ import annotations
@@ -25,40 +12,28 @@ from typing import Any
 import mujoco
 import numpy as np
 
-from agentic_env.contract.actions import box_top_grasp_yaw, pick, place, top_down_pose
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.contract.workcell import TABLE_HEIGHT
 from agentic_env.errors import InvalidConfigError
+from agentic_env.experts.stacking import StackingExpert
 from agentic_env.pddl.planning import PlanStep
-from agentic_env.robot.constants import TCP_TO_FINGERTIP
 from agentic_env.sim.props import ObjectSpec
 from agentic_env.sim.scene import SceneBuilder
-from agentic_env.sim.state import Box, SceneState, body_box
-from agentic_env.tasks import symbolic
+from agentic_env.sim.state import SceneState
 from agentic_env.tasks.base import TaskEvaluation
-from agentic_env.tasks.instructions import Instruction, choose_instruction, join_words
+from agentic_env.tasks.instructions import CATEGORIES, Instruction, choose_instruction, join_words
 from agentic_env.tasks.predicates import clear, hand_facts, on_table, on_top_of
+from agentic_env.tasks.vocabulary import task_vocabulary
 
 #: PDDL name of the bare table (an ``object``: the Fig. 9 domain has no table type).
 TABLE = "table"
+_VOCABULARY = task_vocabulary("stacking")
+#: Cube colours (RGBA), one cube each.
 CUBE_COLOURS: dict[str, tuple[float, float, float, float]] = {
-    "green": (0.15, 0.65, 0.20, 1.0),
-    "orange": (0.98, 0.50, 0.08, 1.0),
-    "blue": (0.12, 0.30, 0.85, 1.0),
-    "yellow": (0.95, 0.82, 0.10, 1.0),
-    "purple": (0.50, 0.20, 0.70, 1.0),
-}
+    colour: tuple(rgba) for colour, rgba in _VOCABULARY["cube_colours"].items()}
+#: Plate colours (RGBA), one plate each.
 PLATE_COLOURS: dict[str, tuple[float, float, float, float]] = {
-    "pink": (0.95, 0.55, 0.70, 1.0),
-    "turquoise": (0.20, 0.75, 0.75, 1.0),
-    "cream": (0.96, 0.92, 0.78, 1.0),
-}
-#: Words for colours in the high-level-reasoning paraphrases.
-_COLOUR_RIDDLES = {
-    "green": "fresh grass", "orange": "a tangerine", "blue": "a clear summer sky",
-    "yellow": "a ripe banana", "purple": "lavender", "pink": "a flamingo",
-    "turquoise": "a tropical lagoon", "cream": "vanilla ice cream",
-}
+    colour: tuple(rgba) for colour, rgba in _VOCABULARY["plate_colours"].items()}
 
 
 @dataclass(frozen=True)
@@ -85,9 +60,27 @@ class StackingConfig:
 
 
 class StackingTask:
-    """Stack cubes on a plate in a given order (see the module docstring)."""
+    """``AgenticEnv/Stacking-v0``: stack coloured cubes on a named plate in a given order.
+
+    **Description.** Three plates (pink, turquoise, cream) stand on the table with three or four
+    coloured cubes stacked on them in random piles (as in AgenticLab Fig. 10). The robot must
+    build, on the named plate, a single stack with the cubes in the exact bottom-to-top order of
+    the instruction, unstacking whatever is in the way. PDDL domain: ``assets/pddl/stacking.pddl``
+    (AgenticLab Fig. 9).
+
+    **Randomizations.** Cube count (3 or 4) and colours (from green, orange, blue, yellow,
+    purple), the target plate and the order; plate positions (three slots along y, each jittered
+    by +-2 cm, shuffled); which plate each cube starts on and the order of each pile (uniform);
+    each cube's yaw (+-20 deg); the instruction's paraphrase category.
+
+    **Success conditions.** ``on-top-of`` holds for the target plate and the first cube, and for
+    each consecutive pair of cubes in the order (tolerances in
+    :mod:`agentic_env.tasks.predicates`). Progress is the fraction of those facts that hold.
+    """
 
     name = "stacking"
+    #: PDDL name of the bare table.
+    table = TABLE
     domain = "stacking"
 
     def __init__(self, config: StackingConfig | None = None) -> None:
@@ -100,6 +93,7 @@ class StackingTask:
         self._order: list[str] = []
         self._target = "pink"
         self._instruction = Instruction("", "canonical")
+        self._expert = StackingExpert(self)
 
     @staticmethod
     def default_config() -> StackingConfig:
@@ -189,26 +183,18 @@ class StackingTask:
     # -- language ---------------------------------------------------------------------------
 
     def instructions(self) -> list[Instruction]:
-        """Instructions for the current goal, at least one per category."""
-        plate, order = self._target, [c.capitalize() for c in self._order]
+        """Instructions for the current goal, one per category (templates:
+        ``scenes/tasks/stacking.toml``)."""
         lower = list(self._order)
-        riddles = [_COLOUR_RIDDLES[c] for c in lower]
-        return [
-            Instruction(f"Stack the cubes on the {plate} plate from bottom to top: "
-                        f"{join_words(order)}.", "paper"),
-            Instruction(f"Stack the {join_words(lower)} cubes on the {plate} plate, with "
-                        f"{lower[0]} at the bottom and {lower[-1]} on top.", "canonical"),
-            Instruction(f"Pile the blocks onto the {plate} dish so that, from the base up, "
-                        f"they read {join_words(lower)}.", "lexical"),
-            Instruction(f"Could you build a tower on the {plate} plate with the {lower[0]} cube "
-                        f"at the bottom and the others in this order above it: "
-                        f"{join_words(lower[1:])}?", "syntactic"),
-            Instruction(f"hey, quick one pls - stack em on the {plate} plate: {lower[0]} first, "
-                        f"then {join_words(lower[1:], 'then')} on top. thx!!", "semantic"),
-            Instruction(f"On the plate the colour of {_COLOUR_RIDDLES[plate]}, stack the cubes "
-                        f"from bottom to top in the colours of {join_words(riddles)}.",
-                        "high_level"),
-        ]
+        riddles = _VOCABULARY["colour_riddles"]
+        fields = {"plate": self._target, "order": join_words([c.capitalize() for c in lower]),
+                  "cubes": join_words(lower), "bottom": lower[0], "top": lower[-1],
+                  "above": join_words(lower[1:]), "above_then": join_words(lower[1:], "then"),
+                  "plate_riddle": riddles[self._target],
+                  "riddles": join_words([riddles[c] for c in lower])}
+        templates = _VOCABULARY["instructions"]
+        return [Instruction(templates[category].format(**fields), category)
+                for category in CATEGORIES]
 
     def instruction(self) -> Instruction:
         """The episode's instruction."""
@@ -262,66 +248,26 @@ class StackingTask:
         return TaskEvaluation(all(v > 0.5 for v in terms.values()),
                               float(np.mean(list(terms.values()))), terms)
 
+    def active_cubes(self) -> list[str]:
+        """Body (and PDDL) names of the episode's cubes."""
+        return [self.cubes[c].name for c in self._active]
+
+    def plate_bodies(self) -> list[str]:
+        """Body (and PDDL) names of the plates."""
+        return [f"{p}-plate-1" for p in self.plates]
+
+    @property
+    def plate_xy(self) -> dict[str, list[float]]:
+        """Plate centres (x, y) by colour, base frame, metres."""
+        return self._plate_xy
+
+    # -- expert -----------------------------------------------------------------------------
+
     def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
-        """``pick`` at the cube's pose; ``place-on-object`` centred on the target's top."""
-        cfg = self.config
-        if step.name == "pick":
-            cube = step.args[0]
-            position = scene.body_position(cube)
-            position[2] = max(position[2], body_box(scene, cube).low[2] + TCP_TO_FINGERTIP
-                              + 0.008)
-            return pick(top_down_pose(position, self._roomiest_yaw(scene, cube)),
-                        width=2 * cfg.cube_half_size)
-        if step.name == "place-on-object" and step.args[1] == TABLE:
-            return place(top_down_pose(self._free_table_spot(scene), 0.0))
-        if step.name == "place-on-object":
-            target = step.args[1]
-            top = body_box(scene, target).high[2]
-            centre = scene.body_position(target)
-            position = np.array([centre[0], centre[1], top + cfg.cube_half_size + 0.008])
-            on_cube = target in {cube.name for cube in self.cubes.values()}
-            yaw = box_top_grasp_yaw(scene.body_rotation(target)) if on_cube else 0.0
-            return place(top_down_pose(position, yaw))
-        raise InvalidConfigError(f"stacking has no primitive for {step}; valid: pick, "
-                                 "place-on-object")
-
-    def _roomiest_yaw(self, scene: SceneState, cube: str) -> float:
-        """Of the two grasp yaws across the cube's faces, the one whose fingers land
-        farthest from other objects and plates (fingers sit beside the cube, ~3 cm out)."""
-        base_yaw = box_top_grasp_yaw(scene.body_rotation(cube))
-        centre = scene.body_position(cube)[:2]
-        others = [body_box(scene, self.cubes[c].name) for c in self._active
-                  if self.cubes[c].name != cube]
-        others += [body_box(scene, f"{p}-plate-1") for p in self.plates]
-        others = [box for box in others if not box.contains_xy(centre)]  # not what it sits on
-
-        def room(yaw: float) -> float:
-            closing = np.array([-np.sin(yaw), np.cos(yaw)])
-            fingers = [centre + sign * 0.035 * closing for sign in (-1.0, 1.0)]
-            return min((_distance_xy(box, finger) for box in others for finger in fingers),
-                       default=np.inf)
-
-        candidates = (base_yaw, base_yaw + np.pi / 2 if base_yaw < 0 else base_yaw - np.pi / 2)
-        return max(candidates, key=room)
-
-    def _free_table_spot(self, scene: SceneState) -> np.ndarray:
-        """TCP position for setting a cube down on the table away from plates and cubes."""
-        cfg = self.config
-        xs, ys = np.meshgrid(np.linspace(0.35, 0.65, 7), np.linspace(-0.35, 0.35, 15))
-        candidates = np.stack([xs.ravel(), ys.ravel()], axis=1)
-        occupied = [scene.body_position(self.cubes[c].name)[:2] for c in self._active]
-        occupied += [np.asarray(xy) for xy in self._plate_xy.values()]
-        clearance = np.min(np.linalg.norm(candidates[:, None] - np.array(occupied)[None],
-                                          axis=2), axis=1)
-        best = candidates[int(np.argmax(clearance))]
-        return np.array([*best, cfg.cube_half_size + TCP_TO_FINGERTIP + 0.01])
+        """``pick`` at the cube's pose; ``place-on-object`` centred on the target's top
+        (:meth:`~agentic_env.experts.stacking.StackingExpert.primitive_for`)."""
+        return self._expert.primitive_for(step, scene)
 
     def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
         """Execute the Fast Downward reference plan with ground-truth poses."""
-        return symbolic.expert_actions(self, scene)
-
-
-def _distance_xy(box: Box, point: np.ndarray) -> float:
-    """Horizontal distance from ``point`` (x, y) to ``box``'s footprint (0 inside)."""
-    gap = np.maximum(np.maximum(box.low[:2] - point, point - box.high[:2]), 0.0)
-    return float(np.linalg.norm(gap))
+        return self._expert.actions(scene)

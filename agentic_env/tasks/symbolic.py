@@ -1,7 +1,8 @@
-"""The bridge between the sim and PDDL: reference plans, executed steps, the expert.
+"""The bridge between the sim and PDDL: reference plans, executed steps, progress scores.
 
 * :func:`reference_plan` solves the *true* problem (facts from the sim, the task's goal) with
-  Fast Downward; the scripted expert executes it and the progress score compares against it.
+  Fast Downward; the scripted experts (:mod:`agentic_env.experts`) execute it and the
+  progress score compares against it.
 * :func:`infer_step` names the PDDL action a primitive actually performed, from the true
   facts before and after it (e.g. ``holding x`` appeared and ``on-top-of x y`` disappeared:
   ``(pick x y)``), so any agent's execution can be scored the same way.
@@ -11,10 +12,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
-from agentic_env.pddl.planning import PlanNotFoundError, PlanStep, load_domain, problem_text, solve
+from agentic_env.pddl.planning import PlanStep, load_domain, problem_text, solve
 from agentic_env.sim.state import SceneState
 from agentic_env.tasks.base import SymbolicTask
 from agentic_env.tasks.score import ProgressScore, progress_score
@@ -83,32 +81,6 @@ def true_problem(task: SymbolicTask, scene: SceneState) -> tuple[str, str]:
 def reference_plan(task: SymbolicTask, scene: SceneState) -> list[PlanStep]:
     """Fast Downward's plan for the true problem of the current state."""
     return solve(*true_problem(task, scene))
-
-
-def expert_actions(
-    task: SymbolicTask, scene: SceneState, max_replans: int = 5
-) -> Iterator[dict[str, Any]]:
-    """Closed-loop scripted expert: execute the reference plan, replan when a step fails.
-
-    Poses are computed when each action is requested, from the state at that moment. After
-    each action the true facts are compared with the planned step (:func:`infer_step`); on a
-    mismatch (a misgrasp, a moved target) the plan is solved again from the current state,
-    at most ``max_replans`` times.
-    """
-    try:
-        plan = reference_plan(task, scene)
-        replans = 0
-        while plan:
-            step = plan.pop(0)
-            before = task.facts(scene)
-            yield task.primitive_for(step, scene)
-            if infer_step(before, task.facts(scene)) != step:
-                if replans == max_replans:
-                    return
-                replans += 1
-                plan = reference_plan(task, scene)
-    except PlanNotFoundError:  # e.g. an object knocked off the workspace: give up
-        return
 
 
 class EpisodeScorer:

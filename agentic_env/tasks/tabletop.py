@@ -1,13 +1,6 @@
-"""``AgenticEnv/Tabletop-v0``: put every cube in the bin.
+"""``AgenticEnv/Tabletop-v0`` (:class:`TabletopTask`): scene, reset, scoring, language.
 
-**Description.** A few coloured cubes lie on the table in front of the robot; a bin stands to
-its right. The robot must put every cube into the bin.
-
-**Randomizations.** Cube positions (uniform in a 30 x 40 cm area, at least 9 cm apart, by
-rejection sampling) and yaws (uniform); the bin's position jitters by +-3 cm.
-
-**Success conditions.** Every cube's centre lies inside the bin's inner footprint and below the
-top of its walls. Progress is the fraction of cubes in the bin.
+The scripted expert is :mod:`agentic_env.experts.tabletop`.
 """
 
 from __future__ import annotations
@@ -18,22 +11,19 @@ from typing import Any
 
 import numpy as np
 
-from agentic_env.contract.actions import box_top_grasp_yaw, pick, place, top_down_pose
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.errors import InvalidConfigError
-from agentic_env.robot.constants import TCP_TO_FINGERTIP
+from agentic_env.experts.tabletop import TabletopExpert
 from agentic_env.sim.props import BinSpec, ObjectSpec
 from agentic_env.sim.scene import SceneBuilder
 from agentic_env.sim.state import SceneState
 from agentic_env.tasks.base import TaskEvaluation
 from agentic_env.tasks.instructions import Instruction, join_words
+from agentic_env.tasks.vocabulary import task_vocabulary
 
+#: Cube colours (RGBA) the configuration may name.
 _CUBE_COLOURS: dict[str, tuple[float, float, float, float]] = {
-    "red": (0.85, 0.12, 0.10, 1.0),
-    "green": (0.15, 0.65, 0.20, 1.0),
-    "blue": (0.12, 0.30, 0.85, 1.0),
-    "yellow": (0.95, 0.80, 0.10, 1.0),
-}
+    colour: tuple(rgba) for colour, rgba in task_vocabulary("tabletop")["cube_colours"].items()}
 
 
 @dataclass(frozen=True)
@@ -60,7 +50,17 @@ class TabletopConfig:
 
 
 class TabletopTask:
-    """Put every cube in the bin (see the module docstring)."""
+    """``AgenticEnv/Tabletop-v0``: put every cube in the bin.
+
+    **Description.** A few coloured cubes lie on the table in front of the robot; a bin stands to
+    its right. The robot must put every cube into the bin.
+
+    **Randomizations.** Cube positions (uniform in a 30 x 40 cm area, at least 9 cm apart, by
+    rejection sampling) and yaws (uniform); the bin's position jitters by +-3 cm.
+
+    **Success conditions.** Every cube's centre lies inside the bin's inner footprint and below the
+    top of its walls. Progress is the fraction of cubes in the bin.
+    """
 
     name = "tabletop"
 
@@ -72,6 +72,7 @@ class TabletopTask:
             for colour in self.config.cube_colours
         ]
         self._bin_position = np.array([*self.config.bin_position, 0.0])
+        self._expert = TabletopExpert(self)
 
     @staticmethod
     def default_config() -> TabletopConfig:
@@ -149,17 +150,6 @@ class TabletopTask:
         return TaskEvaluation(all(inside), float(np.mean(inside)), terms)
 
     def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
-        """Pick each cube not yet in the bin at its centre and drop it into a bin slot."""
-        cfg = self.config
-        slots = np.linspace(-0.06, 0.06, max(len(self.cubes), 2))
-        for slot, cube in zip(slots, self.cubes, strict=False):
-            if self.cube_in_bin(scene, cube):
-                continue
-            position = scene.body_position(cube.name)
-            # grasp at the centre, but keep the fingertips 8 mm above the table
-            position[2] = max(position[2], TCP_TO_FINGERTIP + 0.008)
-            yield pick(top_down_pose(position, box_top_grasp_yaw(scene.body_rotation(cube.name))),
-                       width=cube.grasp_width)
-            target = self.bin_floor(scene) + [0.0, slot, cfg.bin.wall_thickness
-                                              + cube.half_height + 0.015]
-            yield place(top_down_pose(target, 0.0))
+        """Pick each cube not yet in the bin and drop it into a bin slot
+        (:meth:`~agentic_env.experts.tabletop.TabletopExpert.actions`)."""
+        return self._expert.actions(scene)

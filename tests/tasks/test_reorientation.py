@@ -21,18 +21,13 @@ from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
 from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
+from agentic_env.geometry.rotations import rotation_z
 from agentic_env.registry import ENV_IDS
+from agentic_env.robot.reorienting import handle_direction
+from agentic_env.sim.state import lowest_offset, set_body_pose
 from agentic_env.tasks import TASKS
 from agentic_env.tasks.instructions import CATEGORIES
-from agentic_env.tasks.reorientation import (
-    POSES,
-    ReorientationTask,
-    handle_direction,
-    lowest_offset,
-    resting_pose,
-    rotation_z,
-    set_body_pose,
-)
+from agentic_env.tasks.reorientation import POSES, ReorientationTask, resting_pose
 
 SMALL = SceneConfig(shoulder_camera=azure_kinect_color(64, 36),
                     wrist_camera=realsense_d405(64, 36))

@@ -20,12 +20,13 @@ from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
 from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
+from agentic_env.geometry.planar import rects_overlap
 from agentic_env.pddl.planning import PlanStep
 from agentic_env.registry import ENV_IDS
 from agentic_env.tasks import TASKS
 from agentic_env.tasks.catalogue import CATALOGUE, CATEGORIES
 from agentic_env.tasks.instructions import CATEGORIES as INSTRUCTION_CATEGORIES
-from agentic_env.tasks.predicates import tilt_degrees
+from agentic_env.tasks.predicates import lowest_point, tilt_degrees
 from agentic_env.tasks.sorting import (
     BOWL,
     CLASSES,
@@ -33,8 +34,6 @@ from agentic_env.tasks.sorting import (
     WHITE_BIN,
     SortingConfig,
     SortingTask,
-    lowest_point,
-    rects_overlap,
 )
 from agentic_env.tasks.symbolic import infer_step
 

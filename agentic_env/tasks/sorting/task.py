@@ -1,194 +1,88 @@
-"""``AgenticEnv/Sorting-v0``: sort everyday objects into containers by a semantic or colour rule.
+"""``AgenticEnv/Sorting-v0`` (:class:`SortingTask`): scene, reset, predicates, language.
 
-**Description.** Three to seven objects from :mod:`agentic_env.tasks.catalogue` (fruit, toy
-blocks, toys, tools, packaged food) lie on the table between three static containers: a white
-bin, a blue bin and a low bowl. The instruction states a sorting rule; the robot must put every
-object the rule selects into its container and leave the objects the rule does not mention on
-the table. Rules (``goal["rule"]``):
-
-* ``fruit``: the fruits into one bin, all other objects into the other (AgenticLab Table V:
-  "Sort the fruits into the white bin and all other objects into the blue bin.");
-* ``food_toys``: the food (fruit and packaged food) into the bowl, the toys (toys and toy
-  blocks) into a bin; tools stay on the table (the paper's VLA tasks "Grab the food to the
-  bowl" / "Grab the toys to the bin");
-* ``colour``: the objects of one colour into one container, those of a second colour into
-  another; objects of other colours stay;
-* ``category``: three of the classes fruit / toys / tools / packaged food, each into its own
-  container; objects of the fourth class stay.
-
-PDDL domain: ``assets/pddl/sorting.pddl`` (items and containers; ``pick``, ``pick-from``,
-``place-in``, ``place-on-table``).
-
-**Randomizations.** The rule; the object count (3-7) and which catalogue objects appear
-(uniform, rejected until every group of the rule is non-empty and each container receives at
-most four objects that fit its two lanes); for ``fruit`` which bin gets the fruit, for
-``food_toys`` which bin gets the toys, for ``colour`` the two colours and containers, for
-``category`` the three classes and their containers; which container stands in which of the
-three slots (one on each side of the object area, one behind it) and a +-2 cm jitter of
-each; each object's position (uniform in the free table area, footprints at least 3 cm apart
-and 4.5 cm from the containers, nothing where the open fingers go down to grasp another
-object; by rejection sampling) and yaw (uniform); the instruction's paraphrase category.
-
-**Success conditions.** Every object the rule selects is ``in`` its container: its centre lies
-in the container's interior box (the inner floor footprint, from the table up to 3 cm above
-the rim, so fruit poking out of the low bowl counts) and it is not held. Every object the rule
-leaves out is ``on-table``: it rests on the table top (within 12 mm), outside every container
-and not held. Both kinds of facts are goal facts (so a plan that moves a distractor into a
-container is wrong, and the reference plan never touches one); progress is the fraction of
-goal facts that hold (distractor facts usually hold from the start).
+Rules, words and tunables: :mod:`~agentic_env.tasks.sorting.rules`; expert:
+:mod:`agentic_env.experts.sorting`.
 """
+
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import mujoco
 import numpy as np
 
-from agentic_env.contract.actions import pick, place, top_down_pose
 from agentic_env.contract.trial import TrialSpec
-from agentic_env.contract.workcell import ROBOT_PREFIX, TABLE_HEIGHT
+from agentic_env.contract.workcell import TABLE_HEIGHT
 from agentic_env.errors import InvalidConfigError
-from agentic_env.geometry.rotations import wrap_angle, yaw_of
+from agentic_env.experts.sorting import SortingExpert
+from agentic_env.geometry.planar import rects_overlap
+from agentic_env.geometry.rotations import rotation_z, yaw_of
 from agentic_env.pddl.planning import PlanStep
-from agentic_env.robot.constants import TCP_SITE, TCP_TO_FINGERTIP
 from agentic_env.sim.props import BinSpec
 from agentic_env.sim.scene import SceneBuilder
 from agentic_env.sim.state import Box, SceneState
-from agentic_env.tasks import symbolic
 from agentic_env.tasks.base import TaskEvaluation
 from agentic_env.tasks.catalogue import CATALOGUE, CatalogueEntry
 from agentic_env.tasks.instructions import Instruction, choose_instruction, join_words
-from agentic_env.tasks.predicates import hand_facts, inside, lowest_point, on_table
-
-RULES: tuple[str, ...] = ("fruit", "food_toys", "colour", "category")
-#: Classes of the ``category`` rule and ``food_toys``: label -> catalogue categories.
-CLASSES: dict[str, tuple[str, ...]] = {
-    "fruit": ("fruit",),
-    "toy": ("toy", "block"),
-    "tool": ("tool",),
-    "packaged": ("food",),
-}
-#: Colours the ``colour`` rule may name.
-RULE_COLOURS: tuple[str, ...] = ("red", "yellow", "green", "blue")
-WHITE_BIN, BLUE_BIN, BOWL = "white-bin", "blue-bin", "bowl"
-
-#: How each group of objects is named, per paraphrase style.
-GROUP_WORDS: dict[str, dict[str, str]] = {
-    "fruit": {"plain": "fruits", "lexical": "pieces of produce",
-              "riddle": "everything sweet that grew on a tree or a plant"},
-    "other": {"plain": "all other objects", "lexical": "all remaining items",
-              "riddle": "everything else"},
-    "food": {"plain": "food", "lexical": "edible items",
-             "riddle": "everything a person could eat or drink"},
-    "toy": {"plain": "toys", "lexical": "playthings",
-            "riddle": "everything a child would play with"},
-    "tool": {"plain": "tools", "lexical": "implements",
-             "riddle": "everything you would find in a workshop drawer"},
-    "packaged": {"plain": "packaged food", "lexical": "boxed and canned snacks",
-                 "riddle": "everything edible that came from a shop shelf in a wrapper, box "
-                           "or can"},
-}
-_COLOUR_RIDDLES = {
-    "red": "a fire engine", "yellow": "a ripe banana", "green": "fresh grass",
-    "blue": "a clear summer sky",
-}
-#: Container names per paraphrase style.
-CONTAINER_WORDS: dict[str, dict[str, str]] = {
-    WHITE_BIN: {"plain": "white bin", "lexical": "white container",
-                "riddle": "the bin the colour of fresh snow"},
-    BLUE_BIN: {"plain": "blue bin", "lexical": "blue container",
-               "riddle": "the bin the colour of the deep sea"},
-    BOWL: {"plain": "bowl", "lexical": "dish", "riddle": "the bowl you would serve fruit in"},
-}
-
-
-@dataclass(frozen=True)
-class SortingConfig:
-    """Tunables of the sorting task.
-
-    Attributes:
-        item_counts: allowed numbers of objects on the table (sampled uniformly).
-        rules: allowed rules (sampled uniformly), from :data:`RULES`.
-        containers: the three containers (names are PDDL objects).
-        container_slots: nominal container centres (x, y), base frame, metres.
-        container_jitter: uniform jitter of each container centre per axis, metres.
-        item_area: (x_min, x_max, y_min, y_max) that object footprints lie in, metres.
-        item_gap: smallest gap between two object footprints at reset, metres.
-        container_gap: smallest gap between an object footprint and a container's outer
-            walls at reset (room for the open fingers), metres.
-        finger_reach: how far the open fingers reach beyond half the grasp width on each side
-            of the grasp point, along the closing axis (1 cm opening margin, the pads, and
-            the carriages for tall neighbours), metres. At reset no other object lies in the
-            fingers' way, so a top grasp never lands a finger on a neighbour.
-        capacity: most objects one container receives.
-        lane_offset: distance of each of a container's two lanes (along y) from its centre,
-            and of a lane's two half slots from the lane's middle, metres.
-        headroom: height above the rim that a container's interior box reaches, metres.
-        drop_clearance: height of the held object's bottom (and the fingertips) above the
-            rim when the expert releases it, metres.
-        park_position: (x, y) of the first parked (unused) object, on the floor behind the
-            robot, metres.
-    """
-
-    item_counts: tuple[int, ...] = (3, 4, 5, 6, 7)
-    rules: tuple[str, ...] = RULES
-    containers: tuple[BinSpec, ...] = field(default_factory=lambda: (
-        BinSpec(WHITE_BIN, (0.10, 0.10), 0.06, 0.008, (0.93, 0.93, 0.91, 1.0)),
-        BinSpec(BLUE_BIN, (0.10, 0.10), 0.06, 0.008, (0.15, 0.35, 0.80, 1.0)),
-        BinSpec(BOWL, (0.10, 0.10), 0.04, 0.008, (0.80, 0.52, 0.32, 1.0)),
-    ))
-    container_slots: tuple[tuple[float, float], ...] = ((0.44, -0.36), (0.66, 0.0),
-                                                        (0.44, 0.36))
-    container_jitter: float = 0.02
-    item_area: tuple[float, float, float, float] = (0.26, 0.62, -0.30, 0.30)
-    item_gap: float = 0.03
-    container_gap: float = 0.045
-    finger_reach: float = 0.03
-    capacity: int = 4
-    lane_offset: float = 0.05
-    headroom: float = 0.03
-    drop_clearance: float = 0.012
-    park_position: tuple[float, float] = (-0.6, -0.8)
-
-
-@dataclass(frozen=True)
-class Group:
-    """Objects of one rule group and their container.
-
-    Attributes:
-        label: a key of :data:`GROUP_WORDS` or a colour word.
-        container: container name.
-        items: body names.
-    """
-
-    label: str
-    container: str
-    items: tuple[str, ...]
-
-
-def _rz(yaw: float) -> np.ndarray:
-    c, s = np.cos(yaw), np.sin(yaw)
-    return np.array([[c, -s], [s, c]])
-
-
-def rects_overlap(a: tuple[np.ndarray, np.ndarray, float], b: tuple[np.ndarray, np.ndarray, float],
-                  gap: float) -> bool:
-    """Whether two yawed rectangles (centre (2,), half extents (2,), yaw) come within ``gap``."""
-    axes_a, axes_b = _rz(a[2]), _rz(b[2])
-    delta = b[0] - a[0]
-    for axis in (*axes_a.T, *axes_b.T):
-        reach_a = np.sum(np.abs(axes_a.T @ axis) * a[1])
-        reach_b = np.sum(np.abs(axes_b.T @ axis) * b[1])
-        if abs(delta @ axis) > reach_a + reach_b + gap:
-            return False
-    return True
+from agentic_env.tasks.predicates import hand_facts, inside, on_table
+from agentic_env.tasks.sorting.rules import (
+    BLUE_BIN,
+    BOWL,
+    CLASSES,
+    COLOUR_RIDDLES,
+    CONTAINER_WORDS,
+    GROUP_WORDS,
+    RULE_COLOURS,
+    RULES,
+    WHITE_BIN,
+    Group,
+    SortingConfig,
+)
 
 
 class SortingTask:
-    """Sort objects into containers by a rule (see the module docstring)."""
+    """``AgenticEnv/Sorting-v0``: sort everyday objects into containers by a semantic or
+    colour rule.
+
+    **Description.** Three to seven objects from :mod:`agentic_env.tasks.catalogue` (fruit, toy
+    blocks, toys, tools, packaged food) lie on the table between three static containers: a white
+    bin, a blue bin and a low bowl. The instruction states a sorting rule; the robot must put every
+    object the rule selects into its container and leave the objects the rule does not mention on
+    the table. Rules (``goal["rule"]``):
+
+    * ``fruit``: the fruits into one bin, all other objects into the other (AgenticLab Table V:
+      "Sort the fruits into the white bin and all other objects into the blue bin.");
+    * ``food_toys``: the food (fruit and packaged food) into the bowl, the toys (toys and toy
+      blocks) into a bin; tools stay on the table (the paper's VLA tasks "Grab the food to the
+      bowl" / "Grab the toys to the bin");
+    * ``colour``: the objects of one colour into one container, those of a second colour into
+      another; objects of other colours stay;
+    * ``category``: three of the classes fruit / toys / tools / packaged food, each into its own
+      container; objects of the fourth class stay.
+
+    PDDL domain: ``assets/pddl/sorting.pddl`` (items and containers; ``pick``, ``pick-from``,
+    ``place-in``, ``place-on-table``).
+
+    **Randomizations.** The rule; the object count (3-7) and which catalogue objects appear
+    (uniform, rejected until every group of the rule is non-empty and each container receives at
+    most four objects that fit its two lanes); for ``fruit`` which bin gets the fruit, for
+    ``food_toys`` which bin gets the toys, for ``colour`` the two colours and containers, for
+    ``category`` the three classes and their containers; which container stands in which of the
+    three slots (one on each side of the object area, one behind it) and a +-2 cm jitter of
+    each; each object's position (uniform in the free table area, footprints at least 3 cm apart
+    and 4.5 cm from the containers, nothing where the open fingers go down to grasp another
+    object; by rejection sampling) and yaw (uniform); the instruction's paraphrase category.
+
+    **Success conditions.** Every object the rule selects is ``in`` its container: its centre lies
+    in the container's interior box (the inner floor footprint, from the table up to 3 cm above
+    the rim, so fruit poking out of the low bowl counts) and it is not held. Every object the rule
+    leaves out is ``on-table``: it rests on the table top (within 12 mm), outside every container
+    and not held. Both kinds of facts are goal facts (so a plan that moves a distractor into a
+    container is wrong, and the reference plan never touches one); progress is the fraction of
+    goal facts that hold (distractor facts usually hold from the start).
+    """
 
     name = "sorting"
     domain = "sorting"
@@ -208,6 +102,7 @@ class SortingTask:
         self._slots: dict[str, tuple[str, np.ndarray]] = {}
         self._container_xy: dict[str, np.ndarray] = {}
         self._instruction = Instruction("", "canonical")
+        self._expert = SortingExpert(self)
 
     @staticmethod
     def default_config() -> SortingConfig:
@@ -349,14 +244,14 @@ class SortingTask:
     def _item_rect(self, name: str, xy: np.ndarray,
                    yaw: float) -> tuple[np.ndarray, np.ndarray, float]:
         centre, half = self.items[name].footprint
-        return np.asarray(xy) + _rz(yaw) @ centre, half, yaw
+        return np.asarray(xy) + rotation_z(yaw)[:2, :2] @ centre, half, yaw
 
     def _grip_rect(self, name: str, xy: np.ndarray,
                    yaw: float) -> tuple[np.ndarray, np.ndarray, float]:
         """Where the open fingers go down for the top grasp of ``name`` at (xy, yaw)."""
         entry = self.items[name]
         half = np.array([0.015, entry.grasp_width / 2 + self.config.finger_reach])
-        return np.asarray(xy) + _rz(yaw) @ np.asarray(entry.grasp_offset), half, yaw
+        return np.asarray(xy) + rotation_z(yaw)[:2, :2] @ np.asarray(entry.grasp_offset), half, yaw
 
     def _sample_layout(self, rng: np.random.Generator, container_xy: dict[str, np.ndarray]
                        ) -> dict[str, tuple[np.ndarray, float]] | None:
@@ -374,7 +269,7 @@ class SortingTask:
                     yaw = float(rng.uniform(-np.pi, np.pi))
                     xy = rng.uniform([x0, y0], [x1, y1])
                     rect = self._item_rect(name, xy, yaw)
-                    corners = rect[0] + (_rz(yaw) @ (rect[1] * np.array(
+                    corners = rect[0] + (rotation_z(yaw)[:2, :2] @ (rect[1] * np.array(
                         [[1, 1], [1, -1], [-1, 1], [-1, -1]])).T).T
                     if (corners.min(axis=0) < [x0, y0]).any() or (
                             corners.max(axis=0) > [x1, y1]).any():
@@ -491,7 +386,7 @@ class SortingTask:
             return GROUP_WORDS[group.label][style]
         colour = group.label
         return {"plain": f"{colour} objects", "lexical": f"{colour} items",
-                "riddle": f"everything the colour of {_COLOUR_RIDDLES[colour]}"}[style]
+                "riddle": f"everything the colour of {COLOUR_RIDDLES[colour]}"}[style]
 
     def instructions(self) -> list[Instruction]:
         """Instructions for the current goal, at least one per category."""
@@ -555,7 +450,7 @@ class SortingTask:
         return Box(low, high)
 
     def in_container(self, scene: SceneState, item: str, container: str) -> bool:
-        """``in item container`` (see the module docstring)."""
+        """``in item container`` (see :class:`SortingTask`)."""
         return inside(scene, item, self.interior(scene, container))
 
     def on_table_outside(self, scene: SceneState, item: str) -> bool:
@@ -600,79 +495,23 @@ class SortingTask:
         return TaskEvaluation(all(v > 0.5 for v in terms.values()),
                               float(np.mean(list(terms.values()))), terms)
 
-    # -- expert -----------------------------------------------------------------------------
+    # -- poses and free space (used by the expert) -----------------------------------------
 
     def rest_yaw(self, scene: SceneState, name: str) -> float:
         """Yaw of the object's rest frame (x = long axis) about the vertical, radians."""
         rotation = scene.body_rotation(name) @ self.items[name].rest_rotation.T
         return yaw_of(rotation)
 
-    def _reference_xy(self, scene: SceneState, name: str) -> np.ndarray:
-        """Centre of the object's footprint (base frame x, y)."""
-        entry = self.items[name]
-        centre = np.array([*entry.footprint[0], 0.0])
-        local = entry.rest_rotation.T @ centre
-        return (scene.body_position(name) + scene.body_rotation(name) @ local)[:2]
 
-    def grasp_action(self, scene: SceneState, name: str) -> dict[str, Any]:
-        """Top grasp across the object's rest-frame y at its grasp point."""
-        entry = self.items[name]
-        yaw = self.rest_yaw(scene, name)
-        rotation = scene.body_rotation(name)
-        offset = entry.rest_rotation.T @ np.array([*entry.grasp_offset, 0.0])
-        position = scene.body_position(name) + rotation @ offset
-        position[2] = lowest_point(scene, name) + entry.tcp_height
-        grasp_yaw = (yaw + np.pi / 2) % np.pi - np.pi / 2
-        return pick(top_down_pose(position, grasp_yaw), width=entry.grasp_width)
-
-    def _tcp(self, scene: SceneState) -> tuple[np.ndarray, float]:
-        site = scene.data.site(ROBOT_PREFIX + TCP_SITE)
-        return site.xpos - scene.base_pos, yaw_of(site.xmat.reshape(3, 3))
-
-    def drop_action(self, scene: SceneState, name: str, target_xy: np.ndarray,
-                    bottom_z: float, object_yaw: float | None = None) -> dict[str, Any]:
-        """Place the held ``name`` so its footprint centre is over ``target_xy``, its bottom
-        and the fingertips at least at ``bottom_z``, its long axis along ``object_yaw`` (mod
-        pi; ``None`` keeps the current yaw)."""
-        tcp, tcp_yaw = self._tcp(scene)
-        turn = 0.0
-        if object_yaw is not None:
-            turn = (object_yaw - self.rest_yaw(scene, name) + np.pi / 2) % np.pi - np.pi / 2
-        offset = _rz(turn) @ (self._reference_xy(scene, name) - tcp[:2])
-        above_bottom = max(tcp[2] - lowest_point(scene, name), TCP_TO_FINGERTIP)
-        position = np.array([*(np.asarray(target_xy) - offset), bottom_z + above_bottom])
-        return place(top_down_pose(position, wrap_angle(tcp_yaw + turn)))
-
-    def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
-        """``pick`` / ``pick-from``: a top grasp; ``place-in``: release above the object's
-        lane slot, just above the rim; ``place-on-table``: set down at a free spot."""
-        if step.name in ("pick", "pick-from"):
-            return self.grasp_action(scene, step.args[0])
-        if step.name == "place-in":
-            item, container = step.args
-            slot_container, offset = self._slots.get(item, (container, np.zeros(2)))
-            if slot_container != container:
-                offset = np.zeros(2)
-            target = scene.body_position(container)[:2] + offset
-            rim = scene.body_position(container)[2] + self.containers[container].wall_height
-            return self.drop_action(scene, item, target, rim + self.config.drop_clearance,
-                                    np.pi / 2)
-        if step.name == "place-on-table":
-            item = step.args[0]
-            return self.drop_action(scene, item, self._free_spot(scene, item), 0.01)
-        raise InvalidConfigError(f"sorting has no primitive for {step}; valid: pick, "
-                                 "pick-from, place-in, place-on-table")
-
-    def _free_spot(self, scene: SceneState, name: str) -> np.ndarray:
-        """A table spot (x, y) where ``name`` at its current yaw touches nothing, nearest to
-        the TCP."""
+    def free_spot(self, scene: SceneState, name: str, near: np.ndarray) -> np.ndarray:
+        """A table spot (x, y) in the item area where ``name`` at its current yaw touches
+        nothing, nearest to ``near`` (x, y; the expert passes the TCP's), base frame, m."""
         cfg = self.config
         x0, x1, y0, y1 = cfg.item_area
         yaw = self.rest_yaw(scene, name)
         walls = [self._container_rect(c, scene.body_position(c)[:2]) for c in self.containers]
         others = [self._item_rect(o, scene.body_position(o)[:2], self.rest_yaw(scene, o))
                   for o in self._active if o != name]
-        tcp = self._tcp(scene)[0][:2]
         best, best_distance = np.array([(x0 + x1) / 2, (y0 + y1) / 2]), np.inf
         for x in np.arange(x0 + 0.03, x1 - 0.03, 0.02):
             for y in np.arange(y0 + 0.03, y1 - 0.03, 0.02):
@@ -680,11 +519,28 @@ class SortingTask:
                 if any(rects_overlap(rect, w, cfg.container_gap) for w in walls) or any(
                         rects_overlap(rect, o, cfg.item_gap) for o in others):
                     continue
-                distance = float(np.linalg.norm(rect[0] - tcp))
+                distance = float(np.linalg.norm(rect[0] - near))
                 if distance < best_distance:
                     best, best_distance = rect[0], distance
         return best
 
+    def drop_offset(self, item: str, container: str) -> np.ndarray:
+        """Drop point (x, y) of ``item`` in ``container`` relative to the container's centre,
+        metres: the item's lane slot there, else the centre (an item the goal does not put
+        into that container)."""
+        slot_container, offset = self._slots.get(item, (container, np.zeros(2)))
+        if slot_container != container:
+            offset = np.zeros(2)
+        return offset
+
+    # -- expert -----------------------------------------------------------------------------
+
+    def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
+        """``pick`` / ``pick-from``: a top grasp; ``place-in``: release above the object's
+        lane slot, just above the rim; ``place-on-table``: set down at a free spot
+        (:meth:`~agentic_env.experts.sorting.SortingExpert.primitive_for`)."""
+        return self._expert.primitive_for(step, scene)
+
     def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
         """Execute the Fast Downward reference plan with ground-truth poses."""
-        return symbolic.expert_actions(self, scene)
+        return self._expert.actions(scene)

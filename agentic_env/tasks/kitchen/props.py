@@ -1,0 +1,166 @@
+"""Kitchen props: PDDL and body names, the five free items and the static containers.
+
+Sizes are metres, in the body frame of each prop; colours are RGBA.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from agentic_env.sim.props import PROP_FRICTION, PROP_SOLREF, ObjectSpec, Part
+
+#: PDDL name of the cabinet's drawer.
+DRAWER = "top-drawer"
+#: Name of the cabinet (prefix of its bodies, joint, geoms and sites).
+CABINET = "cabinet"
+POT = "pot-1"
+BOWL = "bowl-1"
+SPICE = "spice-bottle-1"
+SNACK = "blue-snack-pack-1"
+CHICKEN = "chicken-leg-1"
+TOMATO = "tomato-1"
+SPONGE = "sponge-1"
+VARIANTS: tuple[str, ...] = ("A", "B", "C")
+_MEAT = (0.58, 0.33, 0.14, 1.0)
+_BONE = (0.93, 0.90, 0.82, 1.0)
+
+
+@dataclass(frozen=True)
+class KitchenItem:
+    """A free item of the kitchen and how the expert handles it.
+
+    Attributes:
+        spec: the free body.
+        footprint: radius of a circle around :attr:`centre` holding the item at any yaw, m.
+        centre: the item's centre in the body frame (x, y, z), metres.
+        grasp: the grasp point in the body frame (x, y, z), metres; the fingers close along
+            the body y axis (any horizontal axis for an upright cylinder).
+        grasp_width: width across the pads at the grasp, metres.
+        rest_height: height of the body origin above the support when resting, metres.
+        round: an upright cylinder or sphere (any grasp yaw works).
+    """
+
+    spec: ObjectSpec
+    footprint: float
+    centre: tuple[float, float, float]
+    grasp: tuple[float, float, float]
+    grasp_width: float
+    rest_height: float
+    round: bool = False
+
+    @property
+    def name(self) -> str:
+        """Body and PDDL name."""
+        return self.spec.name
+
+
+def _lying(angle: float = np.pi / 2) -> tuple[float, float, float, float]:
+    """Quaternion turning a part's z axis onto the body x axis."""
+    return (float(np.cos(angle / 2)), 0.0, float(np.sin(angle / 2)), 0.0)
+
+
+def kitchen_items() -> dict[str, KitchenItem]:
+    """The five free items of the kitchen, by name."""
+    items = [
+        KitchenItem(
+            ObjectSpec(SPICE, "cylinder", (0.02, 0.03), (0.86, 0.52, 0.18, 1.0), mass=0.07,
+                       attributes={"kind": "spice bottle"},
+                       parts=(Part("cylinder", (0.017, 0.006), (0.0, 0.0, 0.036),
+                                   rgba=(0.75, 0.10, 0.10, 1.0), mass=0.01),)),
+            footprint=0.021, centre=(0.0, 0.0, 0.0), grasp=(0.0, 0.0, 0.0), grasp_width=0.04,
+            rest_height=0.03, round=True),
+        KitchenItem(
+            ObjectSpec(SNACK, "box", (0.055, 0.0275, 0.015), (0.10, 0.32, 0.85, 1.0),
+                       mass=0.05, attributes={"kind": "snack pack", "colour": "blue"},
+                       parts=(Part("box", (0.032, 0.016, 0.001), (0.0, 0.0, 0.0155),
+                                   rgba=(0.97, 0.83, 0.15, 1.0), mass=0.001),)),
+            footprint=0.062, centre=(0.0, 0.0, 0.0), grasp=(0.0, 0.0, 0.0), grasp_width=0.055,
+            rest_height=0.015),
+        # a drumstick lying with body z up: meat bulb (sphere, the body origin) and meat
+        # (capsule along +x), then a thin bone (capsule) and its knob (sphere); every part
+        # touches the plane 24 mm below the origin, so it rests on all four
+        KitchenItem(
+            ObjectSpec(CHICKEN, "sphere", (0.024,), _MEAT, mass=0.03,
+                       attributes={"kind": "chicken leg"},
+                       parts=(Part("capsule", (0.022, 0.025), (0.03, 0.0, -0.002), _lying(),
+                                   mass=0.04),
+                              Part("capsule", (0.007, 0.018), (0.075, 0.0, -0.017), _lying(),
+                                   rgba=_BONE, mass=0.005),
+                              Part("sphere", (0.011,), (0.1, 0.0, -0.013), rgba=_BONE,
+                                   mass=0.005))),
+            footprint=0.07, centre=(0.043, 0.0, 0.0), grasp=(0.03, 0.0, -0.002),
+            grasp_width=0.044, rest_height=0.024),
+        KitchenItem(
+            ObjectSpec(TOMATO, "ellipsoid", (0.03, 0.03, 0.027), (0.86, 0.16, 0.10, 1.0),
+                       mass=0.08, attributes={"kind": "tomato"},
+                       parts=(Part("cylinder", (0.005, 0.004), (0.0, 0.0, 0.029),
+                                   rgba=(0.20, 0.55, 0.15, 1.0), mass=0.001),)),
+            footprint=0.031, centre=(0.0, 0.0, 0.0), grasp=(0.0, 0.0, 0.0), grasp_width=0.06,
+            rest_height=0.027, round=True),
+        KitchenItem(
+            ObjectSpec(SPONGE, "box", (0.045, 0.03, 0.012), (0.96, 0.85, 0.22, 1.0),
+                       mass=0.02, attributes={"kind": "sponge"},
+                       parts=(Part("box", (0.045, 0.03, 0.004), (0.0, 0.0, 0.016),
+                                   rgba=(0.18, 0.55, 0.25, 1.0), mass=0.005),)),
+            footprint=0.055, centre=(0.0, 0.0, 0.0), grasp=(0.0, 0.0, 0.0), grasp_width=0.06,
+            rest_height=0.012),
+    ]
+    return {item.name: item for item in items}
+
+
+@dataclass(frozen=True)
+class ContainerSpec:
+    """A static round container built from a floor disc and a ring of wall segments.
+
+    Attributes:
+        name: body and PDDL name.
+        inner_radius: metres.
+        wall_height: metres above the table.
+        wall_thickness: metres.
+        segments: wall segments around the ring.
+        rgba: colour.
+        handles: add two handles (a pot's) on the body's +-x sides.
+    """
+
+    name: str
+    inner_radius: float
+    wall_height: float
+    wall_thickness: float = 0.008
+    segments: int = 16
+    rgba: tuple[float, float, float, float] = (0.36, 0.37, 0.40, 1.0)
+    handles: bool = False
+
+    @property
+    def floor_top(self) -> float:
+        """Height of the inner floor above the table, metres."""
+        return self.wall_thickness
+
+    @property
+    def footprint(self) -> float:
+        """Radius of the circle holding the container (handles included), metres."""
+        outer = self.inner_radius + self.wall_thickness
+        return outer + (0.04 if self.handles else 0.0)
+
+
+def add_container(spec: mujoco.MjSpec, container: ContainerSpec) -> None:
+    """Add ``container`` as a static body at the origin (moved per reset via body_pos)."""
+    body = spec.worldbody.add_body(name=container.name)
+    r, t, h = container.inner_radius, container.wall_thickness, container.wall_height
+    common = {"type": mujoco.mjtGeom.mjGEOM_BOX, "rgba": container.rgba, "solref": PROP_SOLREF,
+              "friction": PROP_FRICTION, "condim": 4}
+    body.add_geom(name=f"{container.name}_floor", type=mujoco.mjtGeom.mjGEOM_CYLINDER,
+                  size=[r + t, t / 2, 0], pos=[0, 0, t / 2], rgba=container.rgba,
+                  solref=PROP_SOLREF, friction=PROP_FRICTION, condim=4)
+    half_chord = (r + t) * np.tan(np.pi / container.segments) + 0.001
+    for k in range(container.segments):
+        angle = 2 * np.pi * k / container.segments
+        body.add_geom(name=f"{container.name}_wall{k}", size=[t / 2, half_chord, h / 2],
+                      pos=[(r + t / 2) * np.cos(angle), (r + t / 2) * np.sin(angle), h / 2],
+                      quat=[np.cos(angle / 2), 0, 0, np.sin(angle / 2)], **common)
+    if container.handles:
+        for sign, side in ((1.0, "+"), (-1.0, "-")):
+            body.add_geom(name=f"{container.name}_handle{side}", size=[0.02, 0.035, 0.006],
+                          pos=[sign * (r + t + 0.018), 0, h - 0.012], **common)
