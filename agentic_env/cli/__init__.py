@@ -14,11 +14,17 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("agentic_env.cli.run",
             "one agent episode (offline sim-oracle by default): live progress, summary, trace"),
+    "serve": ("agentic_env.cli.serve",
+              "one episode as an MCP server (tools + camera/instruction resources), scored "
+              "into SQLite"),
+    "bench-tools": ("agentic_env.cli.bench.tools",
+                    "overhead of one tool call through MCP (stdio, HTTP) vs in-process, ms"),
     "bench-agent": ("agentic_env.cli.bench.agent",
                     "AgenticLab pipeline with the sim-oracle: success per task, checker-error "
                     "ablation"),
     "demo": ("agentic_env.cli.demo", "scripted expert on Tabletop-v0; writes a video and pictures"),
-    "bench": ("agentic_env.cli.bench.env", "speed and pick-success benchmark; prints and writes JSON"),
+    "bench": ("agentic_env.cli.bench.env",
+              "speed and pick-success benchmark; prints and writes JSON"),
     "bench-tasks": ("agentic_env.cli.bench.tasks",
                     "scripted expert over tasks x settings: success rate and time per cell"),
     "setup-sheet": ("agentic_env.cli.setup_sheet",
