@@ -5,8 +5,10 @@ over the Model Context Protocol: stdio by default (one client, e.g. a Claude Des
 LangGraph config that launches this command), or streamable HTTP at
 ``http://127.0.0.1:PORT/mcp``. Another address needs ``--allow-remote`` and a bearer token
 (``--token-env``); it is refused otherwise. The episode is scored from ground truth (on the
-real robot: by the operator's rubric) when the client calls ``finish`` or disconnects, and
-stored in the results database (``--db``) under ``<spec key>:<8 hex>``.
+real robot: by the operator's rubric) when the client calls ``finish`` or disconnects (stdio:
+closes the pipe; HTTP: ends its session, or sends nothing for ``--idle-timeout`` seconds;
+or the server is interrupted), and stored in the results database (``--db``) under
+``<spec key>:<8 hex>``.
 
 Logs go to stderr; on stdio, stdout carries the protocol only.
 """
@@ -55,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     http.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     http.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
     http.add_argument("--port", type=int, default=8765, help="HTTP port (0 = any free one)")
+    http.add_argument("--idle-timeout", type=float, default=600.0,
+                      help="HTTP: seconds without a request after which the client counts as "
+                           "disconnected and the episode is scored (default 600)")
     http.add_argument("--allow-remote", action="store_true",
                       help="allow a non-loopback --host (needs a bearer token)")
     http.add_argument("--token-env", default=TOKEN_ENV,
@@ -120,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"serving http://{args.host}:{port}/mcp ({episode.spec.task}, seed "
                       f"{args.seed}); Ctrl-C ends and scores the episode", file=sys.stderr)
 
-            anyio.run(lambda: serve_http(server, args.host, args.port, token, ready))
+            anyio.run(lambda: serve_http(server, args.host, args.port, token,
+                                         args.idle_timeout, ready))
     except KeyboardInterrupt:
         pass
     finally:

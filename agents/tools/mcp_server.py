@@ -17,6 +17,7 @@ import base64
 import hmac
 import io
 import ipaddress
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -153,34 +154,66 @@ class BearerAuth:
         await self._app(scope, receive, send)
 
 
+class SessionWatch:
+    """ASGI middleware: notes the time of the last request and calls ``on_end`` after a
+    client ends its MCP session (``DELETE``; handshake-era sessions only)."""
+
+    def __init__(self, app: Any, on_end: Callable[[], None]) -> None:
+        self._app = app
+        self._on_end = on_end
+        self.last_request = time.monotonic()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        self.last_request = time.monotonic()
+        await self._app(scope, receive, send)
+        self.last_request = time.monotonic()
+        if scope["type"] == "http" and scope.get("method") == "DELETE":
+            self._on_end()
+
+
 async def serve_http(server: Server, host: str = "127.0.0.1", port: int = 8765,
-                     token: str | None = None, on_ready: Callable[[int], None] | None = None
-                     ) -> None:
-    """Serve streamable HTTP at ``http://host:port/mcp`` until interrupted.
+                     token: str | None = None, idle_timeout_s: float | None = 600.0,
+                     on_ready: Callable[[int], None] | None = None) -> None:
+    """Serve streamable HTTP at ``http://host:port/mcp`` until the client disconnects or the
+    process is interrupted.
+
+    Sessionless (2026-07-28) clients have no disconnect message, so a client counts as gone
+    after ``idle_timeout_s`` seconds without a request; handshake-era clients end their
+    session with ``DELETE``, which the SDK's client sends when it exits.
 
     Args:
         server: from :func:`build_server`.
         host / port: where to listen (check the address with :func:`check_bind` first;
             port 0 = any free port).
         token: bearer token every request must carry (``None`` = none, loopback only).
+        idle_timeout_s: seconds without a request after which serving ends (``None`` = never).
         on_ready: receives the bound port once listening.
     """
     import anyio
     import uvicorn
 
-    app: Any = server.streamable_http_app(host=host)
-    if token:
-        app = BearerAuth(app, token)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    http = uvicorn.Server(config)
+    servers: list[uvicorn.Server] = []
 
-    async def announce() -> None:
+    def stop() -> None:
+        servers[0].should_exit = True
+
+    watch = SessionWatch(server.streamable_http_app(host=host), stop)
+    app: Any = BearerAuth(watch, token) if token else watch
+    http = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
+                                         lifespan="on"))
+    servers.append(http)
+
+    async def supervise() -> None:
         while not http.started:
             await anyio.sleep(0.02)
         if on_ready is not None:
             on_ready(http.servers[0].sockets[0].getsockname()[1])
+        while idle_timeout_s is not None and not http.should_exit:
+            if time.monotonic() - watch.last_request > idle_timeout_s:
+                stop()
+            await anyio.sleep(min(1.0, idle_timeout_s / 4))
 
     async with anyio.create_task_group() as group:
-        group.start_soon(announce)
+        group.start_soon(supervise)
         await http.serve()
         group.cancel_scope.cancel()
