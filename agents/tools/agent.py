@@ -18,7 +18,7 @@ from agentic_env.agents.models.conversation import ConversationResult, run_tool_
 from agentic_env.agents.models.registry import ModelSpec, build_backend, parse_model_spec
 from agentic_env.agents.models.tool_oracle import ToolOracle
 from agentic_env.agents.tools.backends import open_episode
-from agentic_env.agents.tools.episode import ToolEpisode
+from agentic_env.agents.tools.episode import SimJudge, ToolEpisode
 from agentic_env.agents.tools.reference import reference_policy
 
 #: Module name of tool-conversation queries (cassettes, call rows).
@@ -59,6 +59,7 @@ def run_tool_episode(spec: EpisodeSpec, tool_set: str = "primitives", *, max_tur
     episode = open_episode(spec, tool_set)
     try:
         def make_oracle(model: ModelSpec) -> ToolOracle:
+            assert isinstance(episode.judge, SimJudge)  # the sim backend's judge
             policy = reference_policy(tool_set, episode.judge.env)
             return ToolOracle(policy, model.error_rates, seed=model.seed * 100_003 + spec.seed)
 

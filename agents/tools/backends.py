@@ -13,10 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentic_env.agents.episode import EpisodeSpec
-from agentic_env.agents.tools.episode import SimJudge, ToolEpisode, Verdict
+from agentic_env.agents.tools.episode import Judge, SimJudge, ToolEpisode, Verdict
 from agentic_env.errors import InvalidConfigError
+
+if TYPE_CHECKING:
+    from agentic_env.contract.trial import TrialSpec
+    from agentic_env.pddl.planning import PlanStep
 
 BACKENDS: tuple[str, ...] = ("sim", "real")
 #: Asks the operator a question and returns the answer (real backend).
@@ -54,7 +59,7 @@ class OperatorJudge:
         ask: asks the operator.
     """
 
-    def __init__(self, reference: list, ask: Ask) -> None:
+    def __init__(self, reference: list[PlanStep], ask: Ask) -> None:
         self._reference = reference
         self._ask = ask
 
@@ -109,10 +114,12 @@ def open_episode(spec: EpisodeSpec, tool_set: str = "primitives", backend: str =
         env.close()
         raise
     env.close()
+    assert trial is not None  # reset sets it
     return _real_episode(spec, tool_set, trial, reference, real or RealOptions(), ask)
 
 
-def _real_episode(spec: EpisodeSpec, tool_set: str, trial: object, reference: list,
+def _real_episode(spec: EpisodeSpec, tool_set: str, trial: TrialSpec,
+                  reference: list[PlanStep],
                   options: RealOptions, ask: Ask | None) -> ToolEpisode:
     from agentic_env.real.trial import RealRobotIO
 
@@ -129,7 +136,7 @@ def _real_episode(spec: EpisodeSpec, tool_set: str, trial: object, reference: li
         from agentic_env.real.twin import make_twin_env
 
         env, twin = make_twin_env(task=spec.task, trial=trial, confirm=confirm)
-        judge: SimJudge | OperatorJudge = SimJudge(twin.world.env)
+        judge: Judge = SimJudge(twin.world.env)
     else:
         from agentic_env.real.calibration import Calibration
         from agentic_env.real.hardware import real_hardware

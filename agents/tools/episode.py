@@ -15,13 +15,13 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agentic_env.agents.episode import EpisodeResult, EpisodeSpec, ModuleCall
 from agentic_env.agents.tools.registry import ToolRegistry, build_tool_set
 from agentic_env.agents.tools.result import ToolResult
 from agentic_env.agents.tools.robot import RobotIO, ToolContext
-from agentic_env.pddl.planning import PlanNotFoundError
+from agentic_env.pddl.planning import PlanNotFoundError, PlanStep
 from agentic_env.tasks.base import SymbolicTask
 from agentic_env.tasks.symbolic import EpisodeScorer
 
@@ -48,6 +48,18 @@ class Verdict:
     n_required: int = 0
 
 
+class Judge(Protocol):
+    """Whoever scores the episode's end state."""
+
+    def after_action(self) -> None:
+        """Follow the effect of one primitive action (called after each)."""
+        ...
+
+    def verdict(self, claimed_success: bool | None) -> Verdict:
+        """Score the end state; ``claimed_success`` is the agent's own verdict, if any."""
+        ...
+
+
 class SimJudge:
     """Scores from a simulator's ground truth (the sim env, or the twin's world).
 
@@ -61,7 +73,7 @@ class SimJudge:
         self._scorer = (EpisodeScorer(task, env.scene_state) if isinstance(task, SymbolicTask)
                         else None)
 
-    def reference(self) -> list:
+    def reference(self) -> list[PlanStep]:
         """The reference plan's steps from the start state (``[]`` without a PDDL model)."""
         return [] if self._scorer is None else list(self._scorer.reference())
 
@@ -96,7 +108,7 @@ class ToolEpisode:
         close: releases the env(s) when the episode is closed.
     """
 
-    def __init__(self, spec: EpisodeSpec, io: RobotIO, instruction: str, judge: Any,
+    def __init__(self, spec: EpisodeSpec, io: RobotIO, instruction: str, judge: Judge,
                  tool_set: str = "primitives", close: Callable[[], None] = lambda: None
                  ) -> None:
         self.spec = spec

@@ -170,7 +170,7 @@ def primitive_tools(context: ToolContext) -> Sequence[ToolFunction]:
             yaw: rotation about the vertical, radians, in [-3.1416, 3.1416].
             pitch: tilt from straight down about the base y axis, radians, in [-1.571, 1.571].
             roll: tilt about the base x axis, radians, in [-3.1416, 3.1416].
-            distance: pull distance, metres, in [0, 0.4]; 0 = the default (0.2 m).
+            distance: pull distance, metres, in [0, 0.3]; 0 = the default (0.2 m).
         """
         return run(actions.open_drawer(pose_matrix(x, y, z, yaw, pitch, roll), distance),
                    "open_drawer")
@@ -186,7 +186,7 @@ def primitive_tools(context: ToolContext) -> Sequence[ToolFunction]:
             yaw: rotation about the vertical, radians, in [-3.1416, 3.1416].
             pitch: tilt from straight down about the base y axis, radians, in [-1.571, 1.571].
             roll: tilt about the base x axis, radians, in [-3.1416, 3.1416].
-            distance: push distance, metres, in [0, 0.4]; 0 = the default (0.2 m).
+            distance: push distance, metres, in [0, 0.3]; 0 = the default (0.2 m).
         """
         return run(actions.close_drawer(pose_matrix(x, y, z, yaw, pitch, roll), distance),
                    "close_drawer")

@@ -36,3 +36,20 @@ def test_the_oracle_completes_sorting_through_the_primitives(model):
     assert conversation.stop == "finished"
     codes = {c.verdict for c in result.calls}
     assert ("BAD_ARGS" in codes) == ("bad_argument" in model)
+
+
+def test_a_pick_with_the_default_full_opening_runs():
+    """The schema's default width (0.085 m, the gripper's full opening) survives the float32
+    action and the executor's range check."""
+    from agentic_env.agents.tools.backends import open_episode
+    from agentic_env.agents.tools.reference import primitive_call
+
+    episode = open_episode(EpisodeSpec(task="sorting", seed=3))
+    try:
+        env = episode.judge.env
+        name, arguments = primitive_call(next(iter(env.task.expert_actions(env.scene_state))))
+        del arguments["width"]
+        result = episode.call(name, arguments)
+        assert result.ok, result.render()
+    finally:
+        episode.close()
