@@ -6,10 +6,12 @@ import dataclasses
 import json
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from agentic_env.agents.models.base import (
     Backend,
     CallRecord,
+    Completion,
     MalformedResponseError,
     ModelError,
     ModelQuery,
@@ -41,6 +43,13 @@ def correction_note(query: ModelQuery, problems: list[str]) -> str:
     if query.schema:
         note += f", matching this JSON schema: {json.dumps(query.schema, sort_keys=True)}"
     return note + "."
+
+
+def tool_summary(completion: Completion) -> dict[str, Any]:
+    """What a tool-query answer did, as traces store it: its tool calls, how they were
+    obtained (``native`` or ``json-prompt``) and its text."""
+    return {"tool_calls": [call.to_dict() for call in completion.tool_calls],
+            "tool_mode": completion.tool_mode, "text": completion.text}
 
 
 def _problems(text: str, query: ModelQuery) -> tuple[dict | None, list[str]]:
@@ -126,11 +135,13 @@ def ask(
             if budget is not None:
                 budget.charge(completion.usage)
             if completion.tool_calls:
-                parsed, problems = {}, []
+                parsed, problems = tool_summary(completion), []
             elif query.tools and query.tool_choice == "required":
                 parsed, problems = None, ["the answer must be a tool call, not text"]
             else:
                 parsed, problems = _problems(completion.text, query)
+                if parsed is not None and query.tools and not query.schema:
+                    parsed = {**tool_summary(completion), **parsed}
             if parsed is not None and not problems:
                 reply = ModelReply(
                     parsed=parsed,

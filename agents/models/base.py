@@ -170,7 +170,8 @@ class ModelReply:
         attempts: how many answers were requested (1 = the first was well-formed).
         errors: why each rejected attempt was rejected.
         tool_calls: the tool calls of the accepted attempt (tool queries only; then
-            ``parsed`` is the text's JSON object if it has one, else ``{}``).
+            ``parsed`` holds ``tool_calls``, ``tool_mode`` and ``text`` for traces, plus the
+            text's JSON object if it has one).
         tool_mode: how the tool calls were obtained (:data:`TOOL_MODES`).
     """
 

@@ -193,7 +193,10 @@ def test_auto_uses_native_calls_where_litellm_says_so(monkeypatch):
     model = LiteLLMBackend("gpt-4o", max_retries=0,
                            completion_kwargs={"mock_tool_calls": calls})
     reply = ask(model, tool_query(Counter()))
-    assert reply.tool_mode == "native" and reply.parsed == {}
+    assert reply.tool_mode == "native"
+    assert reply.parsed == {"tool_calls": [{"id": "t1", "name": "add",
+                                            "arguments": {"amount": 1.5}}],
+                            "tool_mode": "native", "text": reply.raw_text}
     assert reply.tool_calls == (ToolCall("t1", "add", {"amount": 1.5}),)
 
 
