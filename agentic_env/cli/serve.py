@@ -8,7 +8,7 @@ LangGraph config that launches this command), or streamable HTTP at
 real robot: by the operator's rubric) when the client calls ``finish`` or disconnects (stdio:
 closes the pipe; HTTP: ends its session, or sends nothing for ``--idle-timeout`` seconds;
 or the server is interrupted), and stored in the results database (``--db``) under
-``<spec key>:<8 hex>``.
+``<spec key>:<8 hex>`` (``<spec key>:real:<8 hex>`` for the real backend).
 
 Logs go to stderr; on stdio, stdout carries the protocol only.
 """
@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def score() -> str:
         if not keys:
-            keys.append(episode.store(store, worker))
+            keys.append(episode.store(store, worker, "" if args.backend == "sim" else "real"))
         result = episode.result
         assert result is not None
         return (f"Scored: success={result.success}, score={result.score:.2f} ({result.n_done} "

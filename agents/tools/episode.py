@@ -173,13 +173,14 @@ class ToolEpisode:
             failure=failure, failure_detail=detail, calls=calls)
         return self.result
 
-    def store(self, store: ResultStore, worker: str = "") -> str:
+    def store(self, store: ResultStore, worker: str = "", tag: str = "") -> str:
         """Score (if not yet) and write the episode to ``store`` under a fresh key
-        (``<spec key>:<8 hex>``, so repeated sessions of one spec are all kept); returns it."""
+        (``<spec key>[:tag]:<8 hex>``, so repeated sessions of one spec are all kept; ``tag``
+        e.g. ``real``); returns the key."""
         from agentic_env.harness.db import Finished
 
         result = self.score()
-        key = f"{self.spec.key()}:{uuid.uuid4().hex[:8]}"
+        key = ":".join(filter(None, (self.spec.key(), tag, uuid.uuid4().hex[:8])))
         store.record(Finished(key, result, result.wall_s,
                               worker or f"{socket.gethostname()}:tools"))
         return key
