@@ -169,11 +169,11 @@ def _check(name: str, value: Any, schema: Mapping[str, Any]) -> tuple[Any, str |
     elif kind == "array":
         if not isinstance(value, list | tuple):
             return value, f"{name} must be an array, got {value!r}"
-        checked = [_check(f"{name}[{i}]", item, schema.get("items", {"type": "string"}))
-                   for i, item in enumerate(value)] if "items" in schema else []
-        problems = [p for _, p in checked if p]
-        return ([v for v, _ in checked] if checked else list(value),
-                problems[0] if problems else None)
+        if "items" not in schema:
+            return list(value), None
+        checked = [_check(f"{name}[{i}]", item, schema["items"]) for i, item in enumerate(value)]
+        problems = [problem for _, problem in checked if problem]
+        return [item for item, _ in checked], problems[0] if problems else None
     if "enum" in schema and value not in schema["enum"]:
         valid = ", ".join(repr(v) for v in schema["enum"])
         return value, f"{name}={value!r} is not one of {valid}"

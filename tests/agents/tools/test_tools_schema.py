@@ -171,6 +171,9 @@ def test_unknown_tools_and_enum_values_name_the_valid_ones():
     result = registry.call("typed", {"count": 1, "gain": 0, "flag": False, "label": "",
                                      "mode": "c", "speed": "slow", "values": []})
     assert "mode='c' is not one of 'a', 'b'" in result.message
+    result = registry.call("typed", {"count": 1, "gain": 0, "flag": False, "label": "",
+                                     "mode": "a", "speed": "slow", "values": [0.5, "a"]})
+    assert "values[1] must be a number, got 'a'" in result.message
 
 
 def test_incomplete_documentation_is_refused():
