@@ -120,7 +120,8 @@ class ToolRegistry:
             ``BAD_ARGS`` naming what was wrong and the valid names, values or ranges when
             the tool is unknown or the arguments do not fit its schema (the function is not
             called); the tool's own result otherwise. A package error raised by a tool comes
-            back as ``BLOCKED`` with its message.
+            back as ``BLOCKED`` with its message, any other exception as ``BLOCKED`` naming
+            it (and is logged with its traceback).
         """
         if name not in self._tools:
             return fail(ToolCode.BAD_ARGS, f"there is no tool {name!r}; valid tools: "
@@ -137,6 +138,10 @@ class ToolRegistry:
         except AgenticEnvError as error:
             logger.info("tool %s failed: %s", name, error)
             return fail(ToolCode.BLOCKED, f"{name} failed: {error}", tool=name)
+        except Exception as error:  # a bug in a tool must not end the agent's episode
+            logger.exception("tool %s raised", name)
+            return fail(ToolCode.BLOCKED, f"{name} failed with an internal error "
+                        f"({type(error).__name__}: {error})", tool=name)
 
 
 _TOOL_SETS: dict[str, ToolSetFactory] = {}

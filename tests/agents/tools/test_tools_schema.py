@@ -224,3 +224,13 @@ def test_a_stopped_robot_an_exhausted_budget_and_finish_block_further_actions():
     assert context.call(registry, "home", {}).code is ToolCode.BLOCKED
     assert context.call(registry, "finish", {}).code is ToolCode.BLOCKED
     assert context.call(registry, "get_instruction", {}).ok
+
+
+def test_a_tool_that_raises_comes_back_as_blocked(caplog):
+    def broken() -> ToolResult:
+        """Always fails."""
+        raise ZeroDivisionError("division by zero")
+
+    result = ToolRegistry([broken]).call("broken", {})
+    assert result.code is ToolCode.BLOCKED and "ZeroDivisionError" in result.message
+    assert "tool broken raised" in caplog.text
