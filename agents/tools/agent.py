@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentic_env.agents.episode import EpisodeResult, EpisodeSpec
+from agentic_env.agents.episode import EpisodeResult, EpisodeSpec, ModuleCall
 from agentic_env.agents.models.base import CallRecord, ModelImage, ModelQuery, ToolCall
-from agentic_env.agents.models.budget import Budget
+from agentic_env.agents.models.budget import Budget, total_usage
 from agentic_env.agents.models.conversation import ConversationResult, run_tool_conversation
 from agentic_env.agents.models.registry import ModelSpec, build_backend, parse_model_spec
 from agentic_env.agents.models.tool_oracle import ToolOracle
@@ -31,6 +31,15 @@ PROMPT = (
     "Carry out the instruction by calling tools, one step at a time, reading each result. "
     "Call finish when it is done or cannot be done."
 )
+
+
+def turn_row(record: CallRecord) -> ModuleCall:
+    """The results-database row of one model turn (tokens, latency, cost, tool mode)."""
+    reply = record.reply
+    return ModuleCall(TOOLS_MODULE, record.model, record.usage.latency_s,
+                      record.usage.input_tokens, record.usage.output_tokens,
+                      record.usage.cost_usd, reply.attempts if reply else len(record.raw_texts),
+                      None if reply is None else reply.tool_mode, record.error)
 
 
 def tool_query(episode: ToolEpisode) -> ModelQuery:
@@ -69,12 +78,19 @@ def run_tool_episode(spec: EpisodeSpec, tool_set: str = "primitives", *, max_tur
             result = episode.call(call.name, dict(call.arguments))
             return result.render(), result.to_dict()
 
+        records: list[CallRecord] = []
+
+        def record(call: CallRecord) -> None:
+            records.append(call)
+            if on_call is not None:
+                on_call(call)
+
         conversation = run_tool_conversation(
             backend, tool_query(episode), execute, finished=lambda: episode.finished,
-            max_turns=max_turns, budget=budget, on_call=on_call)
-        usage = conversation.usage
+            max_turns=max_turns, budget=budget, on_call=record)
+        usage = total_usage([r.usage for r in records])
         result = episode.score(backend.name, usage.input_tokens, usage.output_tokens,
-                               usage.cost_usd)
+                               usage.cost_usd, tuple(turn_row(r) for r in records))
         return result, conversation
     finally:
         episode.close()

@@ -139,12 +139,15 @@ class ToolEpisode:
         return self.context.log.finished
 
     def score(self, model: str = "", input_tokens: int = 0, output_tokens: int = 0,
-              cost_usd: float | None = 0.0) -> EpisodeResult:
+              cost_usd: float | None = 0.0, model_calls: tuple[ModuleCall, ...] = ()
+              ) -> EpisodeResult:
         """Judge the end state (once; later calls return the same result).
 
         Args:
             model: who drove the tools, for the per-call rows (e.g. the MCP client's name).
             input_tokens / output_tokens / cost_usd: the agent's model usage, if known.
+            model_calls: one row per model turn (in-process agents), stored before the
+                tool-call rows.
         """
         if self.result is not None:
             return self.result
@@ -170,7 +173,7 @@ class ToolEpisode:
             and log.claimed_success != verdict.success,
             actions=log.actions, wall_s=time.perf_counter() - self._start,
             input_tokens=input_tokens, output_tokens=output_tokens, cost_usd=cost_usd,
-            failure=failure, failure_detail=detail, calls=calls)
+            failure=failure, failure_detail=detail, calls=model_calls + calls)
         return self.result
 
     def store(self, store: ResultStore, worker: str = "", tag: str = "") -> str:

@@ -17,7 +17,8 @@ def test_stopping_early_is_scored_as_a_wrong_claim(tmp_path):
     assert conversation.stop == "finished" and len(conversation.turns) == 1
     assert not result.success and result.failure == "goal" and result.goal_checker_error
     assert result.n_required > 0 and result.n_done == 0 and result.actions == 0
-    assert [c.module for c in result.calls] == ["tool:finish"]
+    assert [c.module for c in result.calls] == ["tools", "tool:finish"]
+    assert result.calls[0].verdict == "native" and result.calls[0].cost_usd == 0.0
     with ResultStore(tmp_path / "r.sqlite") as store:
         from agentic_env.harness.db import Finished
 
