@@ -16,6 +16,11 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("agentic_env.cli.run:main",
             "one agent episode (offline sim-oracle by default): live progress, summary, trace"),
+    "serve": ("agentic_env.cli.serve:main",
+              "one episode as an MCP server (tools + camera/instruction resources), scored "
+              "into SQLite"),
+    "bench-tools": ("agentic_env.cli.bench.tools:main",
+                    "overhead of one tool call through MCP (stdio, HTTP) vs in-process, ms"),
     "bench-agent": ("agentic_env.cli.bench.agent:main",
                     "AgenticLab pipeline with the sim-oracle: success per task, checker-error "
                     "ablation"),

@@ -152,7 +152,8 @@ class PrimitiveExecutor:
             distance
         ):
             raise PrimitiveError(invalid, "pose, width and distance must be finite numbers")
-        if not GRIPPER_WIDTH_RANGE[0] <= width <= GRIPPER_WIDTH_RANGE[1]:
+        # float32 actions may read 0.08500001 for the full opening
+        if not GRIPPER_WIDTH_RANGE[0] <= width <= GRIPPER_WIDTH_RANGE[1] + 1e-6:
             raise PrimitiveError(
                 invalid, f"width {width:.4f} m is outside [0, {GRIPPER_WIDTH_RANGE[1]}] m"
             )

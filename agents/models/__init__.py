@@ -2,7 +2,9 @@
 
 Build backends from ``--model`` / ``--modules`` strings with :func:`build_backends`, then
 call :func:`ask` with a :class:`ModelQuery`; it returns a validated :class:`ModelReply`.
-litellm is imported only when a litellm backend is used.
+A query with ``tools`` is answered with tool calls or text; :func:`run_tool_conversation`
+drives a bounded multi-turn tool conversation. litellm is imported only when a litellm
+backend is used.
 """
 
 from agentic_env.agents.models.ask import ask
@@ -19,9 +21,15 @@ from agentic_env.agents.models.base import (
     ModelQuery,
     ModelReply,
     ModelTimeoutError,
+    ToolCall,
     Usage,
 )
 from agentic_env.agents.models.budget import Budget, BudgetSpent, total_usage
+from agentic_env.agents.models.conversation import (
+    ConversationResult,
+    ToolTurn,
+    run_tool_conversation,
+)
 from agentic_env.agents.models.litellm_backend import LiteLLMBackend
 from agentic_env.agents.models.registry import (
     ModelRouter,
@@ -33,6 +41,7 @@ from agentic_env.agents.models.registry import (
 )
 from agentic_env.agents.models.replay import RecordingBackend, ReplayBackend, exchange_key
 from agentic_env.agents.models.schema import extract_json, validate
+from agentic_env.agents.models.tool_oracle import TOOL_ERRORS, ToolOracle
 
 __all__ = [
     "MODULES",
@@ -42,6 +51,7 @@ __all__ = [
     "BudgetSpent",
     "CallRecord",
     "Completion",
+    "ConversationResult",
     "LiteLLMBackend",
     "MalformedResponseError",
     "MissingAPIKeyError",
@@ -54,6 +64,10 @@ __all__ = [
     "ModelTimeoutError",
     "RecordingBackend",
     "ReplayBackend",
+    "TOOL_ERRORS",
+    "ToolCall",
+    "ToolOracle",
+    "ToolTurn",
     "Usage",
     "ask",
     "build_backend",
@@ -62,6 +76,7 @@ __all__ = [
     "extract_json",
     "parse_model_spec",
     "parse_module_map",
+    "run_tool_conversation",
     "total_usage",
     "validate",
 ]

@@ -6,10 +6,12 @@ import dataclasses
 import json
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from agentic_env.agents.models.base import (
     Backend,
     CallRecord,
+    Completion,
     MalformedResponseError,
     ModelError,
     ModelQuery,
@@ -31,6 +33,8 @@ def correction_note(query: ModelQuery, problems: list[str]) -> str:
     listed = "\n".join(f"- {problem}" for problem in problems[:MAX_PROBLEMS_QUOTED])
     if len(problems) > MAX_PROBLEMS_QUOTED:
         listed += f"\n- ... and {len(problems) - MAX_PROBLEMS_QUOTED} more"
+    if query.tools and not query.schema:
+        return f"YOUR PREVIOUS ANSWER WAS REJECTED:\n{listed}\nAnswer by calling one of the tools."
     note = (
         "\n\nYOUR PREVIOUS ANSWER WAS REJECTED:\n"
         f"{listed}\n"
@@ -41,8 +45,20 @@ def correction_note(query: ModelQuery, problems: list[str]) -> str:
     return note + "."
 
 
+def tool_summary(completion: Completion) -> dict[str, Any]:
+    """What a tool-query answer did, as traces store it: its tool calls, how they were
+    obtained (``native`` or ``json-prompt``) and its text."""
+    return {"tool_calls": [call.to_dict() for call in completion.tool_calls],
+            "tool_mode": completion.tool_mode, "text": completion.text}
+
+
 def _problems(text: str, query: ModelQuery) -> tuple[dict | None, list[str]]:
     """The parsed answer and the reasons to reject it (empty when accepted)."""
+    if query.tools and not query.schema:  # a text answer in a tool conversation
+        try:
+            return extract_json(text), []
+        except MalformedResponseError:
+            return {}, []
     try:
         parsed = extract_json(text)
     except MalformedResponseError as exc:
@@ -60,6 +76,9 @@ def ask(
 ) -> ModelReply:
     """Ask ``backend`` and return an answer that parses and satisfies ``query.schema``.
 
+    With ``query.tools`` the answer may instead be tool calls (``reply.tool_calls``; their
+    arguments are checked by the tool registry, not here); a text answer to a tool query
+    without a schema is accepted as it is. ``tool_choice="required"`` re-asks text answers.
     A malformed answer (no JSON object, or one that breaks the schema) is re-asked with the
     original prompt plus a note listing the problems, at most ``retries`` more times. The
     backend does its own bounded retries on transport errors and rate limits.
@@ -115,7 +134,14 @@ def ask(
             usages.append(completion.usage)
             if budget is not None:
                 budget.charge(completion.usage)
-            parsed, problems = _problems(completion.text, query)
+            if completion.tool_calls:
+                parsed, problems = tool_summary(completion), []
+            elif query.tools and query.tool_choice == "required":
+                parsed, problems = None, ["the answer must be a tool call, not text"]
+            else:
+                parsed, problems = _problems(completion.text, query)
+                if parsed is not None and query.tools and not query.schema:
+                    parsed = {**tool_summary(completion), **parsed}
             if parsed is not None and not problems:
                 reply = ModelReply(
                     parsed=parsed,
@@ -124,6 +150,8 @@ def ask(
                     model=backend.name,
                     attempts=attempt,
                     errors=tuple(errors),
+                    tool_calls=completion.tool_calls,
+                    tool_mode=completion.tool_mode,
                 )
                 finish(reply, None)
                 return reply
@@ -133,7 +161,11 @@ def ask(
                 query.module, attempt, retries + 1, backend.name, errors[-1],
             )
             note = correction_note(query, problems)
-            current = dataclasses.replace(query, prompt=query.prompt + note)
+            if query.tools:  # the note goes at the end of the conversation
+                retry_turn = {"role": "user", "content": note.strip()}
+                current = dataclasses.replace(query, messages=(*query.messages, retry_turn))
+            else:
+                current = dataclasses.replace(query, prompt=query.prompt + note)
         raise MalformedResponseError(
             f"{backend.name} gave no well-formed {query.module} answer in {retries + 1} "
             f"attempts; last problems: {errors[-1]}"

@@ -69,6 +69,14 @@ class ModelQuery:
         fields: the structured values the prompt was rendered from (action, conditions,
             target name, instruction...). Real models only see ``prompt`` and ``images``; the
             privileged sim-oracle answers from these fields and the simulator.
+        tools: function-calling tool definitions (OpenAI / litellm format, e.g.
+            :meth:`~agentic_env.agents.tools.ToolRegistry.definitions`); empty = a plain
+            JSON query. With tools the answer is tool calls or text.
+        messages: the conversation after the first user turn (``prompt`` + ``images``), as
+            OpenAI-style messages: assistant turns with ``tool_calls``, ``tool`` results,
+            further ``user`` turns.
+        tool_choice: ``"auto"`` (the model decides), ``"required"`` (it must call a tool) or
+            ``"none"``.
     """
 
     module: str
@@ -77,6 +85,34 @@ class ModelQuery:
     images: tuple[ModelImage, ...] = ()
     schema: Mapping[str, Any] = field(default_factory=dict)
     fields: Mapping[str, Any] = field(default_factory=dict)
+    tools: tuple[Mapping[str, Any], ...] = ()
+    messages: tuple[Mapping[str, Any], ...] = ()
+    tool_choice: str = "auto"
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call a model asked for.
+
+    Attributes:
+        id: the call's id (the provider's, or ``call_<n>`` where it gives none); the tool
+            result message refers to it.
+        name: tool name (not necessarily one that exists: models hallucinate).
+        arguments: the parsed arguments; ``{"_raw": text}`` when they were not a JSON object.
+    """
+
+    id: str
+    name: str
+    arguments: Mapping[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready ``{"id", "name", "arguments"}``."""
+        return {"id": self.id, "name": self.name, "arguments": dict(self.arguments)}
+
+
+#: How a backend got tool calls: the provider's native function calling, a JSON format
+#: written into the prompt (providers without function calling), or no tools at all.
+TOOL_MODES: tuple[str, ...] = ("native", "json-prompt", "none")
 
 
 @dataclass(frozen=True)
@@ -98,10 +134,13 @@ class Usage:
 
 @dataclass(frozen=True)
 class Completion:
-    """A backend's raw answer: the text exactly as the model produced it, and its usage."""
+    """A backend's raw answer: the text exactly as the model produced it, its usage, and
+    the tool calls it made (with ``tool_mode`` from :data:`TOOL_MODES`)."""
 
     text: str
     usage: Usage
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_mode: str = "none"
 
 
 @runtime_checkable
@@ -131,6 +170,10 @@ class ModelReply:
         model: backend name that answered.
         attempts: how many answers were requested (1 = the first was well-formed).
         errors: why each rejected attempt was rejected.
+        tool_calls: the tool calls of the accepted attempt (tool queries only; then
+            ``parsed`` holds ``tool_calls``, ``tool_mode`` and ``text`` for traces, plus the
+            text's JSON object if it has one).
+        tool_mode: how the tool calls were obtained (:data:`TOOL_MODES`).
     """
 
     parsed: dict[str, Any]
@@ -139,6 +182,8 @@ class ModelReply:
     model: str
     attempts: int = 1
     errors: tuple[str, ...] = ()
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_mode: str = "none"
 
 
 @dataclass(frozen=True)

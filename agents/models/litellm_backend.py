@@ -28,12 +28,21 @@ from agentic_env.agents.models.base import (
     ModelTimeoutError,
     Usage,
 )
+from agentic_env.agents.models.tool_prompt import (
+    parse_native_tool_calls,
+    parse_prompt_tool_calls,
+    prompt_tool_messages,
+)
 from agentic_env.errors import InvalidConfigError
 
 logger = logging.getLogger(__name__)
 
 #: Upper bound of one backoff sleep, seconds.
 MAX_BACKOFF_S = 60.0
+#: ``tool_calling`` options: native where litellm says the model supports function calling,
+#: else the JSON format in the prompt; always native; always the prompt format; native only
+#: (a model without function calling fails clearly).
+TOOL_CALLING: tuple[str, ...] = ("auto", "native", "prompt", "native-only")
 
 
 def import_litellm() -> ModuleType:
@@ -62,12 +71,13 @@ def png_data_url(image: ModelImage) -> str:
 
 
 def vision_messages(query: ModelQuery) -> list[dict[str, Any]]:
-    """OpenAI-style chat messages: one user turn with the prompt, then each image as PNG."""
+    """OpenAI-style chat messages: one user turn with the prompt, then each image as PNG,
+    then the conversation's later turns (``query.messages``)."""
     content: list[dict[str, Any]] = [{"type": "text", "text": query.prompt}]
     content.extend(
         {"type": "image_url", "image_url": {"url": png_data_url(image)}} for image in query.images
     )
-    return [{"role": "user", "content": content}]
+    return [{"role": "user", "content": content}, *(dict(m) for m in query.messages)]
 
 
 class LiteLLMBackend:
@@ -88,6 +98,8 @@ class LiteLLMBackend:
         sleep: how to wait between retries (injectable for tests).
         completion_kwargs: extra keyword arguments for ``litellm.completion`` (e.g.
             ``mock_response`` in tests, ``api_key``).
+        tool_calling: how tool queries are sent, one of :data:`TOOL_CALLING`; the mode used
+            is reported in each completion's ``tool_mode`` (and so in the trace).
 
     Raises:
         InvalidConfigError: a numeric option is out of range.
@@ -105,7 +117,11 @@ class LiteLLMBackend:
         backoff_s: float = 1.0,
         sleep: Callable[[float], None] = time.sleep,
         completion_kwargs: Mapping[str, Any] | None = None,
+        tool_calling: str = "auto",
     ) -> None:
+        if tool_calling not in TOOL_CALLING:
+            raise InvalidConfigError(
+                f"tool_calling {tool_calling!r}; valid: {', '.join(TOOL_CALLING)}")
         if timeout_s <= 0:
             raise InvalidConfigError(f"timeout_s must be > 0 seconds, got {timeout_s}")
         if max_retries < 0:
@@ -122,6 +138,7 @@ class LiteLLMBackend:
         self.backoff_s = backoff_s
         self.sleep = sleep
         self.completion_kwargs = dict(completion_kwargs or {})
+        self.tool_calling = tool_calling
         self._environment_checked = False
         self._schema_refused = False
 
@@ -170,18 +187,50 @@ class LiteLLMBackend:
             }
         return {"type": "json_object"}
 
-    def _request(self, query: ModelQuery) -> dict[str, Any]:
+    def tool_mode(self, query: ModelQuery) -> str:
+        """How ``query``'s tools are sent: ``native``, ``json-prompt`` or ``none``.
+
+        Raises:
+            ModelError: ``tool_calling="native-only"`` and litellm does not know the model to
+                support function calling.
+        """
+        if not query.tools:
+            return "none"
+        if self.tool_calling == "native":
+            return "native"
+        if self.tool_calling == "prompt":
+            return "json-prompt"
+        try:
+            native = bool(import_litellm().supports_function_calling(model=self.model))
+        except Exception as exc:  # litellm raises for models missing from its table
+            logger.debug("supports_function_calling(%s): %s", self.model, exc)
+            native = False
+        if native:
+            return "native"
+        if self.tool_calling == "native-only":
+            raise ModelError(
+                f"model {self.model!r} has no native function calling (litellm."
+                "supports_function_calling is false) and tool_calling='native-only' forbids "
+                "the JSON-in-prompt fallback; choose a model with tool calling or allow the "
+                "fallback (tool_calling='auto')")
+        return "json-prompt"
+
+    def _request(self, query: ModelQuery, tool_mode: str = "none") -> dict[str, Any]:
         """Keyword arguments of ``litellm.completion`` for ``query``."""
         request: dict[str, Any] = {
             "model": self.model,
-            "messages": vision_messages(query),
+            "messages": (prompt_tool_messages(vision_messages(query), query.tools)
+                         if tool_mode == "json-prompt" else vision_messages(query)),
             "timeout": self.timeout_s,
             "temperature": self.temperature,
             "num_retries": 0,  # retries happen here, with backoff, and are counted
             "max_retries": 0,
             "drop_params": True,  # providers that reject an option get none
         }
-        response_format = self._response_format(query)
+        if tool_mode == "native":
+            request["tools"] = [dict(tool) for tool in query.tools]
+            request["tool_choice"] = query.tool_choice
+        response_format = None if query.tools else self._response_format(query)
         if response_format is not None:
             request["response_format"] = response_format
         if self.api_base is not None:
@@ -229,7 +278,8 @@ class LiteLLMBackend:
         """
         litellm = import_litellm()
         self.check_environment()
-        request = self._request(query)
+        tool_mode = self.tool_mode(query)
+        request = self._request(query, tool_mode)
         started = time.monotonic()
         try:
             try:
@@ -256,7 +306,16 @@ class LiteLLMBackend:
                 f"model {self.model!r} refused the request: {type(exc).__name__}: {exc}"
             ) from exc
         latency = time.monotonic() - started
-        return Completion(text=self._text(response), usage=self._usage(litellm, response, latency))
+        text = self._text(response)
+        usage = self._usage(litellm, response, latency)
+        if tool_mode == "native":
+            message = response.choices[0].message if response.choices else None
+            calls = parse_native_tool_calls(getattr(message, "tool_calls", None) or [])
+        elif tool_mode == "json-prompt":
+            calls = parse_prompt_tool_calls(text, len(query.messages))
+        else:
+            calls = ()
+        return Completion(text=text, usage=usage, tool_calls=calls, tool_mode=tool_mode)
 
     def _give_up(self, exc: Exception, attempts: int) -> ModelError:
         if isinstance(exc, import_litellm().Timeout):

@@ -3,8 +3,10 @@
 Spec forms:
 
 * ``sim-oracle`` or ``sim-oracle?checker=0.1&detector=0.15&seed=3`` — the privileged
-  offline oracle, with per-module error rates in [0, 1] (keys from :data:`MODULES`) and a
-  seed. It reads the simulator, so the caller builds it (``oracle_factory``).
+  offline oracle, with per-module error rates in [0, 1] (keys from :data:`MODULES`, or for
+  tool-calling agents the error kinds of
+  :data:`~agentic_env.agents.models.tool_oracle.TOOL_ERRORS`) and a seed. It reads the
+  simulator, so the caller builds it (``oracle_factory``).
 * ``replay:DIR`` — answers from the cassettes recorded in ``DIR``, offline.
 * ``record:DIR:MODEL`` — asks the litellm model ``MODEL`` and records every exchange in ``DIR``.
 * anything else — a litellm model name (``gemini/gemini-3-flash``, ``ollama/llama3.2``...),
@@ -24,6 +26,7 @@ from urllib.parse import parse_qsl
 from agentic_env.agents.models.base import MODULES, Backend
 from agentic_env.agents.models.litellm_backend import LiteLLMBackend
 from agentic_env.agents.models.replay import RecordingBackend, ReplayBackend
+from agentic_env.agents.models.tool_oracle import TOOL_ERRORS
 from agentic_env.errors import InvalidConfigError
 
 SpecKind = Literal["sim-oracle", "litellm", "replay", "record"]
@@ -93,10 +96,11 @@ def _parse_oracle(text: str, pairs: list[tuple[str, str]]) -> ModelSpec:
                     f"model spec {text!r}: seed must be an integer, got {value!r}"
                 ) from exc
             continue
-        if key not in MODULES:
+        if key not in MODULES and key not in TOOL_ERRORS:
             raise InvalidConfigError(
                 f"model spec {text!r}: unknown option {key!r}; the sim-oracle takes error "
-                f"rates for the modules {', '.join(MODULES)} and 'seed'"
+                f"rates for the modules {', '.join(MODULES)}, for the tool-calling error "
+                f"kinds {', '.join(TOOL_ERRORS)}, and 'seed'"
             )
         try:
             rate = float(value)

@@ -21,7 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from agentic_env.agents.models.base import Backend, Completion, ModelError, ModelQuery, Usage
+from agentic_env.agents.models.base import (
+    Backend,
+    Completion,
+    ModelError,
+    ModelQuery,
+    ToolCall,
+    Usage,
+)
 
 #: Format version written into every cassette.
 CASSETTE_VERSION = 1
@@ -38,11 +45,17 @@ def exchange_key(model: str, query: ModelQuery) -> str:
     """Hex SHA-256 identifying a query to a given backend.
 
     Covers the backend name, ``query.module``, ``query.prompt`` and each image's shape,
-    dtype and pixel bytes (image names, template name, schema and fields are not part of it).
+    dtype and pixel bytes (image names, template name, schema and fields are not part of it);
+    for a tool query also the tools, the tool choice and the conversation so far, so every
+    turn of a tool conversation has its own cassette.
     """
     digest = hashlib.sha256()
     for text in (model, query.module, query.prompt):
         _update_text(digest, text)
+    if query.tools:
+        conversation = {"tools": list(query.tools), "tool_choice": query.tool_choice,
+                        "messages": list(query.messages)}
+        _update_text(digest, json.dumps(conversation, sort_keys=True, default=str))
     for image in query.images:
         pixels = np.ascontiguousarray(image.pixels)
         _update_text(digest, f"{pixels.dtype.str}{pixels.shape}")
@@ -103,6 +116,9 @@ class RecordingBackend:
                 ],
                 "text": completion.text,
                 "usage": asdict(completion.usage),
+                "tool_calls": [call.to_dict() for call in completion.tool_calls],
+                "tool_mode": completion.tool_mode,
+                "messages": list(query.messages),
             },
         )
         return completion
@@ -158,8 +174,11 @@ class ReplayBackend:
             )
         if not hits:
             raise ModelError(self._missing_message(query))
-        usage = hits[0]["usage"]
-        return Completion(text=hits[0]["text"], usage=Usage(**usage))
+        hit = hits[0]
+        calls = tuple(ToolCall(c["id"], c["name"], c["arguments"])
+                      for c in hit.get("tool_calls", ()))
+        return Completion(text=hit["text"], usage=Usage(**hit["usage"]), tool_calls=calls,
+                          tool_mode=hit.get("tool_mode", "none"))
 
     def _missing_message(self, query: ModelQuery) -> str:
         keys = [exchange_key(model, query) for model in self._models] or [
