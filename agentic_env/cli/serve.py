@@ -37,8 +37,8 @@ def tty_ask(prompt: str) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from agentic_env.agents.tools.backends import BACKENDS
     from agentic_env.agents.tools.registry import tool_set_names
+    from agentic_env.harness.tools.backends import BACKENDS
 
     parser = argparse.ArgumentParser(prog="agentic-env serve", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -81,14 +81,14 @@ def main(argv: list[str] | None = None) -> int:
     import anyio
 
     from agentic_env.agents.episode import EpisodeSpec
-    from agentic_env.agents.tools.backends import RealOptions, open_episode
-    from agentic_env.agents.tools.mcp_server import (
+    from agentic_env.harness.db import ResultStore
+    from agentic_env.harness.tools.backends import RealOptions, open_episode
+    from agentic_env.harness.tools.mcp_server import (
         build_server,
         check_bind,
         serve_http,
         serve_stdio,
     )
-    from agentic_env.harness.db import ResultStore
 
     token = os.environ.get(args.token_env) or None
     try:

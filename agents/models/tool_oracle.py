@@ -2,7 +2,7 @@
 correct tool call, with seeded errors of the kinds real models make.
 
 The next correct call comes from a reference policy (the simulator's true state and the
-task's reference plan; see :mod:`agentic_env.agents.tools.reference`). Errors are injected
+task's reference plan; see :mod:`agentic_env.agents.models.tool_reference`). Errors are injected
 per turn, each kind at its own rate, from one seeded random stream:
 
 * ``wrong_tool``: another action tool, with the arguments it shares with the right one;

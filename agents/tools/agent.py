@@ -17,9 +17,9 @@ from agentic_env.agents.models.budget import Budget, total_usage
 from agentic_env.agents.models.conversation import ConversationResult, run_tool_conversation
 from agentic_env.agents.models.registry import ModelSpec, build_backend, parse_model_spec
 from agentic_env.agents.models.tool_oracle import ToolOracle
-from agentic_env.agents.tools.backends import open_episode
-from agentic_env.agents.tools.episode import SimJudge, ToolEpisode
-from agentic_env.agents.tools.reference import reference_policy
+from agentic_env.agents.models.tool_reference import reference_policy
+from agentic_env.harness.tools.backends import open_episode
+from agentic_env.harness.tools.episode import SimJudge, ToolEpisode
 
 #: Module name of tool-conversation queries (cassettes, call rows).
 TOOLS_MODULE = "tools"

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PIL import Image
 
-from agentic_env.agents.tools.episode import ToolEpisode
 from agentic_env.errors import InvalidConfigError
+from agentic_env.harness.tools.episode import ToolEpisode
 
 if TYPE_CHECKING:
     from mcp.server import Server

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentic_env.agents.episode import EpisodeSpec
-from agentic_env.agents.tools.episode import Judge, SimJudge, ToolEpisode, Verdict
 from agentic_env.errors import InvalidConfigError
+from agentic_env.harness.tools.episode import Judge, SimJudge, ToolEpisode, Verdict
 
 if TYPE_CHECKING:
     from agentic_env.contract.trial import TrialSpec

@@ -5,7 +5,7 @@ tool-calling agents (:func:`run_tool_episode`): it owns the env, the robot IO an
 registry, logs every call, follows the executed PDDL steps, and turns the end state into an
 :class:`~agentic_env.agents.episode.EpisodeResult`. On the sim backend the judge is the env
 itself; on the real robot's MuJoCo twin it is the twin's world (hardware episodes are judged
-by the operator, see :mod:`agentic_env.agents.tools.backends`).
+by the operator, see :mod:`agentic_env.harness.tools.backends`).
 """
 
 from __future__ import annotations
