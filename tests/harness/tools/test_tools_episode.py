@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from agentic_env.agents.episode import EpisodeSpec
-from agentic_env.agents.tools.agent import run_tool_episode
 from agentic_env.harness.db import ResultStore
+from agentic_env.harness.tools.run import run_tool_episode
 
 
 def test_stopping_early_is_scored_as_a_wrong_claim(tmp_path):
