@@ -1,6 +1,6 @@
 """``agentic-env trial``: one trial spec with one agent, in sim or on the real robot.
 
-``--backend sim`` runs the episode with :func:`agentic_env.agents.runner.run_episode` (the
+``--backend sim`` runs the episode with :func:`agentic_env.harness.runner.run_episode` (the
 trial must be the one its seed generates, as ``agentic-env setup-sheet --seed`` writes it)
 and scores it from the simulator. ``--backend real`` runs the same agent code on a
 :class:`~agentic_env.real.real_env.RealEnv`:
@@ -28,28 +28,32 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from PIL import Image
 
-from agentic_env.agents.agenticlab.modules import ModuleContext
-from agentic_env.agents.agenticlab.pipeline import AgentConfig, AgenticLabAgent, AgentReport
-from agentic_env.agents.episode import EpisodeResult, EpisodeSpec
+from agentic_env.agents.base import AgentReport, TaskContext, agent_entry, agent_names
 from agentic_env.agents.models.base import CallRecord
-from agentic_env.agents.models.oracle import SimOracle
-from agentic_env.agents.models.registry import ModelSpec, build_backends
-from agentic_env.agents.runner import AGENTS, _call_summary, run_episode
 from agentic_env.cli.setup_sheet import render_setup_sheet
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
 from agentic_env.harness.db import Finished, ResultStore
+from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
+from agentic_env.harness.robot_io import EnvRobotIO
+from agentic_env.harness.runner import (
+    attribute_failure,
+    build_agent,
+    episode_models,
+    episode_result,
+    run_agent,
+    run_episode,
+)
 from agentic_env.pddl.planning import PlanStep, load_domain
 from agentic_env.real.calibration import Calibration
 from agentic_env.real.hardware import real_hardware
 from agentic_env.real.real_env import RealEnv
-from agentic_env.real.safety import SafetyFault, SafetyFaultError
+from agentic_env.real.safety import SafetyFaultError
 from agentic_env.tasks.score import ProgressScore, progress_score
 from agentic_env.tasks.symbolic import EpisodeScorer
 
@@ -58,37 +62,6 @@ BACKENDS: tuple[str, ...] = ("sim", "real")
 REAL_KEY_SUFFIX = ":real"
 #: ``ask(prompt) -> answer``: how the operator is asked (``input`` on a terminal).
 Ask = Callable[[str], str]
-
-
-class EpisodeStoppedError(AgenticEnvError, RuntimeError):
-    """The real episode ended early: a latched safety fault or a declined primitive."""
-
-
-class RealRobotIO:
-    """The agent's view of a :class:`RealEnv` (the real-robot counterpart of the runner's
-    ``SimRobotIO``): observations and primitive status reports only."""
-
-    def __init__(self, env: RealEnv) -> None:
-        self._env = env
-        self.workspace = env.primitive_config.workspace
-
-    def observe(self) -> dict[str, np.ndarray]:
-        """A fresh observation (raises :class:`SafetyFaultError` on a fault)."""
-        return self._env.observe()
-
-    def act(self, action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """Run one primitive; its observation and status.
-
-        Raises:
-            EpisodeStoppedError: on a safety fault or when the operator declined.
-        """
-        obs, _reward, _terminated, _truncated, info = self._env.step(action)
-        if info["safety_fault"] is not None:
-            fault = SafetyFault(**info["safety_fault"])
-            raise EpisodeStoppedError(f"safety fault {fault.kind}: {fault.message}")
-        if info["operator_declined"]:
-            raise EpisodeStoppedError("the operator declined a primitive")
-        return obs, dict(info["primitive"])
 
 
 @dataclass(frozen=True)
@@ -188,8 +161,7 @@ def run_real_trial(trial: TrialSpec, spec: EpisodeSpec, env: RealEnv, ask: Ask,
         oracle_env: the simulator the sim-oracle may read (the twin's world); ``None`` on
             hardware, where only real models can run.
     """
-    if spec.agent not in AGENTS:
-        raise InvalidConfigError(f"unknown agent {spec.agent!r}; valid: {', '.join(AGENTS)}")
+    agent_entry(spec.agent)  # an unknown agent fails before the operator lays out a table
     start = time.perf_counter()
     reference_sim = reference_env(trial)
     try:
@@ -202,57 +174,32 @@ def run_real_trial(trial: TrialSpec, spec: EpisodeSpec, env: RealEnv, ask: Ask,
         reference_sim.close()
     print(f"Setup sheet: {sheet_dir / 'setup_sheet.png'}\nInstruction: {trial.instruction}")
     ask("Lay out the table as on the setup sheet, clear the cell, then press Enter: ")
-    oracles: list[SimOracle] = []
-
-    def make_oracle(model: ModelSpec) -> SimOracle:
-        if oracle_env is None:
-            raise InvalidConfigError(
-                "the sim-oracle reads the simulator's ground truth, which the real robot does "
-                "not have: pass a real model (e.g. --model gemini/gemini-3-flash) or --twin")
-        oracle = SimOracle(oracle_env, model.error_rates, seed=model.seed * 100_003 + spec.seed)
-        oracles.append(oracle)
-        return oracle
-
     calls: list[CallRecord] = []
-    router = build_backends(spec.model, spec.module_models(), oracle_factory=make_oracle)
-    config = AgentConfig(verification=spec.verification, max_actions=spec.max_actions,
-                         max_replans=spec.max_replans, max_wall_s=spec.max_wall_s,
-                         seed=spec.seed)
-    agent = AgenticLabAgent(ModuleContext(router, None, calls.append), config,
-                            (lambda e: on_event(str(e))) if on_event else None)
-    stopped = ""
-    try:
+    with episode_models(spec, oracle_env, on_call=calls.append) as models:
+        agent = build_agent(spec, models, (lambda e: on_event(str(e))) if on_event else None)
         with env:
             env.reset(options={"trial": trial})
             robot_start = env.robot.time
+            robot_io = EnvRobotIO(env)
             try:
-                report = agent.run(RealRobotIO(env), trial.instruction, domain)
-            except (EpisodeStoppedError, SafetyFaultError) as stop:
-                report, stopped = agent.report, str(stop)
+                report, stopped = run_agent(agent, robot_io, trial.instruction,
+                                            TaskContext(domain))
+            except SafetyFaultError as fault:  # raised by an observation
+                report = AgentReport(actions=robot_io.actions, failure="execution",
+                                     failure_detail=str(fault))
+                stopped = str(fault)
             robot_time = env.robot.time - robot_start
-    finally:
-        for oracle in oracles:
-            oracle.close()
     answers = ask_rubric(reference, report, ask)
     goal_checker_error = report.goal_checked and report.believes_done != answers.success
     score = rubric_score(answers, reference, goal_checker_error)
-    failure, detail = None, ""
-    if not answers.success:
-        failure = ("execution" if stopped else report.failure
-                   or ("goal" if report.believes_done and report.goal_checked else "execution"))
-        detail = stopped or report.failure_detail or "the operator judged the goal unmet"
-    costs = [c.usage.cost_usd for c in calls]
-    return EpisodeResult(
-        spec=spec, success=answers.success,
+    return episode_result(
+        spec, report, calls, success=answers.success,
         progress=score.n_done / score.n_required if score.n_required else float(answers.success),
-        score=score.score, n_done=score.n_done, n_extra=score.n_extra,
-        n_required=score.n_required, goal_checker_error=goal_checker_error,
-        actions=report.actions, replans=report.replans, wall_s=time.perf_counter() - start,
-        sim_s=robot_time, input_tokens=sum(c.usage.input_tokens for c in calls),
-        output_tokens=sum(c.usage.output_tokens for c in calls),
-        cost_usd=None if any(c is None for c in costs) and calls else float(
-            sum(c or 0.0 for c in costs)),
-        failure=failure, failure_detail=detail, calls=tuple(_call_summary(c) for c in calls))
+        score=(score.score, score.n_done, score.n_extra, score.n_required),
+        goal_checker_error=goal_checker_error,
+        failure=attribute_failure(report, answers.success, stopped,
+                                  unmet="the operator judged the goal unmet"),
+        wall_s=time.perf_counter() - start, sim_s=robot_time)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -260,7 +207,8 @@ def _parser() -> argparse.ArgumentParser:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("spec", type=Path, help="trial spec JSON (agentic-env setup-sheet)")
     parser.add_argument("--backend", choices=BACKENDS, required=True)
-    parser.add_argument("--agent", default="agenticlab", choices=AGENTS)
+    parser.add_argument("--agent", default="agenticlab",
+                        help=f"registered agent ({', '.join(agent_names())}) or module:attr")
     parser.add_argument("--model", default="sim-oracle", help="model spec (default sim-oracle)")
     parser.add_argument("--verification", default="full", choices=("none", "goal", "full"))
     parser.add_argument("--max-actions", type=int, default=40)

@@ -7,7 +7,9 @@ replan from a fresh observation) -> goal check at the end (replan if unmet).
 
 Verification modes (section VI-D): ``full`` checks every action and the goal, ``goal`` checks
 only the goal, ``none`` runs the plan open-loop. The agent talks to the robot only through
-:class:`RobotIO` (observations and the primitive's own status report), never to the simulator.
+:class:`~agentic_env.agents.base.RobotIO` (observations and the primitive's own status
+report), never to the simulator. :func:`make_agenticlab` builds it from an
+:class:`~agentic_env.agents.base.AgentSetup` (registered as ``agenticlab``).
 """
 
 from __future__ import annotations
@@ -15,15 +17,14 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from agentic_env.agents.agenticlab import grounding, reorient
 from agentic_env.agents.agenticlab.modules import (
     ModuleContext,
-    ModuleFailedError,
     ParsedTask,
     check_conditions,
     check_goal,
@@ -31,7 +32,15 @@ from agentic_env.agents.agenticlab.modules import (
     evaluate_grasp,
     parse_task,
 )
+from agentic_env.agents.base import (
+    AgentReport,
+    AgentSetup,
+    RobotIO,
+    RobotStoppedError,
+    TaskContext,
+)
 from agentic_env.agents.models.base import BudgetExceededError
+from agentic_env.agents.models.context import ModuleFailedError
 from agentic_env.agents.perception import (
     GraspCandidate,
     PointCloud,
@@ -54,7 +63,7 @@ from agentic_env.contract.actions import (
     top_down_pose,
     vector_to_pose,
 )
-from agentic_env.contract.spaces import PRIMITIVES, Workspace
+from agentic_env.contract.spaces import PRIMITIVES
 from agentic_env.pddl.planning import (
     PDDLError,
     PlanNotFoundError,
@@ -82,21 +91,6 @@ BOARD_GAP = 0.02
 #: Effects the checker is not asked about: the table always has room (the stacking domain's
 #: ``table`` object stays ``clear`` however many objects stand on it).
 STATIC_EFFECTS = frozenset({"(not (clear table))"})
-
-
-class RobotIO(Protocol):
-    """What the agent may use of a robot (sim or real)."""
-
-    workspace: Workspace
-
-    def observe(self) -> dict[str, np.ndarray]:
-        """A fresh observation (see :mod:`agentic_env.contract.spaces`)."""
-        ...
-
-    def act(self, action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """Run one primitive; return the next observation and the primitive's status report
-        (``name``, ``ok``, ``reason``, ``message``)."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -128,28 +122,13 @@ class AgentConfig:
     seed: int = 0
 
 
-@dataclass
-class AgentReport:
-    """What the agent did and what it believes at the end.
-
-    Attributes:
-        believes_done: the agent's goal check passed (or, without one, the plan ran out).
-        goal_checked: a goal check was made at the end (its verdict is ``believes_done``).
-        actions: primitives sent.
-        replans: task-parser calls after the first.
-        failure: the first source of failure (``parser``, ``detector``, ``grasp``, ``checker``,
-            ``goal``, ``execution``, ``limits``), ``None`` when the agent finished.
-        failure_detail: a sentence on it.
-        events: decisions in order, for the trace.
-    """
-
-    believes_done: bool = False
-    goal_checked: bool = False
-    actions: int = 0
-    replans: int = 0
-    failure: str | None = None
-    failure_detail: str = ""
-    events: list[dict[str, Any]] = field(default_factory=list)
+def make_agenticlab(setup: AgentSetup) -> AgenticLabAgent:
+    """The AgenticLab agent of ``setup`` (options: ``grasp_evaluation``, bool)."""
+    config = AgentConfig(verification=setup.verification,
+                         grasp_evaluation=bool(setup.options.get("grasp_evaluation", True)),
+                         max_actions=setup.max_actions, max_replans=setup.max_replans,
+                         max_wall_s=setup.max_wall_s, seed=setup.seed)
+    return AgenticLabAgent(setup.models, config, setup.on_event)
 
 
 class _StopEpisodeError(Exception):
@@ -227,12 +206,13 @@ class AgenticLabAgent:
 
     # -- main loop -------------------------------------------------------------------------
 
-    def run(self, robot: RobotIO, instruction: str, domain: str) -> AgentReport:
-        """Carry out ``instruction`` with the PDDL ``domain``; never raises for agent
-        failures (they end the episode with ``report.failure`` set)."""
+    def run(self, robot: RobotIO, instruction: str, context: TaskContext) -> AgentReport:
+        """Carry out ``instruction`` with the task's PDDL domain; never raises for agent
+        failures (they end the episode with ``report.failure`` set), nor when the robot
+        stops the episode (``execution``)."""
         self.robot, self.report, self._start = robot, AgentReport(), time.perf_counter()
         self._reorienter = reorient.Reorienter(robot.workspace, kinematics=_kinematics())
-        self.instruction, self.domain = instruction, domain
+        self.instruction, self.domain = instruction, context.domain
         self.obs = robot.observe()
         try:
             self._loop()
@@ -242,6 +222,9 @@ class AgenticLabAgent:
         except BudgetExceededError as exc:
             self._fail_first("limits", str(exc))
             self._event("stop", source="limits", detail=str(exc))
+        except RobotStoppedError as exc:
+            self._fail_first("execution", str(exc))
+            self._event("stop", source="execution", detail=str(exc))
         return self.report
 
     def _loop(self) -> None:

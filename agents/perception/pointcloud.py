@@ -1,10 +1,10 @@
 """RGB-D observations to point clouds in the robot base frame.
 
-Every function reads only the observation contract (:mod:`agentic_env.contract.spaces`): the camera's
-``<cam>_rgb``, ``<cam>_depth`` (metres, 0 = no return), ``<cam>_intrinsics`` (OpenCV pinhole)
-and ``<cam>_extrinsics`` (camera -> robot base). Points are in the robot base frame (z up, the
-table top is z = 0), metres. Pixels are ``(u, v)`` = (column, row) integers; pixel ``(u, v)``
-covers ``[u, u+1) x [v, v+1)`` in the continuous image coordinates of
+Every function reads only the observation contract (:mod:`agentic_env.contract.spaces`): the
+camera's ``<cam>_rgb``, ``<cam>_depth`` (metres, 0 = no return), ``<cam>_intrinsics`` (OpenCV
+pinhole) and ``<cam>_extrinsics`` (camera -> robot base). Points are in the robot base frame
+(z up, the table top is z = 0), metres. Pixels are ``(u, v)`` = (column, row) integers; pixel
+``(u, v)`` covers ``[u, u+1) x [v, v+1)`` in the continuous image coordinates of
 :func:`agentic_env.sim.cameras.project_points`.
 """
 
