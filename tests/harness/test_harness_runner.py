@@ -7,6 +7,7 @@ import pathlib
 from collections.abc import Iterator
 
 import pytest
+from support.toy_agent import TOY_FAILURE, ToyAgent, make_toy
 
 from agentic_env.agents.base import (
     AgentSetup,
@@ -27,9 +28,8 @@ from agentic_env.harness.episode import EpisodeSpec
 from agentic_env.harness.run import run_sweep
 from agentic_env.harness.runner import run_episode
 from agentic_env.harness.sweep import parse_sweep
-from tests.support.toy_agent import TOY_FAILURE, ToyAgent, make_toy
 
-TOY_ENTRY = "tests.support.toy_agent:make_toy"
+TOY_ENTRY = "support.toy_agent:make_toy"
 
 
 class _NoModel:

@@ -105,8 +105,9 @@ def test_paired_trial_in_sim_and_on_the_twin(stacking_trial: Path, tmp_path: Pat
 
 def test_a_toy_agent_registered_here_runs_the_twin_backed_real_trial(
         stacking_trial: Path, tmp_path: Path) -> None:
+    from support.toy_agent import TOY_FAILURE, make_toy
+
     from agentic_env.agents.base import register_agent, unregister_agent
-    from tests.support.toy_agent import TOY_FAILURE, make_toy
 
     register_agent("toy", make_toy, failure_sources=(TOY_FAILURE,))
     try:
