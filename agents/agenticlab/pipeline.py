@@ -43,13 +43,11 @@ from agentic_env.agents.models.base import BudgetExceededError
 from agentic_env.agents.models.context import ModuleFailedError
 from agentic_env.agents.perception import (
     GraspCandidate,
-    camera_cloud,
     cluster_near,
     lift_pixel,
     remove_table,
-    render_grasp,
 )
-from agentic_env.agents.skills import SkillCode, grounding, reorient
+from agentic_env.agents.skills import SkillCode, grounding, reorient, turn
 from agentic_env.agents.skills.locate import LOOK_HEIGHT, Target, locate, wrist_look_pose
 from agentic_env.agents.skills.scene import (
     SceneView,
@@ -59,9 +57,6 @@ from agentic_env.agents.skills.scene import (
 from agentic_env.contract.actions import (
     home,
     move_to,
-    pick,
-    place,
-    vector_to_pose,
 )
 from agentic_env.contract.spaces import PRIMITIVES
 from agentic_env.pddl.planning import (
@@ -74,10 +69,6 @@ from agentic_env.pddl.planning import (
     validate,
 )
 
-#: A turned place blocked on its way down (the object met the table early) is tried again
-#: this much higher (m), at most this many times.
-TURNED_PLACE_RAISE = 0.012
-TURNED_PLACE_RAISES = 2
 #: Largest gap (m) between neighbouring points of one board in the thinned shoulder cloud (far
 #: from the camera, neighbouring pixels of a flat board lie over 1 cm apart).
 BOARD_GAP = 0.02
@@ -166,7 +157,7 @@ class AgenticLabAgent:
         self._on_event = on_event
         self._rng = np.random.default_rng(self.config.seed)
         self._reorienter: reorient.Reorienter | None = None
-        self._turning: tuple[str, reorient.ObjectEstimate, np.ndarray] | None = None
+        self._turning: turn.TurningGrip | None = None
 
     # -- bookkeeping -------------------------------------------------------------------------
 
@@ -382,21 +373,10 @@ class AgenticLabAgent:
         if step.name.lower() == "pick-from-drawer" and len(step.args) > 1:
             yaw = self._outward_yaw(step.args[1])  # the wrist's bulk away from the carcass
         judge = self._grasp_judge(step) if self.config.grasp_evaluation else None
-        result = skills.pick(self, self._detector, target, self._rng, yaw=yaw, judge=judge,
-                             judged=self.config.grasp_candidates_judged,
-                             max_moves=self._search_moves(), why=str(step))
-        for failure in result.data.get("failures", ()):
-            self._fail_first("execution", failure)
-        if result.ok:
-            self.held = result.data["held"]
-            return True
-        if result.code is SkillCode.NOT_FOUND:
-            raise _GroundingError("detector", result.message)
-        if result.data.get("rejected"):
-            raise _GroundingError("grasp", result.message)
-        if result.data.get("look"):
-            raise _GroundingError("execution", result.message)
-        return False
+        return self._picked(skills.pick(
+            self, self._detector, target, self._rng, yaw=yaw, judge=judge,
+            judged=self.config.grasp_candidates_judged, max_moves=self._search_moves(),
+            why=str(step)))
 
     def _grasp_judge(self, step: PlanStep) -> skills.GraspJudge:
         """The grasp planner's VLM as the pick skill's judgement of ``step``'s grasps."""
@@ -418,37 +398,28 @@ class AgenticLabAgent:
 
     def _pick_to_turn(self, step: PlanStep, goal: str) -> bool:
         """Pick ``step``'s object with a grasp from which the place can turn it into
-        ``goal`` (see :mod:`reorient`), judged by the grasp planner's VLM first."""
-        target = step.args[0]
-        located = self._detect(target, "shoulder")
-        cloud = located.cloud
-        estimate = reorient.estimate_object(cloud.points)
-        self.event("object_estimate", target=target, lying=estimate.lying,
-                    handled=estimate.handled, axis=np.round(estimate.axis, 3).tolist(),
-                    centre=np.round(estimate.pose[:3, 3], 3).tolist())
-        scene = camera_cloud(self.obs, located.camera, stride=2)
-        grasps = self._reorienter.grasps(estimate, goal, self.obs["joint_positions"])
-        for grasp in grasps[: self.config.grasp_candidates_judged + 1]:
-            if self.config.grasp_evaluation:
-                candidate = GraspCandidate(grasp.pose, grasp.width, 1.0)
-                verdict = evaluate_grasp(self.ctx, render_grasp(cloud, scene, candidate), step,
-                                         target, self._describe(target), grasp.pose,
-                                         grasp.width)
-                self.event("grasp_evaluation", target=target, camera="shoulder",
-                            execute=verdict.execute, reason=verdict.reason, score=1.0)
-                if not verdict.execute:
-                    continue
-            status = self.act(pick(grasp.pose, grasp.width), str(step))
-            if status.get("ok"):
-                self.held = grounding.HeldObject(target, estimate.half_extents[2],
-                                                 float(np.max(estimate.half_extents[:2])))
-                self._turning = (target, estimate, grasp.pose)
-                return True
-            self._fail_first("execution", f"pick of {target} failed: {status.get('message')}")
-            if status.get("reason") != "unreachable":
-                return False
-        raise _GroundingError("grasp", f"no grasp of {target} that can turn it {goal} was "
-                              "accepted and reachable")
+        ``goal``, judged by the grasp planner's VLM first."""
+        target = self._detect(step.args[0], "shoulder")
+        judge = self._grasp_judge(step) if self.config.grasp_evaluation else None
+        result = turn.pick_to_turn(self, target, goal, self._reorienter, judge=judge,
+                                   judged=self.config.grasp_candidates_judged, why=str(step))
+        return self._picked(result)
+
+    def _picked(self, result: skills.SkillResult) -> bool:
+        """Book a pick skill's result: its failed attempts, what it holds; raise for a pick
+        that could not be grounded."""
+        for failure in result.data.get("failures", ()):
+            self._fail_first("execution", failure)
+        if result.ok:
+            self.held, self._turning = result.data["held"], result.data.get("grip")
+            return True
+        if result.code is SkillCode.NOT_FOUND:
+            raise _GroundingError("detector", result.message)
+        if result.data.get("rejected"):
+            raise _GroundingError("grasp", result.message)
+        if result.data.get("look"):
+            raise _GroundingError("execution", result.message)
+        return False
 
     def _slot_from_wrist(self, slot: str, point: np.ndarray) -> np.ndarray:
         """The centre (x, y) of ``slot``'s mark seen from straight above with the wrist
@@ -468,29 +439,14 @@ class AgenticLabAgent:
     def _place_turned(self, step: PlanStep) -> bool:
         """Set the held object down at its old spot in the pose ``step`` asks for."""
         target, goal = step.args[0], step.args[1]
-        if self._turning is None or self._turning[0] != target:
+        if self._turning is None or self._turning.name != target:
             raise _GroundingError("execution", f"{target} was not picked for turning")
-        _, estimate, grasp = self._turning
-        tcp = vector_to_pose(np.asarray(self.obs["tcp_pose"], float))
-        poses = self._reorienter.places(estimate, grasp, tcp, goal, self.obs["joint_positions"])
-        tries = iter(poses[:3])
-        pose = next(tries, None)
-        raised = 0
-        while pose is not None:
-            status = self.act(place(pose), str(step))
-            if status.get("ok"):
-                self.held, self._turning = None, None
-                return True
-            self._fail_first("execution", f"place of {target} failed: {status.get('message')}")
-            if status.get("reason") == "timeout" and raised < TURNED_PLACE_RAISES:
-                # set down on the table early: the estimated box sat higher in the hand
-                pose, raised = pose.copy(), raised + 1
-                pose[2, 3] += TURNED_PLACE_RAISE
-            elif status.get("reason") == "unreachable":
-                pose = next(tries, None)
-            else:
-                return False
-        return False
+        result = turn.place_turned(self, self._turning, goal, self._reorienter, str(step))
+        for failure in result.data.get("failures", ()):
+            self._fail_first("execution", failure)
+        if result.ok:
+            self.held, self._turning = None, None
+        return result.ok
 
     # -- place -------------------------------------------------------------------------------
 
