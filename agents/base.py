@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -235,8 +235,7 @@ def make_agent(name: str, setup: AgentSetup) -> Agent:
         InvalidConfigError: unknown agent or option, or a factory that returns no agent.
     """
     entry = agent_entry(name)
-    checked = AgentSetup(**{**setup.__dict__, "options": entry.check_options(setup.options)})
-    agent = entry.factory()(checked)
+    agent = entry.factory()(replace(setup, options=entry.check_options(setup.options)))
     if not isinstance(agent, Agent):
         raise InvalidConfigError(f"agent {name!r}: its factory returned "
                                  f"{type(agent).__name__}, which has no run()")

@@ -8,7 +8,8 @@ replan from a fresh observation) -> goal check at the end (replan if unmet).
 Verification modes (section VI-D): ``full`` checks every action and the goal, ``goal`` checks
 only the goal, ``none`` runs the plan open-loop. The agent talks to the robot only through
 :class:`~agentic_env.agents.base.RobotIO` (observations and the primitive's own status
-report), never to the simulator. :func:`make_agenticlab` builds it from an
+report), never to the simulator; each plan step is grounded by the robot skills
+(:mod:`agentic_env.agents.agenticlab.steps`). :func:`make_agenticlab` builds it from an
 :class:`~agentic_env.agents.base.AgentSetup` (registered as ``agenticlab``).
 """
 
