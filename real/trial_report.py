@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from agentic_env.real.trial import REAL_KEY_SUFFIX
+from agentic_env.harness.trial import REAL_KEY_SUFFIX
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ from pathlib import Path
 import imageio.v3 as iio
 import numpy as np
 
-from agentic_env.agents.episode import EpisodeSpec
 from agentic_env.agents.perception import draw_detections
-from agentic_env.agents.runner import run_episode
+from agentic_env.harness.episode import EpisodeSpec
+from agentic_env.harness.runner import run_episode
 from agentic_env.visualize import resize_nearest
 
 HEIGHT = 300

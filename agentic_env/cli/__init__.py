@@ -38,7 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                   "guided ChArUco hand-eye calibration of the shoulder or wrist camera"),
     "bench-real": ("agentic_env.cli.bench.real:main",
                    "observation latency through RealEnv + MuJoCo twin vs the sim env"),
-    "trial": ("agentic_env.real.trial:main",
+    "trial": ("agentic_env.cli.trial:main",
               "one trial spec with one agent in sim or on the real robot (or its twin)"),
     "trial-report": ("agentic_env.cli.real:trial_report_main",
                      "sim and real trial results side by side, Pearson r and MMRV"),

@@ -1,20 +1,26 @@
 """``agentic-env run``: one agent episode with live progress, a summary and a trace.
 
 Offline by default (the sim-oracle answers every module); ``--model`` takes any litellm model
-name, ``--modules parser=...,detector=...`` composes models per module.
+name, ``--modules parser=...,detector=...`` composes models per module. ``--agent`` takes any
+registered agent (:func:`agentic_env.agents.base.agent_names`) and ``--agent-option KEY=VALUE``
+its switches (VALUE read as JSON when it parses, else as text), e.g.
+``--agent-option grasp_evaluation=false``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
-from agentic_env.agents.episode import VERIFICATION_MODES, EpisodeSpec
+from agentic_env.agents.base import agent_entry, agent_names
 from agentic_env.agents.models.budget import Budget
 from agentic_env.agents.models.registry import parse_module_map
-from agentic_env.agents.runner import AGENTS, run_episode
-from agentic_env.errors import AgenticEnvError
+from agentic_env.errors import AgenticEnvError, InvalidConfigError
+from agentic_env.harness.episode import VERIFICATION_MODES, EpisodeSpec
+from agentic_env.harness.runner import run_episode
 from agentic_env.sim.settings import available_settings
 from agentic_env.tasks.instructions import CATEGORIES
 
@@ -29,7 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--task", default="sorting", choices=TASKS)
     parser.add_argument("--setting", default="lab", choices=available_settings())
-    parser.add_argument("--agent", default="agenticlab", choices=AGENTS)
+    parser.add_argument("--agent", default="agenticlab",
+                        help=f"registered agent ({', '.join(agent_names())}) or "
+                             "module:attr of an agent factory (default: agenticlab)")
+    parser.add_argument("--agent-option", action="append", default=[], metavar="KEY=VALUE",
+                        help="agent switch, repeatable; VALUE as JSON if it parses, else text")
     parser.add_argument("--model", default="sim-oracle",
                         help="model for every module: sim-oracle[?checker=0.1&...], any "
                              "litellm name (e.g. gemini/gemini-3-flash), replay:DIR, "
@@ -52,14 +62,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def parse_agent_options(items: list[str]) -> dict[str, Any]:
+    """``["KEY=VALUE", ...]`` as a dict; VALUE is JSON when it parses (``false``, ``3``),
+    else the text itself.
+
+    Raises:
+        InvalidConfigError: an item without ``=``.
+    """
+    options: dict[str, Any] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise InvalidConfigError(f"agent option {item!r}: write it as KEY=VALUE")
+        try:
+            options[key] = json.loads(text)
+        except json.JSONDecodeError:
+            options[key] = text
+    return options
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one episode; exit 0 on task success, 1 on failure, 2 on a usage error."""
     args = build_parser().parse_args(argv)
     try:
         modules = parse_module_map(args.modules) if args.modules else {}
+        given = parse_agent_options(args.agent_option)
+        agent_entry(args.agent).check_options(given)  # fails fast: unknown agent or option
         spec = EpisodeSpec(args.task, args.setting, args.seed, args.agent, args.model,
                            tuple(sorted(modules.items())), args.verification, (),
-                           args.instruction_category, args.max_actions, args.max_replans)
+                           args.instruction_category, args.max_actions, args.max_replans,
+                           agent_options=tuple(sorted(given.items())))
         budget = None
         if args.max_tokens is not None or args.max_cost is not None:
             budget = Budget(args.max_tokens, args.max_cost)

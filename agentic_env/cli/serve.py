@@ -80,8 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     import anyio
 
-    from agentic_env.agents.episode import EpisodeSpec
     from agentic_env.harness.db import ResultStore
+    from agentic_env.harness.episode import EpisodeSpec
     from agentic_env.harness.tools.backends import RealOptions, open_episode
     from agentic_env.harness.tools.mcp_server import (
         build_server,

@@ -9,7 +9,7 @@ Workflow::
     agentic-env report runs/sweeps/ci/results.db --out runs/sweeps/ci/report
 
 ``sweep`` expands a YAML grid (:mod:`~agentic_env.harness.sweep`) into
-:class:`~agentic_env.agents.episode.EpisodeSpec` objects, runs those the database does not
+:class:`~agentic_env.harness.episode.EpisodeSpec` objects, runs those the database does not
 hold yet (:mod:`~agentic_env.harness.pool`, :mod:`~agentic_env.harness.ray_runner`) and
 commits each finished episode with its model calls in one transaction
 (:mod:`~agentic_env.harness.db`), so a killed sweep resumes where it stopped. ``report``

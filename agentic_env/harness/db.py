@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from agentic_env.agents.episode import EpisodeResult
+from agentic_env.harness.episode import EpisodeResult
 from agentic_env.harness.sweep import disturbance_label, model_label
 
 _SCHEMA = """

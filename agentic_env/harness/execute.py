@@ -19,17 +19,22 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from agentic_env.agents.episode import EpisodeResult, EpisodeSpec
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.db import Finished
+from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 
 #: Signature of an episode function.
 EpisodeFn = Callable[..., EpisodeResult]
+#: Episode functions that moved, old path -> new path (sweep files written before the move
+#: keep working).
+MOVED_EPISODE_FNS = {"agentic_env.agents.runner:run_episode":
+                     "agentic_env.harness.runner:run_episode"}
 
 
 @functools.cache
 def load_episode_fn(path: str) -> EpisodeFn:
     """Import the episode function named ``"module:function"``."""
+    path = MOVED_EPISODE_FNS.get(path, path)
     module_name, _, attr = path.partition(":")
     if not module_name or not attr:
         raise InvalidConfigError(f"episode function {path!r}: write it as 'module:function'")

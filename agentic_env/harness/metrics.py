@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentic_env.agents.episode import FAILURE_SOURCES
+from agentic_env.agents.base import failure_sources
 from agentic_env.errors import InvalidConfigError
 
 #: Two-sided 95 % normal quantile.
@@ -121,10 +121,15 @@ def failure_breakdown(rows: Iterable[Row], by: Sequence[str]
     """First-failing source of each failed episode, counted per group.
 
     Returns:
-        group -> {source: count} over :data:`FAILURE_SOURCES` plus :data:`UNATTRIBUTED`,
-        every source present (zeros included), for groups with at least one episode.
+        group -> {source: count} over the registered agents' failure sources (see
+        :func:`~agentic_env.agents.base.failure_sources`), any other source the rows name
+        and :data:`UNATTRIBUTED`, every source present (zeros included), for groups with at
+        least one episode.
     """
-    sources = (*FAILURE_SOURCES, UNATTRIBUTED)
+    rows = list(rows)
+    known = failure_sources()
+    named = dict.fromkeys(r["failure"] for r in rows if r["failure"] and r["failure"] not in known)
+    sources = (*known, *named, UNATTRIBUTED)
     out = {}
     for group, members in _groups(rows, by).items():
         counts = Counter(r["failure"] or UNATTRIBUTED for r in members if not r["success"])

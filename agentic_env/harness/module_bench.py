@@ -311,7 +311,6 @@ class _Rollout:
                                "box": detection.box and list(detection.box)})
 
     def _grasps(self, ctx: Any, obs: Any, step: Any, env: Any) -> Iterator[ModuleInstance]:
-        from agentic_env.agents.agenticlab import grounding
         from agentic_env.agents.agenticlab.modules import evaluate_grasp
         from agentic_env.agents.perception import (
             camera_cloud,
@@ -319,6 +318,7 @@ class _Rollout:
             render_grasp,
             target_cloud,
         )
+        from agentic_env.agents.skills import grounding
 
         target = step.args[0]
         mask = self.segmenter.mask(env, "shoulder", target, obs["shoulder_rgb"].shape[:2])

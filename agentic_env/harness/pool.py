@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
-from agentic_env.agents.episode import EpisodeSpec
 from agentic_env.harness.db import Finished
+from agentic_env.harness.episode import EpisodeSpec
 from agentic_env.harness.execute import error_result, run_one
 
 log = logging.getLogger(__name__)

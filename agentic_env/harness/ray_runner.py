@@ -13,8 +13,8 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from agentic_env.agents.episode import EpisodeSpec
 from agentic_env.harness.db import Finished
+from agentic_env.harness.episode import EpisodeSpec
 from agentic_env.harness.execute import error_result, run_one
 from agentic_env.harness.extras import require
 

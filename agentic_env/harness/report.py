@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from agentic_env.agents.episode import EpisodeSpec
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness import findings, metrics, plots
 from agentic_env.harness.db import ResultStore
+from agentic_env.harness.episode import EpisodeSpec
 
 
 @dataclass(frozen=True)

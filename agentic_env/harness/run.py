@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
-from agentic_env.agents.episode import EpisodeSpec
 from agentic_env.harness.db import Finished, ResultStore
+from agentic_env.harness.episode import EpisodeSpec
 from agentic_env.harness.sweep import Sweep
 
 log = logging.getLogger(__name__)

@@ -3,11 +3,12 @@
 A sweep file looks like::
 
     name: ci
-    episode_fn: agentic_env.agents.runner:run_episode   # optional, "module:function"
+    episode_fn: agentic_env.harness.runner:run_episode  # optional, "module:function"
     grid:
       tasks: [sorting, stacking]                  # required
       settings: [lab]                             # default [lab]
-      agents: [agenticlab]                        # default [agenticlab]
+      agents: [agenticlab]                        # default [agenticlab]; any registered
+      agent_options: [{}, {grasp_evaluation: false}]   # default [{}]; per agent, JSON values
       models:                                     # default [sim-oracle]
         - sim-oracle
         - sim-oracle?checker=0.3
@@ -33,18 +34,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentic_env.agents.episode import VERIFICATION_MODES, EpisodeSpec
 from agentic_env.errors import InvalidConfigError
+from agentic_env.harness.episode import VERIFICATION_MODES, EpisodeSpec
 from agentic_env.harness.extras import require
 from agentic_env.harness.findings import Finding, parse_findings
 
 #: Episode function used when a sweep file names none.
-DEFAULT_EPISODE_FN = "agentic_env.agents.runner:run_episode"
+DEFAULT_EPISODE_FN = "agentic_env.harness.runner:run_episode"
 #: Grid axes, in expansion order, with their defaults (``tasks`` has none: it is required).
 AXES: dict[str, list[Any] | None] = {
     "tasks": None,
     "settings": ["lab"],
     "agents": ["agenticlab"],
+    "agent_options": [{}],
     "models": ["sim-oracle"],
     "verification": ["full"],
     "disturbances": ["none"],
@@ -116,12 +118,14 @@ def expand_grid(grid: Mapping[str, Any], fixed: Mapping[str, Any] | None = None
     scenarios = [_scenario(d) for d in axes["disturbances"]]
     seeds = _seeds(grid.get("seeds", AXES["seeds"]))
     specs: dict[str, EpisodeSpec] = {}
-    for task, setting, agent, (model, modules), mode, scenario, category, seed in (
-            itertools.product(axes["tasks"], axes["settings"], axes["agents"], models,
-                              axes["verification"], scenarios,
+    option_sets = [_agent_options(entry, axes["agents"]) for entry in axes["agent_options"]]
+    for task, setting, agent, options, (model, modules), mode, scenario, category, seed in (
+            itertools.product(axes["tasks"], axes["settings"], axes["agents"], option_sets,
+                              models, axes["verification"], scenarios,
                               axes["instruction_categories"], seeds)):
         spec = EpisodeSpec(task=str(task), setting=str(setting), seed=seed, agent=str(agent),
-                           model=model, modules=modules, verification=str(mode),
+                           agent_options=options, model=model, modules=modules,
+                           verification=str(mode),
                            disturbances=scenario,
                            instruction_category=None if category is None else str(category),
                            **dict(fixed or {}))
@@ -169,10 +173,13 @@ def _axis(grid: Mapping[str, Any], name: str) -> list[Any]:
 
 
 def _validate_names(axes: Mapping[str, list[Any]]) -> None:
+    from agentic_env.agents.base import agent_entry
     from agentic_env.sim.settings import available_settings
     from agentic_env.tasks import TASKS
     from agentic_env.tasks.instructions import CATEGORIES
 
+    for agent in axes["agents"]:
+        agent_entry(str(agent))  # raises listing the registered agents
     checks = {"tasks": sorted(TASKS), "settings": available_settings(),
               "verification": list(VERIFICATION_MODES),
               "instruction_categories": [None, *CATEGORIES]}
@@ -181,6 +188,21 @@ def _validate_names(axes: Mapping[str, list[Any]]) -> None:
             if value not in valid:
                 shown = ", ".join("null" if v is None else str(v) for v in valid)
                 raise InvalidConfigError(f"grid.{axis}: unknown value {value!r}; valid: {shown}")
+
+
+def _agent_options(entry: Any, agents: Sequence[Any]) -> tuple[tuple[str, Any], ...]:
+    """One ``agent_options`` entry, checked against every agent of the grid."""
+    from agentic_env.agents.base import agent_entry
+
+    if entry is None:
+        return ()
+    if not isinstance(entry, Mapping) or not all(
+            isinstance(v, (str, int, float, bool)) or v is None for v in entry.values()):
+        raise InvalidConfigError(f"grid.agent_options entry {entry!r}: give a mapping of "
+                                 "option names to JSON scalars, e.g. {grasp_evaluation: false}")
+    for agent in agents:
+        agent_entry(str(agent)).check_options(entry)
+    return tuple(sorted((str(k), v) for k, v in entry.items()))
 
 
 def _model_entry(entry: Any) -> tuple[str, tuple[tuple[str, str], ...]]:

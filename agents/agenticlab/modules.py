@@ -9,7 +9,7 @@ only the privileged sim-oracle reads.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from string import Template
@@ -17,18 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from agentic_env.agents.models.ask import ask
-from agentic_env.agents.models.base import (
-    BudgetExceededError,
-    CallRecord,
-    ModelError,
-    ModelImage,
-    ModelQuery,
-    ModelReply,
-)
-from agentic_env.agents.models.budget import Budget
-from agentic_env.agents.models.registry import ModelRouter
-from agentic_env.errors import AgenticEnvError
+from agentic_env.agents.models.base import ModelImage, ModelQuery
+from agentic_env.agents.models.context import ModuleContext
 from agentic_env.pddl.planning import PlanStep
 
 _BOOL = {"type": "boolean"}
@@ -94,47 +84,6 @@ def render_template(name: str, **values: Any) -> str:
     text = resources.files("agentic_env.agents.agenticlab").joinpath(
         f"prompts/{name}.md").read_text()
     return Template(text).substitute({k: str(v) for k, v in values.items()})
-
-
-@dataclass
-class ModuleContext:
-    """How modules reach their models.
-
-    Attributes:
-        router: module name -> backend.
-        budget: the run's token/money budget, or ``None``.
-        on_call: receives every call's record (the episode trace).
-        retries: re-asks after a malformed answer.
-    """
-
-    router: ModelRouter
-    budget: Budget | None = None
-    on_call: Callable[[CallRecord], None] | None = None
-    retries: int = 2
-
-    def ask(self, query: ModelQuery) -> ModelReply:
-        """Ask the module's backend (see :func:`agentic_env.agents.models.ask.ask`).
-
-        Raises:
-            BudgetExceededError: the run's budget is spent (ends the run).
-            ModuleFailedError: the call failed after its bounded retries.
-        """
-        try:
-            return ask(self.router.backend_for(query.module), query, retries=self.retries,
-                       budget=self.budget, on_call=self.on_call)
-        except BudgetExceededError:
-            raise
-        except ModelError as exc:
-            raise ModuleFailedError(query.module, exc) from exc
-
-
-class ModuleFailedError(AgenticEnvError, RuntimeError):
-    """A module's model call failed (malformed answers, timeouts, transport errors) after
-    its bounded retries; ``module`` names the module."""
-
-    def __init__(self, module: str, cause: Exception) -> None:
-        super().__init__(f"the {module} module failed: {type(cause).__name__}: {cause}")
-        self.module = module
 
 
 def _image(obs: Mapping[str, np.ndarray], camera: str) -> ModelImage:

@@ -12,19 +12,15 @@ from agentic_env.agents.tools.registry import (
     register_tool_set,
     tool_set_names,
 )
-from agentic_env.agents.tools.result import ToolCode, ToolResult
-from agentic_env.agents.tools.robot import EpisodeLog, LoggedCall, RobotIO, ToolContext
+from agentic_env.agents.tools.robot import EpisodeLog, LoggedCall, ToolContext
 from agentic_env.agents.tools.schema import ToolSpec, tool_spec, validate_arguments
 
 __all__ = [
     "EpisodeLog",
     "LoggedCall",
-    "RobotIO",
     "Tool",
-    "ToolCode",
     "ToolContext",
     "ToolRegistry",
-    "ToolResult",
     "ToolSpec",
     "build_tool_set",
     "register_tool_set",

@@ -18,21 +18,14 @@ from typing import Any
 
 import numpy as np
 
+from agentic_env.agents.skills.result import SkillCode, SkillResult, code_for_reason, fail, ok
 from agentic_env.agents.tools.registry import ToolFunction, register_tool_set
-from agentic_env.agents.tools.result import ToolCode, ToolResult, fail, ok
 from agentic_env.agents.tools.robot import ToolContext
 from agentic_env.contract import actions
 from agentic_env.errors import AgenticEnvError, InvalidActionError
 
 #: Straight-down grasp frame: tool x along base x, tool y along -base y, tool z down.
 DOWN = np.diag([1.0, -1.0, -1.0])
-#: Primitive failure reason -> tool code.
-REASON_CODES: dict[str, ToolCode] = {
-    "unreachable": ToolCode.UNREACHABLE, "collision": ToolCode.COLLISION,
-    "timeout": ToolCode.TIMEOUT, "nothing_grasped": ToolCode.GRASP_FAILED,
-    "invalid_parameters": ToolCode.BAD_ARGS, "sim_diverged": ToolCode.BLOCKED,
-    "safety_fault": ToolCode.ESTOP, "operator_declined": ToolCode.ESTOP,
-}
 
 
 def pose_matrix(x: float, y: float, z: float, yaw: float, pitch: float, roll: float
@@ -69,40 +62,40 @@ def _state(obs: dict[str, np.ndarray]) -> dict[str, Any]:
 def primitive_tools(context: ToolContext) -> Sequence[ToolFunction]:
     """The ``primitives`` tool set's functions over ``context``."""
 
-    def run(action: dict[str, Any], what: str) -> ToolResult:
+    def run(action: dict[str, Any], what: str) -> SkillResult:
         refusal = context.action_refusal()
         if refusal is not None:
             return refusal
         try:
             obs, status = context.io.act(action)
         except InvalidActionError as error:
-            return fail(ToolCode.BAD_ARGS, f"{what} was not run: {error}")
+            return fail(SkillCode.BAD_ARGS, f"{what} was not run: {error}")
         except AgenticEnvError as error:  # a safety stop or a declined step on the real robot
             context.log.actions += 1
-            return fail(ToolCode.ESTOP, f"{what} stopped: {error}")
+            return fail(SkillCode.ESTOP, f"{what} stopped: {error}")
         context.log.actions += 1
         state = _state(obs)
         if status.get("ok", False):
             return ok(f"{what} done.", **state)
-        code = REASON_CODES.get(str(status.get("reason", "")), ToolCode.BLOCKED)
+        code = code_for_reason(str(status.get("reason", "")))
         return fail(code, f"{what} failed: {status.get('message') or status.get('reason')}",
                     **state)
 
-    def get_instruction() -> ToolResult:
+    def get_instruction() -> SkillResult:
         """The task instruction to carry out, in natural language."""
         return ok(context.instruction, instruction=context.instruction)
 
-    def get_robot_state() -> ToolResult:
+    def get_robot_state() -> SkillResult:
         """The robot's own state: TCP pose (base frame; x, y, z in m, yaw, pitch, roll in rad)
         and gripper opening (m)."""
         return ok("current robot state.", **_state(context.io.observe()))
 
-    def home() -> ToolResult:
+    def home() -> SkillResult:
         """Move the arm to its home configuration (clear of the cameras' view of the table)."""
         return run(actions.home(), "home")
 
     def move_to(x: float, y: float, z: float, yaw: float = 0.0, pitch: float = 0.0,
-                roll: float = 0.0) -> ToolResult:
+                roll: float = 0.0) -> SkillResult:
         """Move the TCP in a straight line to a pose, e.g. to look with the wrist camera.
 
         Args:
@@ -116,7 +109,7 @@ def primitive_tools(context: ToolContext) -> Sequence[ToolFunction]:
         return run(actions.move_to(pose_matrix(x, y, z, yaw, pitch, roll)), "move_to")
 
     def pick(x: float, y: float, z: float, yaw: float = 0.0, width: float = 0.085,
-             pitch: float = 0.0, roll: float = 0.0, approach: float = 0.0) -> ToolResult:
+             pitch: float = 0.0, roll: float = 0.0, approach: float = 0.0) -> SkillResult:
         """Pick an object: open to width, approach the grasp pose along the tool axis, close,
         lift.
 
@@ -136,7 +129,7 @@ def primitive_tools(context: ToolContext) -> Sequence[ToolFunction]:
                    "pick")
 
     def place(x: float, y: float, z: float, yaw: float = 0.0, pitch: float = 0.0,
-              roll: float = 0.0, approach: float = 0.0) -> ToolResult:
+              roll: float = 0.0, approach: float = 0.0) -> SkillResult:
         """Carry the held object until the TCP reaches a pose, release it, retreat.
 
         Args:
@@ -151,16 +144,16 @@ def primitive_tools(context: ToolContext) -> Sequence[ToolFunction]:
         """
         return run(actions.place(pose_matrix(x, y, z, yaw, pitch, roll), approach), "place")
 
-    def open_gripper() -> ToolResult:
+    def open_gripper() -> SkillResult:
         """Open the gripper fully (85 mm), releasing whatever it holds."""
         return run(actions.open_gripper(), "open_gripper")
 
-    def close_gripper() -> ToolResult:
+    def close_gripper() -> SkillResult:
         """Close the gripper until it is shut or blocked at its force limit."""
         return run(actions.close_gripper(), "close_gripper")
 
     def open_drawer(x: float, y: float, z: float, yaw: float = 0.0, pitch: float = 0.0,
-                    roll: float = 0.0, distance: float = 0.0) -> ToolResult:
+                    roll: float = 0.0, distance: float = 0.0) -> SkillResult:
         """Grasp a drawer handle at a TCP pose (tool axis into the cabinet) and pull it out.
 
         Args:
@@ -176,7 +169,7 @@ def primitive_tools(context: ToolContext) -> Sequence[ToolFunction]:
                    "open_drawer")
 
     def close_drawer(x: float, y: float, z: float, yaw: float = 0.0, pitch: float = 0.0,
-                     roll: float = 0.0, distance: float = 0.0) -> ToolResult:
+                     roll: float = 0.0, distance: float = 0.0) -> SkillResult:
         """Grasp a drawer handle at a TCP pose and push it in until it stops.
 
         Args:
@@ -191,7 +184,7 @@ def primitive_tools(context: ToolContext) -> Sequence[ToolFunction]:
         return run(actions.close_drawer(pose_matrix(x, y, z, yaw, pitch, roll), distance),
                    "close_drawer")
 
-    def finish(success: bool = True, summary: str = "") -> ToolResult:
+    def finish(success: bool = True, summary: str = "") -> SkillResult:
         """End the episode; it is then scored. Call it once the instruction is carried out
         (or cannot be).
 
@@ -200,7 +193,7 @@ def primitive_tools(context: ToolContext) -> Sequence[ToolFunction]:
             summary: one or two sentences on what was done.
         """
         if context.log.finished:
-            return fail(ToolCode.BLOCKED, "the episode is already finished")
+            return fail(SkillCode.BLOCKED, "the episode is already finished")
         context.log.finished = True
         context.log.claimed_success = success
         context.log.summary = summary

@@ -1,7 +1,7 @@
 """Tool registries: typed functions exposed as tools, validated calls, named tool sets.
 
 A :class:`ToolRegistry` holds the tools one agent (or one MCP server) exposes. Each tool is a
-typed, documented function returning a :class:`~agentic_env.agents.tools.result.ToolResult`;
+typed, documented function returning a :class:`~agentic_env.agents.skills.result.SkillResult`;
 its schema comes from :func:`~agentic_env.agents.tools.schema.tool_spec`. :meth:`ToolRegistry.call`
 never raises into the agent loop: an unknown tool or bad arguments come back as ``BAD_ARGS``
 before the function runs (so nothing moves), and an error inside a tool comes back as a
@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agentic_env.agents.tools.result import ToolCode, ToolResult, fail
+from agentic_env.agents.skills.result import SkillCode, SkillResult, fail
 from agentic_env.agents.tools.schema import ToolSpec, tool_spec, validate_arguments
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
 
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-ToolFunction = Callable[..., ToolResult]
+ToolFunction = Callable[..., SkillResult]
 #: Builds a tool set's functions for one episode.
 ToolSetFactory = Callable[["ToolContext"], Sequence[ToolFunction]]
 
@@ -61,7 +61,7 @@ class ToolRegistry:
     """The tools one agent exposes, by name, in registration order.
 
     Args:
-        functions: typed, documented functions returning a ``ToolResult``.
+        functions: typed, documented functions returning a ``SkillResult``.
 
     Raises:
         InvalidConfigError: two tools share a name or a function's documentation is
@@ -113,7 +113,7 @@ class ToolRegistry:
         """Every tool in the OpenAI / litellm function-calling format (``tools=``)."""
         return [tool.spec.definition() for tool in self._tools.values()]
 
-    def call(self, name: str, arguments: Mapping[str, Any] | Any) -> ToolResult:
+    def call(self, name: str, arguments: Mapping[str, Any] | Any) -> SkillResult:
         """Validate ``arguments`` and run the tool; never raises.
 
         Returns:
@@ -124,12 +124,12 @@ class ToolRegistry:
             it (and is logged with its traceback).
         """
         if name not in self._tools:
-            return fail(ToolCode.BAD_ARGS, f"there is no tool {name!r}; valid tools: "
+            return fail(SkillCode.BAD_ARGS, f"there is no tool {name!r}; valid tools: "
                         f"{', '.join(self._tools)}", tool=name)
         tool = self._tools[name]
         values, problems = validate_arguments(tool.spec, arguments)
         if problems:
-            return fail(ToolCode.BAD_ARGS, f"{name} was not run: " + "; ".join(problems),
+            return fail(SkillCode.BAD_ARGS, f"{name} was not run: " + "; ".join(problems),
                         tool=name)
         for key, kind in self._enums[name].items():
             values[key] = kind(values[key])
@@ -137,10 +137,10 @@ class ToolRegistry:
             return tool.function(**values)
         except AgenticEnvError as error:
             logger.info("tool %s failed: %s", name, error)
-            return fail(ToolCode.BLOCKED, f"{name} failed: {error}", tool=name)
+            return fail(SkillCode.BLOCKED, f"{name} failed: {error}", tool=name)
         except Exception as error:  # a bug in a tool must not end the agent's episode
             logger.exception("tool %s raised", name)
-            return fail(ToolCode.BLOCKED, f"{name} failed with an internal error "
+            return fail(SkillCode.BLOCKED, f"{name} failed with an internal error "
                         f"({type(error).__name__}: {error})", tool=name)
 
 

@@ -1,7 +1,7 @@
 """What a tool set acts through: the robot IO of one episode and the episode's tool log.
 
-:class:`RobotIO` is the agent's view of an env, over the sim or the real robot alike
-(observations and primitive status reports, never privileged state).
+The robot is an :class:`agentic_env.agents.base.RobotIO` (observations and primitive status
+reports, over the sim or the real robot alike, never privileged state).
 :class:`ToolContext` adds the instruction and the :class:`EpisodeLog` that the runner or the
 MCP server scores from.
 """
@@ -11,27 +11,13 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from agentic_env.agents.tools.result import ToolCode, ToolResult, fail
+from agentic_env.agents.base import RobotIO
+from agentic_env.agents.skills.result import SkillCode, SkillResult, fail
 
 if TYPE_CHECKING:
     from agentic_env.agents.tools.registry import ToolRegistry
-
-
-class RobotIO(Protocol):
-    """Observations and primitive actions (``SimRobotIO``, ``RealRobotIO``)."""
-
-    def observe(self) -> dict[str, np.ndarray]:
-        """A fresh observation (the observation contract's keys)."""
-        ...
-
-    def act(self, action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """Run one primitive action; the observation after it and its status report
-        (``name``, ``ok``, ``reason``, ``message``, ``sim_duration``)."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -47,7 +33,7 @@ class LoggedCall:
 
     tool: str
     arguments: dict[str, Any]
-    result: ToolResult
+    result: SkillResult
     latency_s: float
 
 
@@ -86,16 +72,16 @@ class ToolContext:
     max_actions: int = 40
     log: EpisodeLog = field(default_factory=EpisodeLog)
 
-    def action_refusal(self) -> ToolResult | None:
+    def action_refusal(self) -> SkillResult | None:
         """Why no further action may run (episode finished, action budget spent), or None."""
         if self.log.finished:
-            return fail(ToolCode.BLOCKED, "the episode is finished; no further actions run")
+            return fail(SkillCode.BLOCKED, "the episode is finished; no further actions run")
         if self.log.actions >= self.max_actions:
-            return fail(ToolCode.BLOCKED, f"the action budget ({self.max_actions} primitive "
+            return fail(SkillCode.BLOCKED, f"the action budget ({self.max_actions} primitive "
                         "actions) is spent; call finish")
         return None
 
-    def call(self, tools: ToolRegistry, name: str, arguments: Any) -> ToolResult:
+    def call(self, tools: ToolRegistry, name: str, arguments: Any) -> SkillResult:
         """Run tool ``name`` of ``tools`` (never raises) and append the call to the log."""
         start = time.perf_counter()
         result = tools.call(name, arguments)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentic_env.agents.episode import EpisodeResult, EpisodeSpec
 from agentic_env.cli.bench.agent import _run, format_rows, summarise
+from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 
 
 def test_summary_row_averages_episodes() -> None:
@@ -22,3 +22,17 @@ def test_a_crashing_episode_becomes_an_error_result() -> None:
     result = _run(EpisodeSpec("sorting", agent="no-such-agent"))
     assert not result.success and result.failure == "error"
     assert "unknown agent 'no-such-agent'" in result.error
+
+
+def test_seeds_and_settings_are_parsed_with_errors_that_name_valid_values() -> None:
+    from agentic_env.cli.bench.agent import main, parse_seeds, parse_settings
+    from agentic_env.errors import InvalidConfigError
+
+    assert parse_seeds("5000:3") == range(5000, 5003) and parse_seeds("2") == range(2)
+    assert parse_settings("kitchen, outdoor") == ["kitchen", "outdoor"]
+    with pytest.raises(InvalidConfigError, match="START:COUNT"):
+        parse_seeds("a:b")
+    with pytest.raises(InvalidConfigError, match="unknown moon; valid: .*kitchen"):
+        parse_settings("lab,moon")
+    assert main(["--agent", "no-such-agent"]) == 2
+    assert main(["--agent-option", "colour=red"]) == 2

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from agentic_env.agents.agenticlab import grounding
 from agentic_env.agents.agenticlab.pipeline import _domain_changed_actions
 from agentic_env.agents.perception import PointCloud
+from agentic_env.agents.skills import grounding
 from agentic_env.contract.actions import top_down_pose
 from agentic_env.pddl.planning import load_domain
 

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from agentic_env.agents.agenticlab.modules import ModuleContext
-from agentic_env.agents.agenticlab.pipeline import AgentConfig, AgenticLabAgent, AgentReport
+from agentic_env.agents.agenticlab.pipeline import AgentConfig, AgenticLabAgent
+from agentic_env.agents.base import AgentReport, TaskContext
 from agentic_env.agents.models.base import (
     CallRecord,
     Completion,
@@ -27,8 +28,8 @@ from agentic_env.agents.models.base import (
 from agentic_env.agents.models.budget import Budget
 from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.registry import ModelRouter
-from agentic_env.agents.runner import SimRobotIO
 from agentic_env.envs.sim_env import SimEnv
+from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.pddl.planning import load_domain
 
 
@@ -69,8 +70,8 @@ def _run(env: SimEnv, backend_for: Any, config: AgentConfig, budget: Budget | No
     calls: list[CallRecord] = []
     scripted = backend_for(SimOracle(env))
     agent = AgenticLabAgent(ModuleContext(ModelRouter(scripted), budget, calls.append), config)
-    report = agent.run(SimRobotIO(env), instruction or info["instruction"],
-                       load_domain("sorting"))
+    report = agent.run(EnvRobotIO(env), instruction or info["instruction"],
+                       TaskContext(load_domain("sorting")))
     scripted.inner.close()
     return report, calls
 
@@ -260,8 +261,8 @@ def test_a_hallucinated_object_is_never_acted_on(sorting_env: SimEnv) -> None:
 ])
 def test_the_agent_solves_tasks_that_need_turns_drawers_and_close_views(
         task: str, seed: int, max_replans: int) -> None:
-    from agentic_env.agents.episode import EpisodeSpec
-    from agentic_env.agents.runner import run_episode
+    from agentic_env.harness.episode import EpisodeSpec
+    from agentic_env.harness.runner import run_episode
 
     result = run_episode(EpisodeSpec(task, seed=seed), video=False)
     assert result.error is None

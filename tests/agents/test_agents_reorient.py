@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agentic_env.agents.agenticlab import reorient
+from agentic_env.agents.skills import reorient
 from agentic_env.contract.spaces import Workspace
 from agentic_env.geometry.rotations import rotation_z
 from agentic_env.robot.reorienting import handle_direction
@@ -99,7 +99,7 @@ def test_a_mug_place_turns_its_handle_to_the_asked_direction(reorienter) -> None
     placed = places[0] @ in_hand  # where the mug's frame ends at the release
     handle = placed[:2, 0] / np.linalg.norm(placed[:2, 0])
     np.testing.assert_allclose(handle, handle_direction("right", placed[:2, 3]), atol=1e-6)
-    assert abs(placed[2, 3] - (0.045 + reorient.RELEASE_GAP)) < 1e-6  # base just above
+    assert abs(placed[2, 3] - (0.045 + reorient.TURNED_RELEASE_GAP)) < 1e-6  # base just above
     np.testing.assert_allclose(placed[:2, 3], pose[:2, 3], atol=1e-6)  # its own spot
 
 
@@ -117,5 +117,5 @@ def test_a_lying_bottle_place_stands_it_upright_on_its_base(reorienter) -> None:
     assert places
     placed = places[0] @ np.linalg.inv(grasps[0].pose) @ pose
     np.testing.assert_allclose(placed[:3, 2], [0.0, 0.0, 1.0], atol=1e-6)  # base down
-    assert abs(placed[2, 3] - (0.1 + reorient.RELEASE_GAP)) < 1e-6
+    assert abs(placed[2, 3] - (0.1 + reorient.TURNED_RELEASE_GAP)) < 1e-6
     assert places[0][2, 2] < -0.3  # the tool points down to set it down

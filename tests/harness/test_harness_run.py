@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
-from agentic_env.agents.episode import EpisodeResult, EpisodeSpec, ModuleCall
 from agentic_env.harness.db import ResultStore
+from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
 from agentic_env.harness.run import run_sweep
 from agentic_env.harness.sweep import parse_sweep
 
@@ -194,7 +194,7 @@ def test_ray_and_pool_give_the_same_results_with_the_agent_runtime(tmp_path):
     sweep = parse_sweep({"name": "real", "grid": {
         "tasks": ["sorting"], "models": ["sim-oracle?checker=0.3"], "seeds": [0, 1]},
         "episode": {"max_actions": 20, "max_wall_s": 300}})
-    assert sweep.episode_fn == "agentic_env.agents.runner:run_episode"
+    assert sweep.episode_fn == "agentic_env.harness.runner:run_episode"
     run_sweep(sweep, tmp_path / "pool.db", workers=2, progress=False)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:

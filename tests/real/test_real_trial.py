@@ -12,13 +12,15 @@ import pytest
 
 pytest.importorskip("serial")
 
-from agentic_env.agents.episode import EpisodeSpec  # noqa: E402
 from agentic_env.cli import setup_sheet  # noqa: E402
+from agentic_env.cli import trial as trial_cli  # noqa: E402
 from agentic_env.cli.real import trial_report_main  # noqa: E402
 from agentic_env.contract.trial import TrialSpec  # noqa: E402
+from agentic_env.harness import trial  # noqa: E402
 from agentic_env.harness.db import Finished, ResultStore  # noqa: E402
+from agentic_env.harness.episode import EpisodeSpec  # noqa: E402
 from agentic_env.pddl.planning import PlanStep  # noqa: E402
-from agentic_env.real import trial, trial_report  # noqa: E402
+from agentic_env.real import trial_report  # noqa: E402
 from agentic_env.real.twin import make_twin_env  # noqa: E402
 
 
@@ -60,7 +62,7 @@ def test_declined_primitive_ends_the_real_episode(stacking_trial: Path, tmp_path
     db = tmp_path / "db.sqlite"
     reference_steps = 12  # the stacking seed-0 reference plan
     answers = ["", "n", "n", *["n"] * reference_steps, "0"]
-    code = trial.main([str(stacking_trial), "--backend", "real", "--twin", "--db", str(db),
+    code = trial_cli.main([str(stacking_trial), "--backend", "real", "--twin", "--db", str(db),
                        "--out", str(tmp_path / "real"), "--confirm-each-step"],
                       ask=scripted(answers))
     assert code == 0
@@ -76,7 +78,7 @@ def test_declined_primitive_ends_the_real_episode(stacking_trial: Path, tmp_path
 @pytest.mark.slow
 def test_paired_trial_in_sim_and_on_the_twin(stacking_trial: Path, tmp_path: Path) -> None:
     db = tmp_path / "db.sqlite"
-    assert trial.main([str(stacking_trial), "--backend", "sim", "--db", str(db),
+    assert trial_cli.main([str(stacking_trial), "--backend", "sim", "--db", str(db),
                        "--out", str(tmp_path / "sim")]) == 0
     spec = TrialSpec.load(stacking_trial)
     episode = trial.episode_spec(spec, "agenticlab", "sim-oracle", 40, "full")
@@ -102,3 +104,25 @@ def test_paired_trial_in_sim_and_on_the_twin(stacking_trial: Path, tmp_path: Pat
             f"{sim['score']:.2f} | yes | 1.00 |") in text
     assert trial_report_main([str(db), "--out", str(tmp_path / "report.md")]) == 0
     assert (tmp_path / "report.md").read_text() == text
+
+
+def test_a_toy_agent_registered_here_runs_the_twin_backed_real_trial(
+        stacking_trial: Path, tmp_path: Path) -> None:
+    from support.toy_agent import TOY_FAILURE, make_toy
+
+    from agentic_env.agents.base import register_agent, unregister_agent
+
+    register_agent("toy", make_toy, failure_sources=(TOY_FAILURE,))
+    try:
+        spec = TrialSpec.load(stacking_trial)
+        episode = trial.episode_spec(spec, "toy", "sim-oracle", 40, "full")
+        env, twin = make_twin_env(task=spec.task, trial=spec)
+        answers = ["", "n", *["n"] * 12, "0"]
+        result = trial.run_real_trial(spec, episode, env, scripted(answers), tmp_path / "real",
+                                      oracle_env=twin.world.env)
+        twin.world.env.close()
+    finally:
+        unregister_agent("toy")
+    assert result.spec.agent == "toy" and not result.success
+    assert result.actions == 1 and result.failure == TOY_FAILURE
+    assert "home ok" in result.failure_detail and result.n_required == 12

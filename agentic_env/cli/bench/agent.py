@@ -1,11 +1,13 @@
-"""``agentic-env bench-agent``: the AgenticLab pipeline with the sim-oracle, measured.
+"""``agentic-env bench-agent``: an agent with the sim-oracle, measured.
 
-Part 1 runs the perfect sim-oracle over ``--seeds`` seeds of every task in the lab setting
-(verification ``full``) and prints success rate, progress score, actions, replans and wall
-time per episode. Part 2 injects action-checker errors (rates ``--checker-errors``) in the
-``full`` and ``goal`` verification modes on the ablation tasks, so the compounding of module
-errors and the verification ablation show in one table. Episodes run in spawned worker
-processes; results are also written as JSON.
+Part 1 runs ``--agent`` (default AgenticLab) with ``--model`` (default the perfect
+sim-oracle) over the seeds ``--seeds START:COUNT`` of every task in every ``--settings``
+setting (verification ``full``) and prints success rate, progress score, actions, replans and
+wall time per task x setting, then each failed episode with its failure. Part 2 injects
+action-checker errors (rates ``--checker-errors``; none given: no part 2) in the ``full`` and
+``goal`` verification modes on the ablation tasks in the first setting, so the compounding of
+module errors and the verification ablation show in one table. Episodes run in spawned
+worker processes; results are also written as JSON.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import argparse
 import json
 import multiprocessing
 import statistics
+import sys
 import traceback
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -21,13 +24,16 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from agentic_env.agents.episode import EpisodeResult, EpisodeSpec
-from agentic_env.cli.run import TASKS
+from agentic_env.agents.base import agent_entry
+from agentic_env.cli.run import TASKS, parse_agent_options
+from agentic_env.errors import InvalidConfigError
+from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
+from agentic_env.sim.settings import available_settings
 
 
 def _run(spec: EpisodeSpec) -> EpisodeResult:
     """One episode; a crash is recorded as a failed episode with its traceback."""
-    from agentic_env.agents.runner import run_episode
+    from agentic_env.harness.runner import run_episode
 
     try:
         return run_episode(spec)
@@ -66,48 +72,109 @@ def summarise(label: str, results: Iterable[EpisodeResult]) -> dict[str, float |
 
 def format_rows(rows: list[dict[str, float | str | int]]) -> str:
     """A fixed-width text table of :func:`summarise` rows."""
-    lines = [f"{'config':<38}{'n':>4}{'success':>9}{'score':>7}{'actions':>9}{'replans':>9}"
+    lines = [f"{'config':<46}{'n':>4}{'success':>9}{'score':>7}{'actions':>9}{'replans':>9}"
              f"{'wall s':>8}"]
     for row in rows:
-        lines.append(f"{row['config']:<38}{row['episodes']:>4}{row['success']:>9.0%}"
+        lines.append(f"{row['config']:<46}{row['episodes']:>4}{row['success']:>9.0%}"
                      f"{row['score']:>7.2f}{row['actions']:>9.1f}{row['replans']:>9.1f}"
                      f"{row['wall_s']:>8.1f}")
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark and print its tables."""
+def parse_seeds(text: str) -> range:
+    """``"START:COUNT"`` (or ``"COUNT"``, from 0) as the range of seeds.
+
+    Raises:
+        InvalidConfigError: not two non-negative integers.
+    """
+    start, sep, count = text.partition(":")
+    if not sep:
+        start, count = "0", text
+    if not (start.isdigit() and count.isdigit()):
+        raise InvalidConfigError(f"--seeds {text!r}: write START:COUNT (e.g. 5000:20) or COUNT")
+    return range(int(start), int(start) + int(count))
+
+
+def parse_settings(text: str) -> list[str]:
+    """A comma-separated list of settings.
+
+    Raises:
+        InvalidConfigError: an unknown setting (the message lists the valid ones).
+    """
+    settings = [s.strip() for s in text.split(",") if s.strip()]
+    valid = available_settings()
+    unknown = [s for s in settings if s not in valid]
+    if unknown or not settings:
+        raise InvalidConfigError(f"--settings {text!r}: unknown {', '.join(unknown) or 'none'};"
+                                 f" valid: {', '.join(valid)}")
+    return settings
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentic-env bench-agent", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--seeds", default="0:10",
+                        help="START:COUNT, or COUNT from seed 0 (default 0:10)")
+    parser.add_argument("--settings", default="lab",
+                        help="comma-separated settings, e.g. kitchen,outdoor (default lab)")
     parser.add_argument("--tasks", nargs="+", default=list(TASKS), choices=TASKS)
+    parser.add_argument("--agent", default="agenticlab",
+                        help="registered agent or module:attr (default agenticlab)")
+    parser.add_argument("--agent-option", action="append", default=[], metavar="KEY=VALUE",
+                        help="agent switch, repeatable (as for agentic-env run)")
+    parser.add_argument("--model", default="sim-oracle",
+                        help="model spec of part 1 (default: the perfect sim-oracle)")
     parser.add_argument("--ablation-tasks", nargs="*", default=["sorting", "stacking"],
                         choices=TASKS)
     parser.add_argument("--checker-errors", nargs="*", type=float, default=[0.1, 0.3])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("bench_agent.json"))
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print its tables; 2 on a usage error."""
+    args = _parser().parse_args(argv)
+    try:
+        seeds, settings = parse_seeds(args.seeds), parse_settings(args.settings)
+        given = parse_agent_options(args.agent_option)
+        agent_entry(args.agent).check_options(given)
+    except InvalidConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    common = {"agent": args.agent, "agent_options": tuple(sorted(given.items()))}
     groups: dict[str, list[EpisodeSpec]] = {}
+    main_labels = []
     for task in args.tasks:
-        groups[f"{task} / oracle / full"] = [EpisodeSpec(task, seed=s)
-                                             for s in range(args.seeds)]
+        for setting in settings:
+            label = f"{task} / {setting} / {args.model} / full"
+            main_labels.append(label)
+            groups[label] = [EpisodeSpec(task, setting, seed=s, model=args.model, **common)
+                             for s in seeds]
     for task in args.ablation_tasks:
         for rate in args.checker_errors:
             for mode in ("full", "goal"):
                 groups[f"{task} / checker={rate:g} / {mode}"] = [
-                    EpisodeSpec(task, seed=s, model=f"sim-oracle?checker={rate:g}",
-                                verification=mode) for s in range(args.seeds)]
+                    EpisodeSpec(task, settings[0], seed=s, model=f"sim-oracle?checker={rate:g}",
+                                verification=mode, **common) for s in seeds]
     specs = [spec for group in groups.values() for spec in group]
     results = dict(zip(specs, run_all(specs, args.workers), strict=True))
-    print("\nPer episode (perfect sim-oracle, lab, full verification):")
-    for task in args.tasks:
-        for spec in groups[f"{task} / oracle / full"]:
+    print(f"\nPer episode ({args.agent}, {args.model}, full verification):")
+    for label in main_labels:
+        for spec in groups[label]:
             r = results[spec]
-            print(f"  {task:<14} seed {spec.seed:<3} success {r.success!s:<6} score "
-                  f"{r.score:4.2f}  actions {r.actions:3d}  replans {r.replans}  "
-                  f"{r.wall_s:6.1f} s  {r.failure or ''}")
+            print(f"  {spec.task:<14} {spec.setting:<8} seed {spec.seed:<5} success "
+                  f"{r.success!s:<6} score {r.score:4.2f}  actions {r.actions:3d}  replans "
+                  f"{r.replans}  {r.wall_s:6.1f} s  {r.failure or ''}")
     rows = [summarise(label, (results[s] for s in group)) for label, group in groups.items()]
     print("\n" + format_rows(rows))
+    failed = [results[s] for label in main_labels for s in groups[label]
+              if not results[s].success]
+    if failed:
+        print("\nFailures:")
+        for r in failed:
+            print(f"  {r.spec.task} / {r.spec.setting} / seed {r.spec.seed}: "
+                  f"{r.failure}: {r.failure_detail}"[:300])
     args.out.write_text(json.dumps({"rows": rows, "episodes": [
         results[s].to_dict() for s in specs]}, indent=1, default=str))
     print(f"\nwrote {args.out}")

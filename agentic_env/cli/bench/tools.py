@@ -37,7 +37,7 @@ def _stats(samples: list[float]) -> dict[str, float]:
 
 def in_process(task: str, seed: int, calls: int) -> dict[str, dict[str, float]]:
     """Per tool: wall time of ``ToolEpisode.call`` (validation + the function), seconds."""
-    from agentic_env.agents.episode import EpisodeSpec
+    from agentic_env.harness.episode import EpisodeSpec
     from agentic_env.harness.tools.backends import open_episode
 
     episode = open_episode(EpisodeSpec(task=task, seed=seed, agent="bench"))

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentic_env.agents.episode import EpisodeSpec
 from agentic_env.errors import InvalidConfigError
+from agentic_env.harness.episode import EpisodeSpec
+from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.harness.tools.episode import Judge, SimJudge, ToolEpisode, Verdict
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ class OperatorJudge:
 
     def verdict(self, claimed_success: bool | None) -> Verdict:
         """Ask the rubric questions and score the answers."""
-        from agentic_env.real.trial import RubricAnswers, rubric_score
+        from agentic_env.harness.trial import RubricAnswers, rubric_score
 
         success = _yes(self._ask("Does the table now satisfy the instruction? [y/n] "))
         done = tuple(_yes(self._ask(f"Required action {i + 1}/{len(self._reference)}: {step}"
@@ -105,9 +106,7 @@ def open_episode(spec: EpisodeSpec, tool_set: str = "primitives", backend: str =
     try:
         _obs, info = env.reset(seed=spec.seed)
         if backend == "sim":
-            from agentic_env.agents.runner import SimRobotIO
-
-            return ToolEpisode(spec, SimRobotIO(env), info["instruction"], SimJudge(env),
+            return ToolEpisode(spec, EnvRobotIO(env), info["instruction"], SimJudge(env),
                                tool_set, close=env.close)
         trial, reference = env.trial, SimJudge(env).reference()
     except BaseException:
@@ -121,8 +120,6 @@ def open_episode(spec: EpisodeSpec, tool_set: str = "primitives", backend: str =
 def _real_episode(spec: EpisodeSpec, tool_set: str, trial: TrialSpec,
                   reference: list[PlanStep],
                   options: RealOptions, ask: Ask | None) -> ToolEpisode:
-    from agentic_env.real.trial import RealRobotIO
-
     confirm = None
     if options.confirm_each_step:
         if ask is None:
@@ -157,5 +154,5 @@ def _real_episode(spec: EpisodeSpec, tool_set: str, trial: TrialSpec,
         raise
     if isinstance(judge, SimJudge):
         judge = SimJudge(judge.env)  # follow the steps from the state after homing
-    return ToolEpisode(spec, RealRobotIO(env), info["instruction"], judge, tool_set,
+    return ToolEpisode(spec, EnvRobotIO(env), info["instruction"], judge, tool_set,
                        close=env.close)

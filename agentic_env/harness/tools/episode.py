@@ -3,7 +3,7 @@
 :class:`ToolEpisode` is shared by the MCP server (``agentic-env serve``) and in-process
 tool-calling agents (:func:`run_tool_episode`): it owns the env, the robot IO and the tool
 registry, logs every call, follows the executed PDDL steps, and turns the end state into an
-:class:`~agentic_env.agents.episode.EpisodeResult`. On the sim backend the judge is the env
+:class:`~agentic_env.harness.episode.EpisodeResult`. On the sim backend the judge is the env
 itself; on the real robot's MuJoCo twin it is the twin's world (hardware episodes are judged
 by the operator, see :mod:`agentic_env.harness.tools.backends`).
 """
@@ -17,10 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agentic_env.agents.episode import EpisodeResult, EpisodeSpec, ModuleCall
+from agentic_env.agents.base import RobotIO
+from agentic_env.agents.skills.result import SkillResult
 from agentic_env.agents.tools.registry import ToolRegistry, build_tool_set
-from agentic_env.agents.tools.result import ToolResult
-from agentic_env.agents.tools.robot import RobotIO, ToolContext
+from agentic_env.agents.tools.robot import ToolContext
+from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
 from agentic_env.pddl.planning import PlanNotFoundError, PlanStep
 from agentic_env.tasks.base import SymbolicTask
 from agentic_env.tasks.symbolic import EpisodeScorer
@@ -125,7 +126,7 @@ class ToolEpisode:
         """The episode's instruction."""
         return self.context.instruction
 
-    def call(self, name: str, arguments: Any) -> ToolResult:
+    def call(self, name: str, arguments: Any) -> SkillResult:
         """Run a tool (validated first; never raises) and follow its effect on the task."""
         actions = self.context.log.actions
         result = self.context.call(self.tools, name, arguments)

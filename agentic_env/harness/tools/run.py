@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentic_env.agents.episode import EpisodeResult, EpisodeSpec, ModuleCall
 from agentic_env.agents.models.base import CallRecord, ModelImage, ModelQuery, ToolCall
 from agentic_env.agents.models.budget import Budget, total_usage
 from agentic_env.agents.models.conversation import ConversationResult, run_tool_conversation
 from agentic_env.agents.models.registry import ModelSpec, build_backend, parse_model_spec
 from agentic_env.agents.models.tool_oracle import ToolOracle
 from agentic_env.agents.models.tool_reference import reference_policy
+from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
 from agentic_env.harness.tools.backends import open_episode
 from agentic_env.harness.tools.episode import SimJudge, ToolEpisode
 

@@ -17,8 +17,8 @@ from agentic_env.agents.models.base import ToolCall
 from agentic_env.agents.models.conversation import NUDGE, run_tool_conversation
 from agentic_env.agents.models.litellm_backend import import_litellm
 from agentic_env.agents.models.replay import RecordingBackend, ReplayBackend
-from agentic_env.agents.tools import ToolRegistry, ToolResult
-from agentic_env.agents.tools.result import ok
+from agentic_env.agents.skills.result import SkillResult, ok
+from agentic_env.agents.tools import ToolRegistry
 
 litellm = import_litellm()
 pytestmark = pytest.mark.filterwarnings("ignore:Item .*ReadOnly:UserWarning")
@@ -31,7 +31,7 @@ class Counter:
         self.total = 0.0
         self.finished = False
 
-        def add(amount: float) -> ToolResult:
+        def add(amount: float) -> SkillResult:
             """Add to the running total.
 
             Args:
@@ -40,7 +40,7 @@ class Counter:
             self.total += amount
             return ok(f"total is {self.total:g}", total=self.total)
 
-        def finish() -> ToolResult:
+        def finish() -> SkillResult:
             """End the task."""
             self.finished = True
             return ok("finished")

@@ -9,17 +9,15 @@ import jsonschema
 import numpy as np
 import pytest
 
+from agentic_env.agents.skills.result import SkillCode, SkillResult, ok
 from agentic_env.agents.tools import (
-    ToolCode,
     ToolContext,
     ToolRegistry,
-    ToolResult,
     build_tool_set,
     tool_set_names,
     tool_spec,
 )
 from agentic_env.agents.tools.primitives import pose_arguments, pose_matrix
-from agentic_env.agents.tools.result import ok
 from agentic_env.contract.actions import vector_to_pose
 from agentic_env.contract.spaces import PRIMITIVES, Workspace
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
@@ -109,7 +107,7 @@ class Speed(enum.Enum):
 
 
 def typed(count: int, gain: float, flag: bool, label: str, mode: Literal["a", "b"],
-          speed: Speed, values: list[float], note: str | None = None) -> ToolResult:
+          speed: Speed, values: list[float], note: str | None = None) -> SkillResult:
     """Echo the arguments with their Python types.
 
     Args:
@@ -157,7 +155,7 @@ def test_a_schema_valid_call_reaches_the_function_with_the_right_types():
 def test_bad_arguments_come_back_as_bad_args_and_nothing_moves(primitives, arguments, words):
     registry, context, io = primitives
     result = context.call(registry, "pick", arguments)
-    assert result.code is ToolCode.BAD_ARGS
+    assert result.code is SkillCode.BAD_ARGS
     for word in words:
         assert word in result.message
     assert io.actions == [] and context.log.actions == 0
@@ -167,7 +165,7 @@ def test_bad_arguments_come_back_as_bad_args_and_nothing_moves(primitives, argum
 def test_unknown_tools_and_enum_values_name_the_valid_ones():
     registry = ToolRegistry([typed])
     result = registry.call("grab", {})
-    assert result.code is ToolCode.BAD_ARGS and "valid tools: typed" in result.message
+    assert result.code is SkillCode.BAD_ARGS and "valid tools: typed" in result.message
     result = registry.call("typed", {"count": 1, "gain": 0, "flag": False, "label": "",
                                      "mode": "c", "speed": "slow", "values": []})
     assert "mode='c' is not one of 'a', 'b'" in result.message
@@ -177,7 +175,7 @@ def test_unknown_tools_and_enum_values_name_the_valid_ones():
 
 
 def test_incomplete_documentation_is_refused():
-    def undocumented(x: float) -> ToolResult:
+    def undocumented(x: float) -> SkillResult:
         """Do something."""
         return ok("")
 
@@ -199,10 +197,10 @@ def test_tool_poses_round_trip(angles):
     np.testing.assert_allclose(down[:3, 2], [0, 0, -1], atol=1e-12)  # tool z points down
 
 
-@pytest.mark.parametrize(("reason", "code"), [("unreachable", ToolCode.UNREACHABLE),
-                                              ("nothing_grasped", ToolCode.GRASP_FAILED),
-                                              ("collision", ToolCode.COLLISION),
-                                              ("safety_fault", ToolCode.ESTOP)])
+@pytest.mark.parametrize(("reason", "code"), [("unreachable", SkillCode.UNREACHABLE),
+                                              ("nothing_grasped", SkillCode.GRASP_FAILED),
+                                              ("collision", SkillCode.COLLISION),
+                                              ("safety_fault", SkillCode.ESTOP)])
 def test_primitive_failures_map_to_codes(reason, code):
     io = FakeIO({"ok": False, "reason": reason, "message": f"it was {reason}"})
     context = ToolContext(io, "")
@@ -214,23 +212,23 @@ def test_primitive_failures_map_to_codes(reason, code):
 def test_a_stopped_robot_an_exhausted_budget_and_finish_block_further_actions():
     context = ToolContext(FakeIO(error=AgenticEnvError("safety fault protective_stop")), "")
     registry = build_tool_set("primitives", context)
-    assert context.call(registry, "home", {}).code is ToolCode.ESTOP
+    assert context.call(registry, "home", {}).code is SkillCode.ESTOP
     context = ToolContext(FakeIO(), "", max_actions=1)
     registry = build_tool_set("primitives", context)
     assert context.call(registry, "open_gripper", {}).ok
     assert "budget" in context.call(registry, "close_gripper", {}).message
     assert context.call(registry, "finish", {"success": False, "summary": "gave up"}).ok
     assert context.log.finished and context.log.claimed_success is False
-    assert context.call(registry, "home", {}).code is ToolCode.BLOCKED
-    assert context.call(registry, "finish", {}).code is ToolCode.BLOCKED
+    assert context.call(registry, "home", {}).code is SkillCode.BLOCKED
+    assert context.call(registry, "finish", {}).code is SkillCode.BLOCKED
     assert context.call(registry, "get_instruction", {}).ok
 
 
 def test_a_tool_that_raises_comes_back_as_blocked(caplog):
-    def broken() -> ToolResult:
+    def broken() -> SkillResult:
         """Always fails."""
         raise ZeroDivisionError("division by zero")
 
     result = ToolRegistry([broken]).call("broken", {})
-    assert result.code is ToolCode.BLOCKED and "ZeroDivisionError" in result.message
+    assert result.code is SkillCode.BLOCKED and "ZeroDivisionError" in result.message
     assert "tool broken raised" in caplog.text

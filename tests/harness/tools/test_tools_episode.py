@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentic_env.agents.episode import EpisodeSpec
 from agentic_env.harness.db import ResultStore
+from agentic_env.harness.episode import EpisodeSpec
 from agentic_env.harness.tools.run import run_tool_episode
 
 

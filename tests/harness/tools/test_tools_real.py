@@ -7,11 +7,11 @@ import pytest
 
 pytest.importorskip("serial")
 
-from agentic_env.agents.episode import EpisodeSpec  # noqa: E402
 from agentic_env.agents.models.tool_reference import primitive_call  # noqa: E402
-from agentic_env.agents.tools import ToolCode  # noqa: E402
+from agentic_env.agents.skills.result import SkillCode  # noqa: E402
 from agentic_env.envs.sim_env import SimEnv  # noqa: E402
 from agentic_env.errors import InvalidConfigError  # noqa: E402
+from agentic_env.harness.episode import EpisodeSpec  # noqa: E402
 from agentic_env.harness.tools.backends import RealOptions, open_episode  # noqa: E402
 
 SPEC = EpisodeSpec(task="sorting", seed=3, agent="mcp:primitives", model="test-client")
@@ -37,7 +37,7 @@ def test_a_tool_episode_through_realenv_on_the_twin():
         result = episode.call(name, arguments)
         assert result.ok, result.render()
         declined = episode.call("home", {})
-        assert declined.code is ToolCode.ESTOP and "declined" in declined.message
+        assert declined.code is SkillCode.ESTOP and "declined" in declined.message
         assert episode.call("finish", {"success": False}).ok
         result = episode.score("test-client")
     finally:

@@ -2,7 +2,8 @@
 
 :class:`EpisodeSpec` is plain data (JSON-ready, hashable key) so sweeps can store, compare and
 resume it; :class:`EpisodeResult` carries the privileged score the harness computed and the
-agent's own accounting (actions, replans, model usage, the first module that failed).
+agent's own accounting (actions, replans, model usage, the first source that failed).
+Failure sources are declared by each agent (:func:`agentic_env.agents.base.failure_sources`).
 """
 
 from __future__ import annotations
@@ -16,10 +17,6 @@ from agentic_env.errors import InvalidConfigError
 
 #: Verification modes of the AgenticLab ablation (paper section VI-D).
 VERIFICATION_MODES: tuple[str, ...] = ("none", "goal", "full")
-#: Where a failed episode is attributed: a pipeline module, or the execution of a primitive.
-FAILURE_SOURCES: tuple[str, ...] = (
-    "parser", "detector", "grasp", "checker", "goal", "execution", "limits", "error",
-)
 
 
 @dataclass(frozen=True)
@@ -31,7 +28,8 @@ class EpisodeSpec:
             ``kitchen``).
         setting: ``lab``, ``kitchen`` or ``outdoor``.
         seed: trial seed (layout, instruction, appearance) and the agent's seed.
-        agent: agent name (``agenticlab``...).
+        agent: a registered agent name (``agenticlab``...; see
+            :func:`agentic_env.agents.base.agent_names`) or ``"module:attr"`` of a factory.
         model: model spec for every module, e.g. ``"sim-oracle"``,
             ``"sim-oracle?checker=0.1"``, ``"gemini/gemini-3-flash"``, ``"replay:DIR"``.
         modules: per-module overrides, module name -> model spec.
@@ -41,6 +39,8 @@ class EpisodeSpec:
         max_actions: primitive actions before the episode is cut off.
         max_replans: task-parser replans before the episode is cut off.
         max_wall_s: wall-clock limit of the episode, seconds.
+        agent_options: agent-specific switches as sorted ``(key, value)`` pairs with JSON
+            scalar values, e.g. ``(("grasp_evaluation", False),)`` for AgenticLab.
     """
 
     task: str
@@ -55,6 +55,7 @@ class EpisodeSpec:
     max_actions: int = 40
     max_replans: int = 5
     max_wall_s: float = 900.0
+    agent_options: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
         if self.verification not in VERIFICATION_MODES:
@@ -66,6 +67,10 @@ class EpisodeSpec:
         """Per-module overrides as a dict."""
         return dict(self.modules)
 
+    def options(self) -> dict[str, Any]:
+        """Agent options as a dict."""
+        return dict(self.agent_options)
+
     def disturbance_dicts(self) -> list[dict[str, Any]]:
         """Disturbance specs as dicts, as the env's reset takes them."""
         return [dict(items) for items in self.disturbances]
@@ -75,6 +80,7 @@ class EpisodeSpec:
         data = asdict(self)
         data["modules"] = self.module_models()
         data["disturbances"] = self.disturbance_dicts()
+        data["agent_options"] = self.options()
         return data
 
     @classmethod
@@ -85,11 +91,16 @@ class EpisodeSpec:
         values["disturbances"] = tuple(
             tuple(sorted(d.items())) for d in values.get("disturbances") or ()
         )
+        values["agent_options"] = tuple(sorted(dict(values.get("agent_options") or {}).items()))
         return cls(**values)
 
     def key(self) -> str:
-        """Stable 16-hex-digit identity of the spec (same spec -> same key, any process)."""
-        text = json.dumps(self.to_dict(), sort_keys=True)
+        """Stable 16-hex-digit identity of the spec (same spec -> same key, any process);
+        a spec without agent options keeps the key it had before options existed."""
+        data = self.to_dict()
+        if not data["agent_options"]:
+            del data["agent_options"]
+        text = json.dumps(data, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -136,7 +147,8 @@ class EpisodeResult:
         wall_s: wall-clock time of the episode, seconds.
         sim_s: simulated time, seconds.
         input_tokens / output_tokens / cost_usd: model usage (cost ``None`` if unknown).
-        failure: first failing source (see :data:`FAILURE_SOURCES`), ``None`` on success.
+        failure: first failing source (see :func:`agentic_env.agents.base.failure_sources`),
+            ``None`` on success.
         failure_detail: a sentence on what failed.
         calls: one summary per model call.
         trace_dir: folder of the episode's trace, ``None`` when no trace was written.

@@ -43,7 +43,7 @@ LYING_GRASP_FRACTION = 0.56
 #: Depth (m) of a top grasp below an upright object's top.
 TOP_GRASP_DEPTH = 0.025
 #: Height (m) of the object's lowest point above the table when the place releases it.
-RELEASE_GAP = 0.005
+TURNED_RELEASE_GAP = 0.005
 #: A cloud whose longest horizontal extent exceeds its height by this factor lies on its side.
 LYING_RATIO = 1.2
 #: Points this far (m) beyond an upright object's top rim count as a handle.
@@ -244,11 +244,11 @@ class Reorienter:
     @staticmethod
     def _resting(estimate: ObjectEstimate, in_hand: np.ndarray, tcp_rotation: np.ndarray,
                  spot: np.ndarray) -> np.ndarray:
-        """The TCP pose with ``tcp_rotation`` that holds the object's box ``RELEASE_GAP``
+        """The TCP pose with ``tcp_rotation`` that holds the object's box ``TURNED_RELEASE_GAP``
         above the table, centred over ``spot``."""
         object_rotation = tcp_rotation @ in_hand[:3, :3]
         lowest = float(np.min((estimate.corners() @ object_rotation.T)[:, 2]))
-        centre = np.array([spot[0], spot[1], RELEASE_GAP - lowest])
+        centre = np.array([spot[0], spot[1], TURNED_RELEASE_GAP - lowest])
         pose = np.eye(4)
         pose[:3, :3] = tcp_rotation
         pose[:3, 3] = centre - tcp_rotation @ in_hand[:3, 3]

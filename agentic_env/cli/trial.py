@@ -1,0 +1,92 @@
+"""``agentic-env trial``: one trial spec with one agent, in sim or on the real robot (or its
+MuJoCo twin); the logic is :mod:`agentic_env.harness.trial`."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+from pathlib import Path
+
+from agentic_env.agents.base import agent_names
+from agentic_env.contract.trial import TrialSpec
+from agentic_env.errors import AgenticEnvError, InvalidConfigError
+from agentic_env.harness.db import Finished, ResultStore
+from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
+from agentic_env.harness.trial import (
+    BACKENDS,
+    REAL_KEY_SUFFIX,
+    Ask,
+    episode_spec,
+    parse_yes,
+    run_real_trial,
+    run_sim_trial,
+)
+from agentic_env.real.calibration import Calibration
+from agentic_env.real.hardware import real_hardware
+from agentic_env.real.real_env import RealEnv
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agentic-env trial", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("spec", type=Path, help="trial spec JSON (agentic-env setup-sheet)")
+    parser.add_argument("--backend", choices=BACKENDS, required=True)
+    parser.add_argument("--agent", default="agenticlab",
+                        help=f"registered agent ({', '.join(agent_names())}) or module:attr")
+    parser.add_argument("--model", default="sim-oracle", help="model spec (default sim-oracle)")
+    parser.add_argument("--verification", default="full", choices=("none", "goal", "full"))
+    parser.add_argument("--max-actions", type=int, default=40)
+    parser.add_argument("--db", type=Path, default=Path("runs/trials.sqlite"),
+                        help="results database (default runs/trials.sqlite)")
+    parser.add_argument("--out", type=Path, default=Path("runs/trial"),
+                        help="setup sheet (real) or trace (sim) folder")
+    real = parser.add_argument_group("real backend")
+    real.add_argument("--twin", action="store_true", help="MuJoCo twin drivers, no hardware")
+    real.add_argument("--robot-host", help="UR controller address")
+    real.add_argument("--gripper-port", default="/dev/ttyACM0")
+    real.add_argument("--calibration", type=Path, default=Path("calibration.json"))
+    real.add_argument("--confirm-each-step", action="store_true",
+                      help="ask the operator before every primitive")
+    return parser
+
+
+def main(argv: list[str] | None = None, ask: Ask = input) -> int:
+    """Run the command; ``ask`` answers the operator's questions (``input`` by default)."""
+    args = _parser().parse_args(argv)
+    try:
+        trial = TrialSpec.load(args.spec)
+        spec = episode_spec(trial, args.agent, args.model, args.max_actions, args.verification)
+        if args.backend == "sim":
+            result = run_sim_trial(trial, spec, args.out)
+            key, worker = spec.key(), f"sim:{socket.gethostname()}"
+        else:
+            result = _run_real(args, trial, spec, ask)
+            key = spec.key() + REAL_KEY_SUFFIX
+            worker = "twin" if args.twin else f"real:{args.robot_host}"
+    except (AgenticEnvError, OSError) as error:
+        print(f"trial failed: {error}")
+        return 1
+    with ResultStore(args.db) as store:
+        stored = store.record(Finished(key, result, result.wall_s, worker))
+    print(f"{args.backend}: success={result.success} score={result.score:.2f} "
+          f"({result.n_done} done, {result.n_extra} extra of {result.n_required}), "
+          f"{result.actions} actions" + ("" if stored else " (already in the database)"))
+    return 0
+
+
+def _run_real(args: argparse.Namespace, trial: TrialSpec, spec: EpisodeSpec,
+              ask: Ask) -> EpisodeResult:
+    confirm = None
+    if args.confirm_each_step:
+        def confirm(text: str) -> bool:
+            return parse_yes(ask(f"next primitive: {text}. Run it? [y/N] "))
+    if args.twin:
+        from agentic_env.real.twin import make_twin_env
+
+        env, twin = make_twin_env(task=trial.task, trial=trial, confirm=confirm)
+        return run_real_trial(trial, spec, env, ask, args.out, oracle_env=twin.world.env)
+    if not args.robot_host:
+        raise InvalidConfigError("--backend real needs --robot-host (or --twin)")
+    env = RealEnv(real_hardware(args.robot_host, args.gripper_port),
+                  Calibration.load(args.calibration), confirm=confirm)
+    return run_real_trial(trial, spec, env, ask, args.out)

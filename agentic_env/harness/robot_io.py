@@ -1,0 +1,81 @@
+"""The one :class:`~agentic_env.agents.base.RobotIO` over any env, sim or real.
+
+:class:`EnvRobotIO` hands an agent what a real robot reports too: observations and the
+primitive's status. The env and its privileged ``info`` (scene state, symbolic steps, task
+truth) are kept in closures, not attributes, so nothing an agent reaches by attribute leads
+to the simulator.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import numpy as np
+
+from agentic_env.agents.base import RobotStoppedError
+from agentic_env.contract.spaces import Workspace
+
+
+class PrimitiveEnv(Protocol):
+    """What :class:`EnvRobotIO` needs of an env (``SimEnv`` and ``RealEnv`` both fit)."""
+
+    primitive_config: Any
+
+    def observe(self) -> dict[str, np.ndarray]: ...
+
+    def step(self, action: dict[str, Any]) -> tuple[Any, ...]: ...
+
+
+class EnvRobotIO:
+    """Observations and primitive status of ``env``; nothing else.
+
+    Args:
+        env: a ``SimEnv`` or ``RealEnv`` in ``primitive`` control mode, already reset.
+
+    Attributes:
+        workspace: the reachable box of the primitives (base frame, metres).
+        actions: primitives sent so far.
+        stopped: why the robot stopped the episode (safety fault, declined primitive),
+            ``""`` while it has not.
+    """
+
+    __slots__ = ("_act", "_observe", "actions", "stopped", "workspace")
+
+    def __init__(self, env: PrimitiveEnv) -> None:
+        self.workspace: Workspace = env.primitive_config.workspace
+        self.actions = 0
+        self.stopped = ""
+
+        def observe() -> dict[str, np.ndarray]:
+            return env.observe()
+
+        def act(action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+            obs, _reward, _terminated, _truncated, info = env.step(action)
+            fault = info.get("safety_fault")
+            if fault is not None:
+                raise RobotStoppedError(f"safety fault {fault.get('kind')}: "
+                                        f"{fault.get('message')}")
+            if info.get("operator_declined"):
+                raise RobotStoppedError("the operator declined a primitive")
+            return obs, dict(info.get("primitive", {}))
+
+        self._observe, self._act = observe, act
+
+    def observe(self) -> dict[str, np.ndarray]:
+        """A fresh observation (see :mod:`agentic_env.contract.spaces`)."""
+        return self._observe()
+
+    def act(self, action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Run one primitive; the observation after it and its status report (``name``,
+        ``ok``, ``reason``, ``message``).
+
+        Raises:
+            RobotStoppedError: on a safety fault or a primitive the operator declined.
+        """
+        try:
+            result = self._act(action)
+        except RobotStoppedError as stop:
+            self.stopped = str(stop)
+            raise
+        self.actions += 1
+        return result

@@ -1,0 +1,263 @@
+"""Run one agent episode and score it: the wiring every backend shares.
+
+:func:`run_episode` builds the sim env for an :class:`~agentic_env.harness.episode.EpisodeSpec`,
+wires the models (:func:`episode_models`: the sim-oracle gets the env, real models never do),
+builds the registered agent (:func:`build_agent`), runs it through an
+:class:`~agentic_env.harness.robot_io.EnvRobotIO` (observations and primitive status only),
+then scores the final state from privileged ground truth. The real-robot trial
+(:mod:`agentic_env.harness.trial`) uses the same pieces with a ``RealEnv`` and the operator's
+rubric in place of the simulator's score.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from agentic_env.agents.base import (
+    Agent,
+    AgentReport,
+    AgentSetup,
+    RobotStoppedError,
+    TaskContext,
+    make_agent,
+)
+from agentic_env.agents.models.base import CallRecord
+from agentic_env.agents.models.budget import Budget
+from agentic_env.agents.models.context import ModuleContext
+from agentic_env.agents.models.oracle import SimOracle
+from agentic_env.agents.models.registry import ModelSpec, build_backends
+from agentic_env.agents.trace import EpisodeTrace
+from agentic_env.envs.sim_env import SimEnv
+from agentic_env.errors import InvalidConfigError
+from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
+from agentic_env.harness.robot_io import EnvRobotIO
+from agentic_env.pddl.planning import PlanNotFoundError, load_domain
+
+#: Video frames are taken every this many control periods (20 Hz control -> 5 fps of sim).
+VIDEO_STRIDE = 4
+
+
+@contextmanager
+def episode_models(spec: EpisodeSpec, oracle_env: SimEnv | None,
+                   budget: Budget | None = None,
+                   on_call: Callable[[CallRecord], None] | None = None
+                   ) -> Iterator[ModuleContext]:
+    """The models of ``spec`` as the agent reaches them; sim-oracles are closed on exit.
+
+    Args:
+        spec: names the model specs and seeds the sim-oracle's error draws.
+        oracle_env: the simulator a sim-oracle reads (the sim env, or a twin's world);
+            ``None`` on hardware, where a sim-oracle spec is refused.
+        budget: token/money budget of the run.
+        on_call: receives every call's record.
+
+    Raises:
+        InvalidConfigError: an unknown model spec, or a sim-oracle without ``oracle_env``.
+    """
+    oracles: list[SimOracle] = []
+
+    def make_oracle(model: ModelSpec) -> SimOracle:
+        if oracle_env is None:
+            raise InvalidConfigError(
+                "the sim-oracle reads the simulator's ground truth, which the real robot does "
+                "not have: pass a real model (e.g. --model gemini/gemini-3-flash) or --twin")
+        oracle = SimOracle(oracle_env, model.error_rates, seed=model.seed * 100_003 + spec.seed)
+        oracles.append(oracle)
+        return oracle
+
+    try:
+        router = build_backends(spec.model, spec.module_models(), oracle_factory=make_oracle)
+        yield ModuleContext(router, budget, on_call)
+    finally:
+        for oracle in oracles:
+            oracle.close()
+
+
+def build_agent(spec: EpisodeSpec, models: ModuleContext,
+                on_event: Callable[[dict[str, Any]], None] | None = None) -> Agent:
+    """The registered agent ``spec.agent`` with ``spec``'s options, limits and seed.
+
+    Raises:
+        InvalidConfigError: an unknown agent or agent option.
+    """
+    return make_agent(spec.agent, AgentSetup(
+        models=models, options=spec.options(), verification=spec.verification,
+        max_actions=spec.max_actions, max_replans=spec.max_replans,
+        max_wall_s=spec.max_wall_s, seed=spec.seed, on_event=on_event))
+
+
+def run_agent(agent: Agent, robot_io: EnvRobotIO, instruction: str, context: TaskContext
+              ) -> tuple[AgentReport, str]:
+    """Run ``agent``; the report and, when the robot stopped the episode, why (else ``""``).
+
+    An agent that lets :class:`RobotStoppedError` escape gets a report with the primitives
+    ``robot_io`` counted and the failure attributed to ``execution``.
+    """
+    try:
+        report = agent.run(robot_io, instruction, context)
+    except RobotStoppedError as stop:
+        report = AgentReport(actions=robot_io.actions, failure="execution",
+                             failure_detail=str(stop))
+    return report, robot_io.stopped
+
+
+def attribute_failure(report: AgentReport, success: bool, stopped: str = "",
+                      unmet: str = "the plan ran out with the goal unmet") -> tuple[str | None,
+                                                                                     str]:
+    """The failure source and sentence of an episode (``(None, "")`` on success).
+
+    Args:
+        report: the agent's report (its first failure wins).
+        success: the task's goal holds at the end (simulator or operator).
+        stopped: why the robot stopped the episode, ``""`` if it did not (then
+            ``execution`` is blamed).
+        unmet: the sentence when nothing more specific is known.
+    """
+    if success:
+        return None, ""
+    if stopped:
+        return "execution", stopped
+    if report.failure:
+        return report.failure, report.failure_detail
+    if report.believes_done and report.goal_checked:
+        return "goal", "the goal checker accepted a state that misses the goal"
+    return "execution", unmet
+
+
+def episode_result(spec: EpisodeSpec, report: AgentReport, calls: list[CallRecord], *,
+                   success: bool, progress: float, score: tuple[float, int, int, int],
+                   goal_checker_error: bool, failure: tuple[str | None, str], wall_s: float,
+                   sim_s: float, trace_dir: str | None = None) -> EpisodeResult:
+    """Assemble the result of an episode.
+
+    Args:
+        score: progress score, actions done, extra actions, actions required.
+        failure: source and sentence (:func:`attribute_failure`).
+        wall_s: wall time, seconds. sim_s: simulated (or robot) time, seconds.
+    """
+    costs = [c.usage.cost_usd for c in calls]
+    return EpisodeResult(
+        spec=spec, success=success, progress=progress, score=score[0], n_done=score[1],
+        n_extra=score[2], n_required=score[3], goal_checker_error=goal_checker_error,
+        actions=report.actions, replans=report.replans, wall_s=wall_s, sim_s=sim_s,
+        input_tokens=sum(c.usage.input_tokens for c in calls),
+        output_tokens=sum(c.usage.output_tokens for c in calls),
+        cost_usd=None if any(c is None for c in costs) and calls else float(
+            sum(c or 0.0 for c in costs)),
+        failure=failure[0], failure_detail=failure[1],
+        calls=tuple(call_summary(c) for c in calls), trace_dir=trace_dir)
+
+
+def call_summary(record: CallRecord) -> ModuleCall:
+    """One model call as the results database stores it."""
+    verdict = None
+    if record.reply is not None:
+        parsed = record.reply.parsed
+        if "success" in parsed:
+            verdict = str(bool(parsed["success"])).lower()
+        elif "evaluation" in parsed:
+            verdict = str(parsed["evaluation"].get("action"))
+        elif "found" in parsed:
+            verdict = "found" if parsed["found"] else "not_found"
+    usage = record.usage
+    return ModuleCall(record.query.module, record.model, usage.latency_s, usage.input_tokens,
+                      usage.output_tokens, usage.cost_usd,
+                      record.reply.attempts if record.reply else len(record.raw_texts),
+                      verdict, record.error)
+
+
+def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
+                on_event: Callable[[str], None] | None = None, video: bool = True,
+                budget: Budget | None = None) -> EpisodeResult:
+    """Run ``spec`` in the simulator and score it.
+
+    Args:
+        spec: the episode.
+        trace_root: write the trace to ``trace_root/<spec key>/``; ``None`` = no trace.
+        on_event: receives a one-line description of each decision as it happens.
+        video: record ``video.mp4`` in the trace (ignored without a trace).
+        budget: token/money budget of the run (shared across episodes if the caller wants).
+
+    Raises:
+        InvalidConfigError: unknown agent, agent option, task or model spec.
+        MissingAPIKeyError: a real model's API key is not set.
+    """
+    start = time.perf_counter()
+    env = SimEnv(task=spec.task, setting=spec.setting,
+                 render_mode="rgb_array" if trace_root is not None and video else None)
+    calls: list[CallRecord] = []
+    trace: EpisodeTrace | None = None
+
+    def on_call(record: CallRecord) -> None:
+        calls.append(record)
+        if trace is not None:
+            trace.on_call(record)
+
+    def event(data: dict[str, Any]) -> None:
+        if trace is not None:
+            trace.on_event(data)
+        if on_event is not None:
+            on_event(_describe_event(data))
+
+    try:
+        with episode_models(spec, env, budget, on_call) as models:
+            agent = build_agent(spec, models, event)
+            options: dict[str, Any] = {"disturbances": spec.disturbance_dicts()}
+            if spec.instruction_category is not None:
+                options["instruction_category"] = spec.instruction_category
+            _obs, info = env.reset(seed=spec.seed, options=options)
+            if trace_root is not None:
+                trace = _start_trace(env, Path(trace_root) / spec.key(), video)
+            report, stopped = run_agent(agent, EnvRobotIO(env), info["instruction"],
+                                        TaskContext(load_domain(env.task.domain)))
+        result = _score(spec, env, report, stopped, calls, time.perf_counter() - start,
+                        str(trace.folder) if trace else None)
+        if trace is not None:
+            trace.finish({"title": f"{spec.task} / {spec.setting} / {spec.agent} / "
+                                   f"{spec.model} / seed {spec.seed}",
+                          "instruction": info["instruction"], "trial": env.trial.to_dict(),
+                          "result": result.to_dict(), "report": asdict(report)},
+                         fps=max(1, int(env.metadata["render_fps"]) // VIDEO_STRIDE))
+        return result
+    finally:
+        env.close()
+
+
+def _start_trace(env: SimEnv, folder: Path, video: bool) -> EpisodeTrace:
+    trace = EpisodeTrace(folder)
+    if video:
+        frame_counter = iter(range(10**9))
+        trace.add_frame(env.render())
+        env.add_control_listener(
+            lambda e: next(frame_counter) % VIDEO_STRIDE == 0 and trace.add_frame(e.render()))
+    return trace
+
+
+def _score(spec: EpisodeSpec, env: SimEnv, report: AgentReport, stopped: str,
+           calls: list[CallRecord], wall_s: float, trace_dir: str | None) -> EpisodeResult:
+    evaluation = env.task.evaluate(env.scene_state)
+    goal_checker_error = report.goal_checked and report.believes_done != evaluation.success
+    try:
+        score = env.progress_score(goal_checker_error)
+        counts = (score.score, score.n_done, score.n_extra, score.n_required)
+    except PlanNotFoundError:
+        counts = (float(evaluation.success), 0, 0, 0)
+    return episode_result(
+        spec, report, calls, success=evaluation.success, progress=evaluation.progress,
+        score=counts, goal_checker_error=goal_checker_error,
+        failure=attribute_failure(report, evaluation.success, stopped), wall_s=wall_s,
+        sim_s=float(env.data.time), trace_dir=trace_dir)
+
+
+def _describe_event(event: dict[str, Any]) -> str:
+    """One line for the live progress display."""
+    kind = event["kind"]
+    details = {k: v for k, v in event.items() if k not in ("kind", "t", "reasoning",
+                                                            "objects")}
+    text = ", ".join(f"{k}={v}" for k, v in details.items())
+    return f"[{event.get('t', 0):7.1f}s] {kind:<18} {text}"[:200]

@@ -1,0 +1,200 @@
+"""``agentic-env trial``: one trial spec with one agent, in sim or on the real robot.
+
+``--backend sim`` runs the episode with :func:`agentic_env.harness.runner.run_episode` (the
+trial must be the one its seed generates, as ``agentic-env setup-sheet --seed`` writes it)
+and scores it from the simulator. ``--backend real`` runs the same agent code on a
+:class:`~agentic_env.real.real_env.RealEnv`:
+
+1. it draws the setup sheet of the trial and waits for the operator to lay out the table;
+2. it runs the agent through the env (``--confirm-each-step`` asks before every primitive;
+   a safety fault or a declined primitive ends the episode with the arm stopped);
+3. it asks the operator to score with the task rubric: did the task succeed, which actions
+   of the required sequence were done, how many actions were redundant or wrong. The
+   progress score is then computed by the same :func:`agentic_env.tasks.score.
+   progress_score` as in sim, the goal-checker penalty from the operator's success verdict
+   and the agent's own goal check.
+
+Both write to the same results database (``--db``): the sim episode under its spec key, the
+real one under the key plus ``:real``; ``agentic-env trial-report`` lines them up. ``--twin``
+runs the real backend on the MuJoCo twins (no hardware; the sim-oracle then reads the twin's
+world, which plays the real cell).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from agentic_env.agents.base import AgentReport, TaskContext, agent_entry
+from agentic_env.agents.models.base import CallRecord
+from agentic_env.cli.setup_sheet import render_setup_sheet
+from agentic_env.contract.trial import TrialSpec
+from agentic_env.envs.sim_env import SimEnv
+from agentic_env.errors import InvalidConfigError
+from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
+from agentic_env.harness.robot_io import EnvRobotIO
+from agentic_env.harness.runner import (
+    attribute_failure,
+    build_agent,
+    episode_models,
+    episode_result,
+    run_agent,
+    run_episode,
+)
+from agentic_env.pddl.planning import PlanStep, load_domain
+from agentic_env.real.real_env import RealEnv
+from agentic_env.real.safety import SafetyFaultError
+from agentic_env.tasks.score import ProgressScore, progress_score
+from agentic_env.tasks.symbolic import EpisodeScorer
+
+BACKENDS: tuple[str, ...] = ("sim", "real")
+#: Suffix of the results-database key of a real (or twin) episode.
+REAL_KEY_SUFFIX = ":real"
+#: ``ask(prompt) -> answer``: how the operator is asked (``input`` on a terminal).
+Ask = Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class RubricAnswers:
+    """The operator's scoring of a real episode.
+
+    Attributes:
+        success: the task's goal holds at the end.
+        done: per action of the required sequence, whether the robot did it.
+        n_extra: actions that were redundant or wrong.
+    """
+
+    success: bool
+    done: tuple[bool, ...]
+    n_extra: int
+
+
+def rubric_score(answers: RubricAnswers, reference: list[PlanStep],
+                 goal_checker_error: bool) -> ProgressScore:
+    """The progress score of the operator's answers, by the sim's own formula."""
+    if len(answers.done) != len(reference):
+        raise InvalidConfigError(f"the rubric needs one answer per required action "
+                                 f"({len(reference)}); got {len(answers.done)}")
+    executed = [step for step, done in zip(reference, answers.done, strict=True) if done]
+    executed += [PlanStep("extra-action", (str(i),)) for i in range(answers.n_extra)]
+    return progress_score(executed, reference, goal_checker_error)
+
+
+def ask_rubric(reference: list[PlanStep], report: AgentReport, ask: Ask) -> RubricAnswers:
+    """Ask the operator the rubric questions (the robot's primitives are listed first)."""
+    primitives = [e for e in report.events if e["kind"] == "primitive"]
+    lines = [f"  {i + 1}. {e['primitive']} ({'ok' if e['ok'] else e['reason']}): {e['why']}"
+             for i, e in enumerate(primitives)]
+    print("The robot executed:\n" + ("\n".join(lines) or "  nothing"))
+    success = parse_yes(ask("Does the table now satisfy the instruction? [y/n] "))
+    done = tuple(parse_yes(ask(f"Required action {i + 1}/{len(reference)}: {step} - done? [y/n] "))
+                 for i, step in enumerate(reference))
+    while True:
+        text = ask("How many executed actions were redundant or wrong? [0-99] ").strip()
+        if text.isdigit():
+            return RubricAnswers(success, done, int(text))
+
+
+def parse_yes(answer: str) -> bool:
+    """Whether an operator's answer means yes (``y`` or ``yes``, any case)."""
+    return answer.strip().lower() in ("y", "yes")
+
+
+def reference_env(trial: TrialSpec) -> SimEnv:
+    """A sim env reset to ``trial`` (for the setup sheet and the reference plan)."""
+    env = SimEnv(task=trial.task, setting=trial.setting)
+    env.reset(options={"trial": trial})
+    return env
+
+
+def episode_spec(trial: TrialSpec, agent: str, model: str, max_actions: int,
+                 verification: str) -> EpisodeSpec:
+    """The episode spec of ``trial`` (its task, setting, seed and disturbances)."""
+    return EpisodeSpec(
+        task=trial.task, setting=trial.setting, seed=trial.seed, agent=agent, model=model,
+        verification=verification, max_actions=max_actions,
+        instruction_category=trial.instruction_category,
+        disturbances=tuple(tuple(sorted(d.items())) for d in trial.disturbances))
+
+
+def run_sim_trial(trial: TrialSpec, spec: EpisodeSpec, trace_root: Path | None = None
+                  ) -> EpisodeResult:
+    """Run ``spec`` with the runner after checking that its seed rebuilds ``trial``.
+
+    Raises:
+        InvalidConfigError: if the seed generates another layout or instruction.
+    """
+    env = SimEnv(task=trial.task, setting=trial.setting)
+    try:
+        options = {"instruction_category": trial.instruction_category}
+        env.reset(seed=trial.seed, options=options)
+        generated = env.trial
+    finally:
+        env.close()
+    same = (generated.instruction == trial.instruction and len(generated.objects) ==
+            len(trial.objects) and all(
+                a.name == b.name and np.allclose(a.position, b.position, atol=1e-6)
+                for a, b in zip(generated.objects, trial.objects, strict=True)))
+    if not same:
+        raise InvalidConfigError(
+            "the sim backend runs trials by seed and this spec is not the one seed "
+            f"{trial.seed} generates; make it with `agentic-env setup-sheet --task {trial.task} "
+            f"--seed {trial.seed}`")
+    return run_episode(spec, trace_root=trace_root, video=trace_root is not None)
+
+
+def run_real_trial(trial: TrialSpec, spec: EpisodeSpec, env: RealEnv, ask: Ask,
+                   sheet_dir: Path, oracle_env: SimEnv | None = None,
+                   on_event: Callable[[str], None] | None = None) -> EpisodeResult:
+    """Setup sheet, operator layout, agent run on ``env``, operator rubric (module docstring).
+
+    Args:
+        oracle_env: the simulator the sim-oracle may read (the twin's world); ``None`` on
+            hardware, where only real models can run.
+    """
+    agent_entry(spec.agent)  # an unknown agent fails before the operator lays out a table
+    start = time.perf_counter()
+    reference_sim = reference_env(trial)
+    try:
+        sheet_dir.mkdir(parents=True, exist_ok=True)
+        Image.fromarray(render_setup_sheet(reference_sim)).save(sheet_dir / "setup_sheet.png")
+        trial.save(sheet_dir / "trial.json")
+        reference = EpisodeScorer(reference_sim.task, reference_sim.scene_state).reference()
+        domain = load_domain(reference_sim.task.domain)
+    finally:
+        reference_sim.close()
+    print(f"Setup sheet: {sheet_dir / 'setup_sheet.png'}\nInstruction: {trial.instruction}")
+    ask("Lay out the table as on the setup sheet, clear the cell, then press Enter: ")
+    calls: list[CallRecord] = []
+    with episode_models(spec, oracle_env, on_call=calls.append) as models:
+        agent = build_agent(spec, models, (lambda e: on_event(str(e))) if on_event else None)
+        with env:
+            env.reset(options={"trial": trial})
+            robot_start = env.robot.time
+            robot_io = EnvRobotIO(env)
+            try:
+                report, stopped = run_agent(agent, robot_io, trial.instruction,
+                                            TaskContext(domain))
+            except SafetyFaultError as fault:  # raised by an observation
+                report = AgentReport(actions=robot_io.actions, failure="execution",
+                                     failure_detail=str(fault))
+                stopped = str(fault)
+            robot_time = env.robot.time - robot_start
+    answers = ask_rubric(reference, report, ask)
+    goal_checker_error = report.goal_checked and report.believes_done != answers.success
+    score = rubric_score(answers, reference, goal_checker_error)
+    return episode_result(
+        spec, report, calls, success=answers.success,
+        progress=score.n_done / score.n_required if score.n_required else float(answers.success),
+        score=(score.score, score.n_done, score.n_extra, score.n_required),
+        goal_checker_error=goal_checker_error,
+        failure=attribute_failure(report, answers.success, stopped,
+                                  unmet="the operator judged the goal unmet"),
+        wall_s=time.perf_counter() - start, sim_s=robot_time)
+
+

@@ -1,0 +1,21 @@
+"""Robot skills every agent design stands on (observation-only: they read observations and
+primitive status, never the simulator): a :class:`~agentic_env.agents.skills.scene.SceneView`
+of one observation, :func:`~agentic_env.agents.skills.locate.locate` with active perception,
+the grasp/place geometry (:mod:`~agentic_env.agents.skills.grounding`) and the reorientation
+turn (:mod:`~agentic_env.agents.skills.reorient`); each skill returns a
+:class:`~agentic_env.agents.skills.result.SkillResult`. Model judgements (the detector) are
+injected callables, so a skill never knows which agent or model calls it.
+"""
+
+from agentic_env.agents.skills.drawers import close_drawer, handle_pose, open_drawer, outward_yaw
+from agentic_env.agents.skills.io import RobotSkillIO, SkillIO
+from agentic_env.agents.skills.locate import Target, locate
+from agentic_env.agents.skills.pick import GraspJudge, accepted_grasps, pick, plan_grasps
+from agentic_env.agents.skills.place import place_at, place_in, place_on
+from agentic_env.agents.skills.result import SkillCode, SkillResult
+
+__all__ = [
+    "GraspJudge", "RobotSkillIO", "SkillCode", "SkillIO", "SkillResult", "Target",
+    "accepted_grasps", "close_drawer", "handle_pose", "locate", "open_drawer", "outward_yaw",
+    "pick", "place_at", "place_in", "place_on", "plan_grasps",
+]

@@ -1,0 +1,222 @@
+"""``locate``: a named target as a 3D cloud, looking again when the first view fails.
+
+The shoulder camera is asked first. When it does not find the target, or the arm hides much
+of the view around it, the skill clears the view: the arm goes home, then, if that is not
+enough, to a parking pose that keeps it out of the shoulder camera's view of the workspace.
+Still not found, it surveys with the wrist camera from a bounded set of look poses (behind
+and in front of the tall things the shoulder camera sees, where open drawers and hidden
+objects are, then a grid over the workspace), and only then reports ``NOT_FOUND`` with every
+view it tried. Base frame throughout (z up, table top z = 0), metres and radians.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from agentic_env.agents.perception import PointCloud, target_cloud
+from agentic_env.agents.skills.grounding import tcp_yaw
+from agentic_env.agents.skills.io import SkillIO
+from agentic_env.agents.skills.result import SkillCode, SkillResult
+from agentic_env.agents.skills.scene import SceneView, at_home, kinematics
+from agentic_env.contract.actions import home, move_to, top_down_pose, vector_to_pose
+from agentic_env.contract.spaces import Workspace
+
+#: Share of the shoulder view around a detection that may be the arm before the view is
+#: cleared and the target detected again.
+ROBOT_IN_VIEW = 0.2
+#: Fewest 3D points of a located target.
+MIN_TARGET_POINTS = 10
+#: Height (m) above a target's top from which the wrist camera takes a close look at it.
+LOOK_HEIGHT = 0.22
+#: Height (m) of the wrist camera above the table on a survey look.
+SURVEY_HEIGHT = 0.42
+#: Most wrist-camera looks of one survey.
+MAX_LOOKS = 6
+#: How far (m) beyond a tall thing (seen from the shoulder camera) and in front of it (towards
+#: the robot, where an open drawer sticks out) a survey looks.
+BEHIND = 0.12
+IN_FRONT = 0.18
+#: Parking spots for clearing the shoulder camera's view: TCP (x, y, z) in the base frame.
+PARKING_SPOTS: tuple[tuple[float, float, float], ...] = (
+    (0.2, 0.5, 0.5), (0.2, -0.55, 0.5), (0.3, 0.6, 0.6), (0.15, 0.3, 0.6))
+#: Grid of ray samples (per axis over the workspace, and along each ray) that estimates how
+#: much of the workspace an arm configuration hides from the shoulder camera.
+VIEW_GRID = 8
+RAY_SAMPLES = 12
+
+
+class Detection(Protocol):
+    """What a detector reports: a pixel ``point`` (u, v) and an optional ``box``."""
+
+    point: tuple[int, int]
+    box: tuple[int, int, int, int] | None
+
+
+#: ``detector(obs, camera, name, part) -> Detection | None``: the model judgement that points
+#: at ``name`` (``part``: ``object``, ``handle`` or ``interior``) in ``camera``'s image.
+Detector = Callable[[Mapping[str, np.ndarray], str, str, str], "Detection | None"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """A located target.
+
+    Attributes:
+        name: what was asked for.
+        part: ``object``, ``handle`` or ``interior``.
+        camera: the camera that found it (its view is in the caller's observation now).
+        detection: where in that camera's image.
+        cloud: its points, base frame.
+    """
+
+    name: str
+    part: str
+    camera: str
+    detection: Detection
+    cloud: PointCloud
+
+
+def locate(io: SkillIO, detector: Detector, name: str, part: str = "object",
+           camera: str = "shoulder", search: bool = True, max_moves: int = MAX_LOOKS + 1
+           ) -> SkillResult:
+    """Find ``name`` and return it as ``data["target"]`` (a :class:`Target`).
+
+    Args:
+        io: the caller's robot access.
+        detector: the injected detection judgement.
+        part: ``object``, or for drawers ``handle`` / ``interior``.
+        camera: the camera to ask; only a ``shoulder`` request clears the view and surveys.
+        search: look again (clear the view, survey with the wrist) when not found.
+        max_moves: most arm moves of the search (parking and looks; going home is not
+            counted), e.g. what the caller's action budget leaves.
+
+    Returns:
+        ``OK`` with the target; ``NOT_FOUND`` naming every view tried.
+    """
+    tried = [f"the {camera} view"]
+    detection = detector(io.obs, camera, name, part)
+    if camera != "shoulder":
+        return _result(io, name, part, camera, detection, tried)
+    if not at_home(io.obs) and (detection is None or _hidden(io.obs, detection)):
+        io.act(home(), f"clear the shoulder camera's view of {name}")
+        detection = detector(io.obs, camera, name, part)
+        tried.append("the shoulder view with the arm home")
+    moves = max_moves if search else 0
+    if moves > 0 and (detection is None or _hidden(io.obs, detection)):
+        parking = clear_view_pose(io.obs, io.workspace)
+        if parking is not None:
+            moves -= 1
+            if io.act(move_to(parking), f"park the arm out of view of {name}").get("ok"):
+                tried.append("the shoulder view with the arm parked aside")
+                detection = detector(io.obs, camera, name, part) or detection
+    if detection is None and moves > 0:
+        for look in survey_poses(SceneView(io.obs), io.obs, io.workspace)[:moves]:
+            if not io.act(move_to(look), f"wrist survey for {name}").get("ok"):
+                continue
+            tried.append(f"the wrist view from ({look[0, 3]:.2f}, {look[1, 3]:.2f})")
+            detection = detector(io.obs, "wrist", name, part)
+            if detection is not None:
+                return _result(io, name, part, "wrist", detection, tried)
+    return _result(io, name, part, camera, detection, tried)
+
+
+def _result(io: SkillIO, name: str, part: str, camera: str, detection: Detection | None,
+            tried: list[str]) -> SkillResult:
+    what = name if part == "object" else f"{name} ({part})"
+    if detection is None:
+        return SkillResult(SkillCode.NOT_FOUND, f"{what} was not found in "
+                           f"{', '.join(tried)}", {"tried": tried})
+    cloud = target_cloud(io.obs, camera, detection.point, detection.box)
+    io.event("detection", target=name, part=part, camera=camera, point=list(detection.point),
+             box=detection.box and list(detection.box), points=len(cloud), views=len(tried))
+    if len(cloud) < MIN_TARGET_POINTS:
+        return SkillResult(SkillCode.NOT_FOUND, f"no 3D points of {what} at the detected "
+                           f"pixel {detection.point} in the {camera} view", {"tried": tried})
+    return SkillResult(SkillCode.OK, f"{what} found in the {camera} view",
+                       {"target": Target(name, part, camera, detection, cloud),
+                        "tried": tried})
+
+
+def _hidden(obs: Mapping[str, np.ndarray], detection: Detection) -> bool:
+    """Whether the arm covers over :data:`ROBOT_IN_VIEW` of the shoulder image around
+    ``detection``'s box (grown by its size on each side)."""
+    u0, v0, u1, v1 = detection.box or (*detection.point, *detection.point)
+    pad_u, pad_v = max(u1 - u0, 10), max(v1 - v0, 10)
+    region = (u0 - pad_u, v0 - pad_v, u1 + pad_u, v1 + pad_v)
+    return SceneView(obs).robot_share("shoulder", region) > ROBOT_IN_VIEW
+
+
+def hidden_share(obs: Mapping[str, np.ndarray], q: np.ndarray, workspace: Workspace) -> float:
+    """Share (0..1) of a grid over the workspace's table area that the arm at joint
+    positions ``q`` (6,) rad hides from the shoulder camera (rays sampled against the arm's
+    model)."""
+    camera = np.asarray(obs["shoulder_extrinsics"], float)[:3, 3]
+    xs = np.linspace(workspace.low[0], workspace.high[0], VIEW_GRID)
+    ys = np.linspace(workspace.low[1], workspace.high[1], VIEW_GRID)
+    ends = np.array([[x, y, 0.03] for x in xs for y in ys])
+    steps = np.linspace(0.05, 0.98, RAY_SAMPLES)[:, None, None]
+    samples = camera + steps * (ends - camera)  # (samples, rays, 3)
+    on_robot = kinematics().robot_points(samples.reshape(-1, 3), q)
+    return float(np.mean(on_robot.reshape(RAY_SAMPLES, -1).any(axis=0)))
+
+
+def clear_view_pose(obs: Mapping[str, np.ndarray], workspace: Workspace) -> np.ndarray | None:
+    """A top-down TCP pose (4x4) from :data:`PARKING_SPOTS` whose arm configuration hides
+    less of the workspace from the shoulder camera than the arm does now; the best such,
+    ``None`` when none is better (or none is reachable)."""
+    q_now = np.asarray(obs["joint_positions"], float)
+    best, best_share = None, hidden_share(obs, q_now, workspace)
+    yaw = tcp_yaw(obs["tcp_pose"])
+    for spot in PARKING_SPOTS:
+        pose = top_down_pose(np.array(spot), yaw)
+        solution = kinematics().solve(pose, q_now)
+        if not solution.converged:
+            continue
+        share = hidden_share(obs, solution.q, workspace)
+        if share < best_share - 0.02:
+            best, best_share = pose, share
+    return best
+
+
+def wrist_look_pose(obs: Mapping[str, np.ndarray], point: np.ndarray,
+                    camera_over: bool = True) -> np.ndarray:
+    """A top-down TCP pose (4x4) from which the wrist camera looks down at ``point`` (3,):
+    the camera (or, ``camera_over`` false, the TCP) straight above it, at ``point``'s
+    height; the hand keeps its current yaw."""
+    view = top_down_pose(np.asarray(point, float), tcp_yaw(obs["tcp_pose"]))
+    if camera_over:
+        tcp = vector_to_pose(np.asarray(obs["tcp_pose"], float))
+        camera = np.asarray(obs["wrist_extrinsics"], float)[:3, 3]
+        offset = tcp[:3, :3].T @ (camera - tcp[:3, 3])  # the camera in the tool frame
+        view[:3, 3] -= view[:3, :3] @ np.array([offset[0], offset[1], 0.0])
+    return view
+
+
+def survey_poses(scene: SceneView, obs: Mapping[str, np.ndarray], workspace: Workspace
+                 ) -> list[np.ndarray]:
+    """At most :data:`MAX_LOOKS` wrist look poses: behind and in front of each tall thing
+    the shoulder camera sees (seen from the camera; in front = towards the robot, where an
+    open drawer sticks out), then a coarse grid over the workspace; all at
+    :data:`SURVEY_HEIGHT`, inside the workspace."""
+    camera = np.asarray(obs["shoulder_extrinsics"], float)[:2, 3]
+    spots: list[np.ndarray] = []
+    low, high = np.asarray(workspace.low, float), np.asarray(workspace.high, float)
+    for tall in scene.tall_things(low, high):
+        away = tall[:2] - camera
+        spots.append(tall[:2] + BEHIND * away / max(np.linalg.norm(away), 1e-6))
+        towards = -tall[:2]
+        spots.append(tall[:2] + IN_FRONT * towards / max(np.linalg.norm(towards), 1e-6))
+    for fx in (0.3, 0.7):
+        for fy in (0.25, 0.75):
+            spots.append(low[:2] + np.array([fx, fy]) * (high[:2] - low[:2]))
+    looks = []
+    for spot in spots:
+        xy = np.clip(spot, low[:2], high[:2])
+        if any(np.linalg.norm(xy - look[:2, 3]) < 0.08 for look in looks):
+            continue
+        looks.append(wrist_look_pose(obs, np.array([*xy, SURVEY_HEIGHT])))
+    return looks[:MAX_LOOKS]

@@ -1,0 +1,164 @@
+"""``plan_grasps`` and ``pick``: grasp candidates on a located target, judged by an injected
+callable, executed best first with fallbacks. Base frame (z up, table top z = 0), metres and
+radians.
+
+``pick`` plans in the view that located the target; when every judged candidate is
+rejected it looks from the wrist camera straight above the target and plans again. A grasp
+the arm cannot reach (refused before moving) gives way to the next one, and when those run
+out with the wrist turned away from the hand's yaw, planning starts again at the hand's yaw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from agentic_env.agents.perception import (
+    GraspCandidate,
+    PointCloud,
+    camera_cloud,
+    grasp_candidates,
+    render_grasp,
+)
+from agentic_env.agents.skills import grounding
+from agentic_env.agents.skills.io import SkillIO
+from agentic_env.agents.skills.locate import (
+    LOOK_HEIGHT,
+    MAX_LOOKS,
+    Detector,
+    Target,
+    locate,
+    wrist_look_pose,
+)
+from agentic_env.agents.skills.result import SkillCode, SkillResult
+from agentic_env.agents.skills.scene import near_box, without_robot
+from agentic_env.contract.actions import move_to
+from agentic_env.contract.actions import pick as pick_action
+
+#: ``judge(image, candidate, target) -> (execute, reason)``: the injected judgement of one
+#: candidate drawn over its local cloud (``image`` (H, W, 3) uint8).
+GraspJudge = Callable[[np.ndarray, GraspCandidate, Target], tuple[bool, str]]
+#: Candidates within this yaw (rad) of the preferred one are tried first.
+YAW_PREFERENCE = np.pi / 6
+
+
+@dataclass(frozen=True)
+class Grasp:
+    """An accepted grasp: the candidate, the target it grasps and the scene it was planned in
+    (the target's camera's cloud)."""
+
+    candidate: GraspCandidate
+    target: Target
+    scene: PointCloud
+
+
+def plan_grasps(io: SkillIO, target: Target, yaw: float,
+                rng: np.random.Generator) -> tuple[list[GraspCandidate], PointCloud, PointCloud]:
+    """Grasp candidates on the top of ``target`` (within :data:`grounding.GRASP_SLAB`), each
+    turned to the equivalent yaw nearest ``yaw``, those within :data:`YAW_PREFERENCE` of it
+    first; with the grasped slab and the scene they were planned in."""
+    slab = grounding.top_slab(target.cloud)
+    scene = camera_cloud(io.obs, target.camera, stride=2)
+    candidates = [grounding.fold_grasp(c, yaw) for c in grasp_candidates(slab, scene, rng=rng)]
+    candidates.sort(key=lambda c: abs(grounding.yaw_offset(c.pose, yaw)) > YAW_PREFERENCE)
+    io.event("grasp_candidates", target=target.name, camera=target.camera,
+             count=len(candidates))
+    return candidates, slab, scene
+
+
+def accepted_grasps(io: SkillIO, target: Target, yaw: float, rng: np.random.Generator,
+                    judge: GraspJudge | None = None, judged: int = 3) -> Iterator[Grasp]:
+    """The candidates of :func:`plan_grasps` that ``judge`` accepts (at most ``judged`` are
+    judged; without a judge, the first ``judged`` candidates)."""
+    candidates, slab, scene = plan_grasps(io, target, yaw, rng)
+    for candidate in candidates[:judged]:
+        if judge is not None:
+            execute, reason = judge(render_grasp(slab, scene, candidate), candidate, target)
+            io.event("grasp_evaluation", target=target.name, camera=target.camera,
+                     execute=execute, reason=reason, score=round(candidate.score, 3))
+            if not execute:
+                continue
+        yield Grasp(candidate, target, scene)
+
+
+def pick(io: SkillIO, detector: Detector, name: str, rng: np.random.Generator, *,
+         yaw: float | None = None, judge: GraspJudge | None = None, judged: int = 3,
+         max_moves: int = MAX_LOOKS + 1, why: str = "") -> SkillResult:
+    """Locate ``name`` and pick it (module docstring).
+
+    Args:
+        yaw: preferred wrist yaw (rad); default the hand's.
+        judge: the grasp judgement; ``None`` accepts every candidate.
+        judged: candidates judged per view.
+        max_moves: most arm moves of each search for the target (see :func:`locate`).
+
+    Returns:
+        ``OK`` with ``data["held"]`` (a :class:`grounding.HeldObject`); ``NOT_FOUND``;
+        ``GRASP_FAILED`` with ``data["rejected"]`` when the judge accepted nothing; the
+        code of the look or the pick that failed otherwise (``data["look"]`` for the look).
+        ``data["failures"]`` lists every failed pick attempt.
+    """
+    hand_yaw = grounding.tcp_yaw(io.obs["tcp_pose"])
+    yaw = hand_yaw if yaw is None else yaw
+    found = locate(io, detector, name, max_moves=max_moves)
+    if not found.ok:
+        return found
+    target: Target = found.data["target"]
+    grasps = accepted_grasps(io, target, yaw, rng, judge, judged)
+    grasp = next(grasps, None)
+    if grasp is None:
+        centre, top = grounding.top_of(target.cloud)
+        look = wrist_look_pose(io.obs, np.array([*centre, top + LOOK_HEIGHT]),
+                               camera_over=False)
+        status = io.act(move_to(look), f"wrist view of {name}")
+        if not status.get("ok"):
+            return SkillResult.from_status(status, f"the wrist view of {name}", look=True)
+        found = locate(io, detector, name, camera="wrist")
+        if not found.ok:
+            return found
+        grasps = accepted_grasps(io, found.data["target"], yaw, rng, judge, judged)
+        grasp = next(grasps, None)
+    if grasp is None:
+        return SkillResult(SkillCode.GRASP_FAILED, f"every grasp candidate for {name} was "
+                           "rejected in the shoulder and the wrist views", {"rejected": True})
+    failures: list[str] = []
+    result = SkillResult(SkillCode.GRASP_FAILED, f"no grasp of {name} was tried")
+    while grasp is not None:
+        result = _execute(io, grasp, why or f"pick {name}")
+        if result.ok:
+            return SkillResult(SkillCode.OK, result.message, {**result.data,
+                                                              "failures": failures})
+        failures.append(result.message)
+        if result.code is not SkillCode.UNREACHABLE:
+            break
+        grasp = next(grasps, None)
+        hand_yaw = grounding.tcp_yaw(io.obs["tcp_pose"])
+        if grasp is None and abs(grounding.wrap_angle(yaw - hand_yaw)) > YAW_PREFERENCE:
+            yaw = hand_yaw  # the preferred wrist turn is out of reach here: try without
+            found = locate(io, detector, name, max_moves=max_moves)
+            if not found.ok:
+                return SkillResult(found.code, found.message, {"failures": failures})
+            grasps = accepted_grasps(io, found.data["target"], yaw, rng, judge, judged)
+            grasp = next(grasps, None)
+    return SkillResult(result.code, result.message, {"failures": failures})
+
+
+def _execute(io: SkillIO, grasp: Grasp, why: str) -> SkillResult:
+    """Run one accepted grasp, coming down above the obstacles around it; measure what the
+    gripper holds on success."""
+    candidate, cloud, scene = grasp.candidate, grasp.target.cloud, grasp.scene
+    obstacles = without_robot(scene.select(~near_box(scene, cloud)), io.obs)
+    approach = grounding.approach_over(obstacles, candidate.pose[:2, 3], candidate.pose[2, 3])
+    status = io.act(pick_action(candidate.pose, candidate.width, approach), why)
+    name = grasp.target.name
+    result = SkillResult.from_status(status, f"pick of {name}")
+    if not result.ok:
+        return result
+    held = grounding.measure_held(
+        name, camera_cloud(io.obs, "shoulder", stride=2, keep_gripper=True),
+        io.obs["tcp_pose"], fallback=(cloud, candidate.pose))
+    io.event("held_object", target=name, below_tcp=round(held.below_tcp, 4),
+             radius=round(held.radius, 4))
+    return SkillResult(SkillCode.OK, result.message, {"held": held, "grasp": candidate.pose})

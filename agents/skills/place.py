@@ -1,0 +1,98 @@
+"""Place skills: set the held object on a target, into a container, or at a spot on the
+table. Base frame (z up, table top z = 0), metres and radians.
+
+Every place comes down from above the obstacles around its path (the shoulder camera's view
+without the robot, :meth:`SceneView.obstacles`); a caller that looked around since may pass
+the view it planned with.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agentic_env.agents.perception import PointCloud, box_cloud
+from agentic_env.agents.skills import grounding
+from agentic_env.agents.skills.grounding import HeldObject
+from agentic_env.agents.skills.io import SkillIO
+from agentic_env.agents.skills.locate import Target
+from agentic_env.agents.skills.result import SkillCode, SkillResult
+from agentic_env.agents.skills.scene import SceneView
+from agentic_env.contract.actions import place, top_down_pose
+
+#: Points of a container's box at most this high (m) are the table around it, not its floor.
+FLOOR_MIN = 0.002
+
+
+def place_on(io: SkillIO, held: HeldObject, target: Target, *, align_faces: bool = False,
+             centre: np.ndarray | None = None, cloud: PointCloud | None = None,
+             view: SceneView | None = None, why: str = "") -> SkillResult:
+    """Set ``held`` centred on top of ``target`` (a cube, a plate, a board slot).
+
+    Args:
+        align_faces: turn the wrist so the held box's faces line up with the target's.
+        centre: (x, y) to place at instead of the target's top centre.
+        cloud: the target's points to use instead of ``target.cloud`` (e.g. a whole board).
+        view: the scene the place was planned in (default: the current observation).
+    """
+    view = view or SceneView(io.obs)
+    tcp = io.obs["tcp_pose"]
+    pose, approach = grounding.place_on(target.cloud if cloud is None else cloud,
+                                        view.obstacles(), held, tcp, align_faces=align_faces,
+                                        centre=centre)
+    return _release(io, held, pose, approach, view, why)
+
+
+def place_in(io: SkillIO, held: HeldObject, target: Target, *, yaw: float | None = None,
+             view: SceneView | None = None, why: str = "") -> SkillResult:
+    """Drop ``held`` into the container ``target`` (a bin, a bowl, an open drawer's inside)
+    at its emptiest spot; ``yaw`` (rad) turns the wrist (default: the geometry's choice)."""
+    view = view or SceneView(io.obs)
+    cloud = target.cloud
+    if target.detection.box is not None:  # the whole box: floor and walls, not one cluster
+        cloud = box_cloud(io.obs, target.camera, target.detection.box)
+        cloud = cloud.select(cloud.points[:, 2] > FLOOR_MIN)
+    pose, approach = grounding.place_in(cloud, view.obstacles(), held, io.obs["tcp_pose"])
+    if yaw is not None:
+        pose = grounding.with_yaw(pose, yaw)
+    return _release(io, held, pose, approach, view, why)
+
+
+def place_at(io: SkillIO, held: HeldObject, position: np.ndarray | None = None,
+             yaw: float | None = None, *, view: SceneView | None = None,
+             why: str = "") -> SkillResult:
+    """Set ``held`` down on the table at ``position`` (x, y; its bottom on the table) turned
+    to ``yaw`` (rad; default the hand's), or, without a position, on the free patch nearest
+    the workspace's middle. ``BLOCKED`` when no free patch is visible, or something stands
+    where the held object would go; ``BAD_ARGS`` for a position outside the workspace."""
+    view = view or SceneView(io.obs)
+    obstacles, tcp = view.obstacles(), io.obs["tcp_pose"]
+    if position is None:
+        spot = grounding.table_spot(obstacles, held, tcp, io.workspace)
+        if spot is None:
+            return SkillResult(SkillCode.BLOCKED, "no free spot on the table is visible")
+        pose, approach = spot
+        if yaw is not None:
+            pose = grounding.with_yaw(pose, yaw)
+    else:
+        xy = np.asarray(position, float)[:2]
+        if not io.workspace.contains(np.array([*xy, held.below_tcp])):
+            return SkillResult(SkillCode.BAD_ARGS, f"({xy[0]:.2f}, {xy[1]:.2f}) lies outside "
+                               f"the workspace ({io.workspace.describe()})")
+        near = np.linalg.norm(obstacles.points[:, :2] - xy, axis=1) < held.radius + 0.01
+        if np.any(obstacles.points[near, 2] > 0.006):
+            return SkillResult(SkillCode.BLOCKED, f"something stands at ({xy[0]:.2f}, "
+                               f"{xy[1]:.2f}) where {held.name} would go")
+        hand_yaw = grounding.tcp_yaw(tcp) if yaw is None else yaw
+        pose = top_down_pose(np.array([*xy, held.below_tcp + grounding.RELEASE_GAP]),
+                             hand_yaw)
+        approach = 0.0
+    return _release(io, held, pose, approach, view, why)
+
+
+def _release(io: SkillIO, held: HeldObject, pose: np.ndarray, approach: float,
+             view: SceneView, why: str) -> SkillResult:
+    here = np.asarray(io.obs["tcp_pose"][:3], float)
+    approach = max(approach, grounding.approach_over(view.obstacles(), here[:2], pose[2, 3],
+                                                     hanging=held.below_tcp))
+    status = io.act(place(pose, approach), why or f"place {held.name}")
+    return SkillResult.from_status(status, f"place of {held.name}", pose=pose)

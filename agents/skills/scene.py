@@ -1,0 +1,132 @@
+"""One observation seen as a scene: base-frame clouds per camera, computed once, with the
+robot's own points removed, and questions such as "what stands near here".
+
+Base frame throughout: z up, the table top is z = 0, metres.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from agentic_env.agents.perception import PointCloud, box_cloud, camera_cloud
+from agentic_env.robot.constants import HOME_JOINT_POSITIONS
+from agentic_env.robot.kinematics import ArmKinematics
+
+#: Radius (m) of the column around the TCP whose points count as the hand and what it holds.
+HAND_COLUMN = 0.07
+#: Depth (m) below the TCP down to which that column counts as the hand.
+HAND_DEPTH = 0.12
+#: Largest joint distance (rad) from the home configuration that still counts as home.
+HOME_TOLERANCE = 0.05
+
+
+@functools.cache
+def kinematics() -> ArmKinematics:
+    """The arm's kinematic model (one per process)."""
+    return ArmKinematics()
+
+
+def at_home(obs: Mapping[str, np.ndarray]) -> bool:
+    """Whether the arm of ``obs`` is in its home configuration."""
+    q = np.asarray(obs["joint_positions"], float)
+    return bool(np.max(np.abs(q - HOME_JOINT_POSITIONS)) < HOME_TOLERANCE)
+
+
+def without_robot(cloud: PointCloud, obs: Mapping[str, np.ndarray],
+                  radius: float = HAND_COLUMN) -> PointCloud:
+    """``cloud`` without the robot's own points: its links at the observed joint positions
+    (self-filtering with the arm's model), and a column of ``radius`` m around the TCP where
+    the gripper holds an object (``radius`` 0: no column)."""
+    tcp = np.asarray(obs["tcp_pose"][:3], float)
+    in_hand = ((np.linalg.norm(cloud.points[:, :2] - tcp[:2], axis=1) < radius)
+               & (cloud.points[:, 2] > tcp[2] - HAND_DEPTH))
+    on_robot = kinematics().robot_points(cloud.points, obs["joint_positions"])
+    return cloud.select(~in_hand & ~on_robot)
+
+
+def near_box(scene: PointCloud, cloud: PointCloud, radius: float = 0.01) -> np.ndarray:
+    """Mask of the ``scene`` points within ``radius`` m of the bounding box of ``cloud``."""
+    low, high = cloud.points.min(axis=0) - radius, cloud.points.max(axis=0) + radius
+    return np.all((scene.points >= low) & (scene.points <= high), axis=1)
+
+
+class SceneView:
+    """Clouds of one observation, each computed once.
+
+    Args:
+        obs: an observation (see :mod:`agentic_env.contract.spaces`).
+        stride: pixel stride of the clouds (every ``stride``-th row and column).
+    """
+
+    def __init__(self, obs: Mapping[str, np.ndarray], stride: int = 2) -> None:
+        self.obs = obs
+        self.stride = stride
+        self._clouds: dict[tuple[str, bool], PointCloud] = {}
+        self._obstacles: dict[str, PointCloud] = {}
+
+    def cloud(self, camera: str, keep_gripper: bool = False) -> PointCloud:
+        """Every point ``camera`` sees (the gripper's own points removed unless asked)."""
+        key = (camera, keep_gripper)
+        if key not in self._clouds:
+            self._clouds[key] = camera_cloud(self.obs, camera, stride=self.stride,
+                                             keep_gripper=keep_gripper)
+        return self._clouds[key]
+
+    def obstacles(self, camera: str = "shoulder") -> PointCloud:
+        """What ``camera`` sees without the robot and the hand's column (see
+        :func:`without_robot`): the things a motion must clear."""
+        if camera not in self._obstacles:
+            self._obstacles[camera] = without_robot(self.cloud(camera), self.obs)
+        return self._obstacles[camera]
+
+    def standing_near(self, point: np.ndarray, radius: float = 0.06,
+                      height: float = 0.015) -> bool:
+        """Whether something stands more than ``height`` m above ``point`` (3,) within
+        ``radius`` m of it horizontally (the shoulder camera's obstacles)."""
+        scene = self.obstacles()
+        near = np.linalg.norm(scene.points[:, :2] - point[:2], axis=1) < radius
+        return bool(np.any(scene.points[near, 2] > point[2] + height))
+
+    def tall_things(self, low: Sequence[float], high: Sequence[float],
+                    min_height: float = 0.12, spacing: float = 0.15, limit: int = 3
+                    ) -> list[np.ndarray]:
+        """Where (x, y, top z) the shoulder camera sees things taller than ``min_height`` m
+        inside the box ``low``..``high`` (x, y): at most ``limit`` spots, the most covered
+        first, ``spacing`` m apart; things that can hide what stands behind them."""
+        scene = self.obstacles()
+        points = scene.points
+        inside = ((points[:, 2] > min_height) & np.all(points[:, :2] >= low[:2], axis=1)
+                  & np.all(points[:, :2] <= high[:2], axis=1))
+        tall = points[inside]
+        if len(tall) == 0:
+            return []
+        _cells, inverse, counts = np.unique(np.floor(tall[:, :2] / (spacing / 2)).astype(int),
+                                           axis=0, return_inverse=True, return_counts=True)
+        spots: list[np.ndarray] = []
+        for index in np.argsort(-counts, kind="stable"):
+            members = tall[inverse.ravel() == index]
+            spot = np.array([*members[:, :2].mean(axis=0), members[:, 2].max()])
+            if counts[index] >= 10 and all(
+                    np.linalg.norm(spot[:2] - s[:2]) >= spacing for s in spots):
+                spots.append(spot)
+            if len(spots) == limit:
+                break
+        return spots
+
+    def robot_share(self, camera: str, region: Sequence[int]) -> float:
+        """Share (0..1) of the pixels of ``region`` = (u0, v0, u1, v1) of ``camera`` that are
+        the arm: its own points (its kinematic model) or pixels with no depth return, which
+        near the table are the arm closer to the camera than its minimum range."""
+        depth = np.asarray(self.obs[f"{camera}_depth"])
+        height, width = depth.shape
+        pixels = depth[max(region[1], 0):min(region[3], height),
+                       max(region[0], 0):min(region[2], width)]
+        if pixels.size == 0:
+            return 0.0
+        around = box_cloud(self.obs, camera, region)
+        on_robot = kinematics().robot_points(around.points, self.obs["joint_positions"])
+        blind = pixels.size - len(around)
+        return (blind + int(np.count_nonzero(on_robot))) / pixels.size

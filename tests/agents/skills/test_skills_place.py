@@ -1,0 +1,55 @@
+"""Place skills report ``BLOCKED``, without moving, when the goal is occupied."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from agentic_env.agents.skills import RobotSkillIO, SkillCode, place_at
+from agentic_env.agents.skills.grounding import HeldObject
+from agentic_env.agents.skills.result import SkillResult
+from agentic_env.agents.skills.scene import SceneView
+from agentic_env.envs.sim_env import SimEnv
+from agentic_env.harness.robot_io import EnvRobotIO
+
+
+@pytest.fixture(scope="module")
+def sorting() -> Iterator[SimEnv]:
+    env = SimEnv("sorting")
+    env.reset(seed=0)
+    yield env
+    env.close()
+
+
+@pytest.fixture
+def io(sorting: SimEnv) -> RobotSkillIO:
+    return RobotSkillIO(EnvRobotIO(sorting))
+
+
+def test_a_place_on_an_occupied_spot_is_blocked(sorting: SimEnv, io: RobotSkillIO) -> None:
+    obstacles = SceneView(io.obs).obstacles().points
+    inside = np.all((obstacles[:, :2] > (0.3, -0.4)) & (obstacles[:, :2] < (0.75, 0.4)), axis=1)
+    occupied = obstacles[inside][np.argmax(obstacles[inside, 2])]  # the top of something
+    result = place_at(io, HeldObject("cube", 0.03, 0.03), occupied)
+    assert result.code is SkillCode.BLOCKED and "where cube would go" in result.message
+    outside = place_at(io, HeldObject("cube", 0.03, 0.03), np.array([-0.6, -0.8]))
+    assert outside.code is SkillCode.BAD_ARGS and "outside the workspace" in outside.message
+    assert io.actions == 0
+
+
+def test_a_table_without_room_for_the_held_object_is_blocked(io: RobotSkillIO) -> None:
+    result = place_at(io, HeldObject("tray", 0.03, 0.6))
+    assert result.code is SkillCode.BLOCKED and not result.ok
+    assert result.message == "no free spot on the table is visible" and io.actions == 0
+
+
+def test_primitive_failures_map_onto_skill_codes() -> None:
+    status = {"ok": False, "reason": "unreachable", "message": "no IK solution"}
+    result = SkillResult.from_status(status, "place of cube")
+    assert result.code is SkillCode.UNREACHABLE
+    assert result.message == "place of cube failed: no IK solution"
+    assert SkillResult.from_status({"ok": True}, "pick of cube").ok
+    assert SkillResult.from_status({"ok": False, "reason": "safety_fault"}, "x").code is (
+        SkillCode.ESTOP)
