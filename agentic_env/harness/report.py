@@ -120,8 +120,16 @@ def _enrich(episodes: Sequence[dict[str, Any]], calls: Sequence[dict[str, Any]]
     for row in episodes:
         spec = EpisodeSpec.from_dict(json.loads(row["spec_json"]))
         rows.append({**row, "injected": metrics.injected_errors(spec.model, spec.module_models()),
+                     "agent_options": options_label(spec.options()),
                      "module_calls": per_episode.get(row["key"], Counter())})
     return rows
+
+
+def options_label(options: dict[str, Any]) -> str:
+    """The agent-options column of reports: ``default`` or ``key=value`` pairs (JSON values)."""
+    if not options:
+        return "default"
+    return ",".join(f"{key}={json.dumps(value)}" for key, value in sorted(options.items()))
 
 
 def build_blocks(episodes: Sequence[dict[str, Any]], calls: Sequence[dict[str, Any]],

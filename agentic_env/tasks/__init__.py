@@ -5,7 +5,8 @@ from __future__ import annotations
 from agentic_env.errors import InvalidConfigError
 from agentic_env.tasks.base import Task
 
-#: Task names accepted by :func:`make_task`, mapped to ``module:Class``.
+#: Task names accepted by :func:`make_task`, mapped to ``module:factory`` (a task class or a
+#: function returning a configured task).
 TASKS: dict[str, str] = {
     "tabletop": "agentic_env.tasks.tabletop:TabletopTask",
     "stacking": "agentic_env.tasks.stacking:StackingTask",
@@ -13,6 +14,7 @@ TASKS: dict[str, str] = {
     "reorientation": "agentic_env.tasks.reorientation:ReorientationTask",
     "sorting": "agentic_env.tasks.sorting:SortingTask",
     "kitchen": "agentic_env.tasks.kitchen:KitchenTask",
+    "sorting-cluttered": "agentic_env.tasks.sorting.task:cluttered_sorting_task",
 }
 
 

@@ -8,6 +8,7 @@ Rules, words and tunables: :mod:`~agentic_env.tasks.sorting.rules`; expert:
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 import mujoco
@@ -544,3 +545,14 @@ class SortingTask:
     def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
         """Execute the Fast Downward reference plan with ground-truth poses."""
         return self._expert.actions(scene)
+
+
+def cluttered_sorting_task() -> SortingTask:
+    """Sorting in a cluttered scene (``sorting-cluttered``, the paper's Fig. 8a setting): five
+    or six objects packed into a 24 x 36 cm patch with footprints only 8 mm apart, so a
+    detector's box around one object takes in its neighbours. Everything else (rules,
+    containers, goal, scoring, the PDDL domain) is the sorting task's."""
+    task = SortingTask(replace(SortingTask.default_config(), item_counts=(5, 6),
+                               item_area=(0.30, 0.54, -0.18, 0.18), item_gap=0.008))
+    task.name = "sorting-cluttered"
+    return task
