@@ -19,6 +19,7 @@ simulation's episodes::
         axis: verification              # an order check along one column ...
         order: [none, goal, full]       # ... whose means must not decrease (or increase,
         direction: increasing           #     with direction: decreasing)
+        margin: 0.05                    # each step must gain at least this much (default 0)
         tolerance: 0.02                 # slack for ties
         per: [disturbance]              # checked separately per group; all must agree
 
@@ -40,7 +41,7 @@ from agentic_env.errors import InvalidConfigError
 METRICS: tuple[str, ...] = ("success", "score", "progress", "actions", "replans", "wall_s",
                             "sim_s")
 _KEYS = ("id", "source", "claim", "metric", "where", "at_least", "at_most", "axis", "order",
-         "direction", "tolerance", "per")
+         "direction", "margin", "tolerance", "per")
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class Finding:
     axis: str | None = None
     order: tuple[str, ...] = ()
     direction: str = "increasing"
+    margin: float = 0.0
     tolerance: float = 0.0
     per: tuple[str, ...] = field(default_factory=tuple)
 
@@ -96,7 +98,8 @@ class Finding:
             at_least=_optional_float(data.get("at_least")),
             at_most=_optional_float(data.get("at_most")),
             axis=data.get("axis"), order=tuple(str(v) for v in data.get("order") or ()),
-            direction=direction, tolerance=float(data.get("tolerance", 0.0)),
+            direction=direction, margin=float(data.get("margin", 0.0)),
+            tolerance=float(data.get("tolerance", 0.0)),
             per=tuple(data.get("per") or ()))
 
     def to_dict(self) -> dict[str, Any]:
@@ -106,7 +109,7 @@ class Finding:
                                "where": {k: list(v) for k, v in self.where}}
         if self.axis:
             out |= {"axis": self.axis, "order": list(self.order), "direction": self.direction,
-                    "tolerance": self.tolerance}
+                    "margin": self.margin, "tolerance": self.tolerance}
         else:
             out |= {k: v for k, v in (("at_least", self.at_least), ("at_most", self.at_most))
                     if v is not None}
@@ -195,7 +198,7 @@ def _order(finding: Finding, rows: Sequence[Mapping[str, Any]]) -> tuple[str, bo
             return "", None
         values.append((level, _mean(members, finding.metric), len(members)))
     sign = 1.0 if finding.direction == "increasing" else -1.0
-    ok = all(sign * (b[1] - a[1]) >= -finding.tolerance
+    ok = all(sign * (b[1] - a[1]) >= finding.margin - finding.tolerance
              for a, b in itertools.pairwise(values))
     joiner = " ≤ " if sign > 0 else " ≥ "
     text = joiner.join(f"{level} {value:.2f}" for level, value, _ in values)

@@ -49,6 +49,17 @@ def test_order_check_tolerates_ties_within_tolerance() -> None:
     assert findings.check([finding], rows)[0].agrees is True
 
 
+def test_order_check_with_a_margin_needs_a_real_gain() -> None:
+    """"Drops sharply" is not a tie: with a margin, equal means disagree."""
+    finding = findings.Finding.from_dict({**ORDER, "margin": 0.1, "per": []})
+    rows = _rows({("sorting", "none"): [0.5], ("sorting", "goal"): [0.5],
+                  ("sorting", "full"): [0.9]})
+    assert findings.check([finding], rows)[0].agrees is False
+    rows = _rows({("sorting", "none"): [0.2], ("sorting", "goal"): [0.5],
+                  ("sorting", "full"): [0.9]})
+    assert findings.check([finding], rows)[0].agrees is True
+
+
 def test_range_check_and_missing_data() -> None:
     finding = findings.Finding.from_dict(RANGE)
     rows = _rows({("stacking", "none"): [0.3, 1.0, 0.2, 0.1, 0.5, 0.5]})
