@@ -11,7 +11,6 @@ reads them.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -297,7 +296,3 @@ def plan_single(ctx: ModuleContext, obs: Mapping[str, np.ndarray], instruction: 
             str(item["place_mode"])))
     return plan
 
-
-def describe_json(value: Any) -> str:
-    """Compact JSON for prompts."""
-    return json.dumps(value, separators=(",", ":"), default=str)

@@ -7,7 +7,10 @@ pixels to 3D clouds), with no Localizer, no Thinker and no Reflector. Base frame
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from agentic_env.agents.mallvi import roles
 from agentic_env.agents.mallvi.roles import Detection, PlannedMove
@@ -45,7 +48,8 @@ def run_single_agent(agent: MallviAgent, instruction: str) -> bool:
     return all_ok
 
 
-def _target(first: dict, name: str, seen: Detection | None, whole: bool) -> Target | None:
+def _target(first: Mapping[str, np.ndarray], name: str, seen: Detection | None,
+            whole: bool) -> Target | None:
     """``name`` as the first image showed it (``whole``: the box's cloud as one target)."""
     if seen is None:
         return None
@@ -56,7 +60,8 @@ def _target(first: dict, name: str, seen: Detection | None, whole: bool) -> Targ
     return Target(name, "object", "shoulder", detection, cloud)
 
 
-def _run_move(agent: MallviAgent, first: dict, planned: PlannedMove) -> SkillResult:
+def _run_move(agent: MallviAgent, first: Mapping[str, np.ndarray],
+              planned: PlannedMove) -> SkillResult:
     move = planned.move
     if move.rotation_deg:
         return SkillResult(SkillCode.BAD_ARGS, f"{move}: turns are not supported")
