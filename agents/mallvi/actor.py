@@ -19,6 +19,7 @@ from agentic_env.agents.mallvi import roles
 from agentic_env.agents.mallvi.memory import SceneMemory
 from agentic_env.agents.mallvi.roles import Move, RoleAnswerError
 from agentic_env.agents.models.context import ModuleContext, ModuleFailedError
+from agentic_env.agents.perception import cluster_near, lift_pixel, remove_table
 from agentic_env.agents.skills import SkillCode, SkillIO, SkillResult, grounding, locate
 from agentic_env.agents.skills.locate import Target
 from agentic_env.agents.skills.pick import Grasp, execute_grasp, plan_grasps
@@ -27,6 +28,8 @@ from agentic_env.agents.skills.scene import SceneView
 
 #: Grasp candidates shown to the Thinker.
 CANDIDATES_SHOWN = 5
+#: Largest gap (m) between neighbouring points of one board in the shoulder cloud.
+BOARD_GAP = 0.02
 #: A gripper opening (m) below this after a failed place means the object is still held.
 HOLDING_WIDTH = 0.08
 
@@ -164,6 +167,13 @@ class MoveRunner:
                                f"destination, not {move.destination!r}")
         if mode == "in":
             return place_in(self.io, self.held, target, view=view, why=why)
+        if mode == "slot":  # a flat mark: centre on its middle, lean on the whole board
+            point = lift_pixel(self.io.obs, target.camera, target.detection.point)
+            if point is not None:
+                board = cluster_near(remove_table(view.cloud("shoulder")), point,
+                                     radius=BOARD_GAP)
+                return place_on(self.io, self.held, target, cloud=board, centre=point[:2],
+                                align_faces=True, view=view, why=why)
         return place_on(self.io, self.held, target, align_faces=True, view=view, why=why)
 
     def _after_place(self, result: SkillResult) -> None:

@@ -27,7 +27,7 @@ _NUMBER = {"type": "number"}
 _PIXELS = {"type": ["array", "null"], "items": _NUMBER, "minItems": 2, "maxItems": 4}
 _DECISION = {"type": "string", "enum": ["SUCCESS", "FAILURE"]}
 #: Place modes a Thinker may choose (see :func:`think_place`).
-PLACE_MODES: tuple[str, ...] = ("on", "in", "table", "point")
+PLACE_MODES: tuple[str, ...] = ("on", "in", "slot", "table", "point")
 #: Destination prefix of a Descriptor-memory reference (``memory:previous location``).
 MEMORY_PREFIX = "memory:"
 
@@ -55,7 +55,8 @@ _PLANNED = {"type": "object",
             "properties": {"source": _TEXT, "destination": _TEXT, "rotation_deg": _NUMBER,
                            "pick_point": _PIXELS, "pick_box": _PIXELS,
                            "place_point": _PIXELS, "place_box": _PIXELS,
-                           "place_mode": {"type": "string", "enum": ["on", "in", "table"]}}}
+                           "place_mode": {"type": "string",
+                                          "enum": ["on", "in", "slot", "table"]}}}
 SINGLE_AGENT_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["plan"],
     "properties": {"plan": {"type": "array", "items": _PLANNED}, "reasoning": _TEXT}}

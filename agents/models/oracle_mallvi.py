@@ -38,11 +38,13 @@ POINT_TOLERANCE = 0.04
 
 def place_mode(types: Mapping[str, str], destination: str) -> str:
     """How a move reaches ``destination``: ``point`` (a remembered spot), ``table``, ``in``
-    (containers, drawers) or ``on``."""
+    (containers, drawers), ``slot`` (a square marked on a board) or ``on``."""
     if destination.startswith(MEMORY_PREFIX):
         return "point"
     if destination == "table":
         return "table"
+    if types.get(destination) == "slot":
+        return "slot"
     return "in" if types.get(destination) in CONTAINER_TYPES else "on"
 
 
