@@ -198,7 +198,11 @@ class MallviAgent:
         self.event("decomposition", subtasks=[str(m) for m in moves], reasoning=reasoning)
         runner = MoveRunner(self, self.ctx, self.rng, self.search_moves)
         names = [n for m in moves for n in (m.source, m.destination)]
-        memory = SceneMemory.record(self, runner.detector, names)
+        try:
+            memory = SceneMemory.record(self, runner.detector, names)
+        except ModuleFailedError as exc:  # no memory: the moves that need it fail alone
+            self._fail_first(exc.module, str(exc))
+            memory = SceneMemory()
         self.event("memory", objects=memory.describe())
         completed = [self._subtask(runner, memory, move, index)
                      for index, move in enumerate(moves)]

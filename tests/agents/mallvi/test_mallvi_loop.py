@@ -18,7 +18,7 @@ from agentic_env.agents.mallvi import agent as agent_module
 from agentic_env.agents.mallvi.actor import ActorReport
 from agentic_env.agents.mallvi.memory import SceneMemory
 from agentic_env.agents.models.base import Completion, ModelQuery, Usage
-from agentic_env.agents.models.context import ModuleContext
+from agentic_env.agents.models.context import ModuleContext, ModuleFailedError
 from agentic_env.agents.models.registry import ModelRouter, parse_model_spec, parse_module_map
 from agentic_env.contract.spaces import Workspace
 from agentic_env.errors import InvalidConfigError
@@ -177,3 +177,17 @@ def test_the_descriptor_resolves_previous_locations() -> None:
     assert memory.resolve("memory:previous location of bowl", "lemon-1") == (0.3, -0.4)
     assert memory.resolve("memory:previous location", "apple-1") is None
     assert memory.resolve("memory:somewhere nice", "lemon-1") is None
+
+
+def test_a_failing_localizer_while_remembering_leaves_the_memory_empty(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentic_env.agents.models.base import ModelError
+
+    def broken(cls: Any, io: Any, detector: Any, names: Any) -> SceneMemory:
+        raise ModuleFailedError("localizer", ModelError("timeout"))
+
+    monkeypatch.setattr(agent_module.SceneMemory, "record", classmethod(broken))
+    monkeypatch.setattr(actor_module.MoveRunner, "run",
+                        lambda self, move, memory: ActorReport(not memory.objects, "OK"))
+    report = episode(Roles([]))
+    assert report.failure == "localizer" and report.believes_done
