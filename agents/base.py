@@ -266,3 +266,9 @@ register_agent(
     "agenticlab", "agentic_env.agents.agenticlab.pipeline:make_agenticlab",
     failure_sources=("parser", "detector", "grasp", "checker"),
     options={"grasp_evaluation": True})
+
+register_agent(
+    "mallvi", "agentic_env.agents.mallvi.agent:make_mallvi",
+    failure_sources=("decomposer", "localizer", "thinker", "reflector", "single_agent"),
+    options={"reflector": True, "single_agent": False, "max_retries": 2,
+             "on_exhausted": "continue"})

@@ -173,7 +173,9 @@ def call_summary(record: CallRecord) -> ModuleCall:
 
 def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
                 on_event: Callable[[str], None] | None = None, video: bool = True,
-                budget: Budget | None = None) -> EpisodeResult:
+                budget: Budget | None = None,
+                on_agent_event: Callable[[SimEnv, dict[str, Any]], None] | None = None
+                ) -> EpisodeResult:
     """Run ``spec`` in the simulator and score it.
 
     Args:
@@ -182,6 +184,8 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
         on_event: receives a one-line description of each decision as it happens.
         video: record ``video.mp4`` in the trace (ignored without a trace).
         budget: token/money budget of the run (shared across episodes if the caller wants).
+        on_agent_event: privileged harness hook: each agent decision (a copy) with the env
+            in the state it was made in (e.g. to score a verdict against the truth).
 
     Raises:
         InvalidConfigError: unknown agent, agent option, task or model spec.
@@ -203,6 +207,8 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
             trace.on_event(data)
         if on_event is not None:
             on_event(_describe_event(data))
+        if on_agent_event is not None:
+            on_agent_event(env, dict(data))
 
     try:
         with episode_models(spec, env, budget, on_call) as models:

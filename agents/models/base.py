@@ -17,9 +17,10 @@ import numpy as np
 
 from agentic_env.errors import AgenticEnvError
 
-#: Module names of the AgenticLab pipeline and ALRM's trace judge (also the keys of
-#: per-module model maps).
-MODULES: tuple[str, ...] = ("parser", "checker", "detector", "grasp", "goal", "judge")
+#: Module names of the AgenticLab pipeline, ALRM's trace judge and MALLVI's roles (also the
+#: keys of per-module model maps).
+MODULES: tuple[str, ...] = ("parser", "checker", "detector", "grasp", "goal", "judge",
+                            "decomposer", "localizer", "thinker", "reflector", "single_agent")
 
 
 class ModelError(AgenticEnvError, RuntimeError):

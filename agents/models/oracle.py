@@ -12,7 +12,9 @@ errors compound:
 * ``grasp``: the EXECUTE/REJECT verdict is flipped;
 * ``goal``: the goal verdict is flipped;
 * ``judge``: ALRM's trace score is replaced by another (see
-  :mod:`~agentic_env.agents.models.oracle_judge`).
+  :mod:`~agentic_env.agents.models.oracle_judge`);
+* MALLVI's roles (``decomposer``, ``localizer``, ``thinker``, ``reflector``,
+  ``single_agent``): see :mod:`~agentic_env.agents.models.oracle_mallvi`.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import numpy as np
 
 from agentic_env.agents.models.base import MODULES, Completion, ModelError, ModelQuery, Usage
 from agentic_env.agents.models.oracle_judge import judge_answer
+from agentic_env.agents.models.oracle_mallvi import MallviOracle
 from agentic_env.errors import InvalidConfigError
 from agentic_env.pddl.planning import problem_text
 from agentic_env.tasks.base import SymbolicTask
@@ -88,9 +91,12 @@ class SimOracle:
     def complete(self, query: ModelQuery) -> Completion:
         """Answer ``query`` from ground truth (see the module docstring)."""
         start = time.perf_counter()
+        mallvi = MallviOracle(self)
         handlers = {"parser": self._parser, "checker": self._checker,
                     "detector": self._detector, "grasp": self._grasp, "goal": self._goal,
-                    "judge": self._judge}
+                    "judge": self._judge, "decomposer": mallvi.decomposer,
+                    "localizer": mallvi.localizer, "thinker": mallvi.thinker,
+                    "reflector": mallvi.reflector, "single_agent": mallvi.single_agent}
         if query.module not in handlers:
             raise ModelError(f"the sim-oracle answers modules {', '.join(handlers)}; "
                              f"got {query.module!r}")
@@ -191,13 +197,18 @@ class SimOracle:
     # -- detector ----------------------------------------------------------------------------
 
     def _detector(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        return self._detect(fields, "detector")
+
+    def _detect(self, fields: Mapping[str, Any], module: str) -> dict[str, Any]:
+        """Point and box of ``fields["target"]`` in the camera image; a wrong object at
+        ``module``'s error rate."""
         camera = str(fields.get("camera", "shoulder"))
         target = str(fields.get("target", ""))
         part = str(fields.get("part", "object"))
         height, width = (int(v) for v in fields.get("image_size", (0, 0)))
         segmentation = self._segment(camera, width, height)
         mask = np.isin(segmentation, self._geoms_of(target, part))
-        if self._wrong("detector"):
+        if self._wrong(module):
             mask = self._other_mask(segmentation, target)
         if not mask.any():
             return {"found": False, "point": None, "box": None,

@@ -126,7 +126,7 @@ def pick(io: SkillIO, detector: Detector, name: str, rng: np.random.Generator, *
     failures: list[str] = []
     result = SkillResult(SkillCode.GRASP_FAILED, f"no grasp of {name} was tried")
     while grasp is not None:
-        result = _execute(io, grasp, why or f"pick {name}")
+        result = execute_grasp(io, grasp, why or f"pick {name}")
         if result.ok:
             return SkillResult(SkillCode.OK, result.message, {**result.data,
                                                               "failures": failures})
@@ -145,9 +145,9 @@ def pick(io: SkillIO, detector: Detector, name: str, rng: np.random.Generator, *
     return SkillResult(result.code, result.message, {"failures": failures})
 
 
-def _execute(io: SkillIO, grasp: Grasp, why: str) -> SkillResult:
-    """Run one accepted grasp, coming down above the obstacles around it; measure what the
-    gripper holds on success."""
+def execute_grasp(io: SkillIO, grasp: Grasp, why: str) -> SkillResult:
+    """Run one accepted grasp (e.g. one a model chose from :func:`plan_grasps`), coming down
+    above the obstacles around it; measure what the gripper holds on success."""
     candidate, cloud, scene = grasp.candidate, grasp.target.cloud, grasp.scene
     obstacles = without_robot(scene.select(~near_box(scene, cloud)), io.obs)
     approach = grounding.approach_over(obstacles, candidate.pose[:2, 3], candidate.pose[2, 3])

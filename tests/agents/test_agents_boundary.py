@@ -26,7 +26,8 @@ PACKAGE_DIRS = {"agentic_env.agents": ROOT / "agents", "agentic_env.real": ROOT 
 #: Agent-side modules allowed to read ground truth: the sim-oracle model and the reference
 #: policy of its tool-calling form (privileged by design), and the perception benchmark
 #: (scores detections against the simulator).
-PRIVILEGED = {"agentic_env.agents.models.oracle", "agentic_env.agents.models.tool_reference",
+PRIVILEGED = {"agentic_env.agents.models.oracle", "agentic_env.agents.models.oracle_mallvi",
+              "agentic_env.agents.models.tool_reference",
               "agentic_env.agents.perception.bench"}
 #: Packages that hold simulator state, task truth or scripted experts (and the harness and
 #: real-robot packages, which hold envs).

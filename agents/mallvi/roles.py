@@ -1,0 +1,299 @@
+"""MALLVI's model roles, each one function around one model call (paper section 3).
+
+Every role renders its packaged prompt template (``prompts/<role>.md``), attaches its images,
+states the JSON schema of the answer and asks through the module context (bounded re-asks on
+malformed output; :class:`~agentic_env.agents.models.context.ModuleFailedError` after them).
+Answers that parse but cannot be used (an empty subtask name, a candidate index out of range)
+raise :class:`RoleAnswerError`, so the caller can blame the role. The ``fields`` of each query
+repeat the structured values the prompt was rendered from; only the privileged sim-oracle
+reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from string import Template
+from typing import Any
+
+import numpy as np
+
+from agentic_env.agents.models.base import ModelImage, ModelQuery
+from agentic_env.agents.models.context import ModuleContext
+
+_TEXT = {"type": "string"}
+_NUMBER = {"type": "number"}
+_PIXELS = {"type": ["array", "null"], "items": _NUMBER, "minItems": 2, "maxItems": 4}
+_DECISION = {"type": "string", "enum": ["SUCCESS", "FAILURE"]}
+#: Place modes a Thinker may choose (see :func:`think_place`).
+PLACE_MODES: tuple[str, ...] = ("on", "in", "slot", "table", "point")
+#: Destination prefix of a Descriptor-memory reference (``memory:previous location``).
+MEMORY_PREFIX = "memory:"
+
+_MOVE = {"type": "object", "required": ["source", "destination"],
+         "properties": {"source": _TEXT, "destination": _TEXT, "rotation_deg": _NUMBER}}
+DECOMPOSER_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["subtasks"],
+    "properties": {"subtasks": {"type": "array", "items": _MOVE}, "reasoning": _TEXT}}
+LOCALIZER_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["found", "point"],
+    "properties": {"found": {"type": "boolean"}, "point": _PIXELS, "box": _PIXELS,
+                   "reasoning": _TEXT}}
+THINKER_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["decision"],
+    "properties": {"decision": _DECISION,
+                   "pick_candidates": {"type": "array", "items": {"type": "integer"}},
+                   "place_mode": {"type": ["string", "null"], "enum": [*PLACE_MODES, None]},
+                   "place_point": _PIXELS, "rotation_degrees": _NUMBER, "reasoning": _TEXT}}
+REFLECTOR_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["task_complete", "confidence"],
+    "properties": {"task_complete": {"type": "boolean"}, "verification_result": _TEXT,
+                   "confidence": _NUMBER}}
+_PLANNED = {"type": "object",
+            "required": ["source", "destination", "pick_point", "place_mode"],
+            "properties": {"source": _TEXT, "destination": _TEXT, "rotation_deg": _NUMBER,
+                           "pick_point": _PIXELS, "pick_box": _PIXELS,
+                           "place_point": _PIXELS, "place_box": _PIXELS,
+                           "place_mode": {"type": "string",
+                                          "enum": ["on", "in", "slot", "table"]}}}
+SINGLE_AGENT_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["plan"],
+    "properties": {"plan": {"type": "array", "items": _PLANNED}, "reasoning": _TEXT}}
+
+
+class RoleAnswerError(ValueError):
+    """A well-formed answer that cannot be used; ``role`` names the role at fault."""
+
+    def __init__(self, role: str, detail: str) -> None:
+        super().__init__(f"the {role} answered unusably: {detail}")
+        self.role = role
+
+
+@dataclass(frozen=True)
+class Move:
+    """One atomic subtask ``move(source, destination, rotation_deg)``.
+
+    Attributes:
+        source: the object to pick.
+        destination: the object to put it on or in, ``table``, or ``memory:<relation>``.
+        rotation_deg: turn about the vertical, degrees, positive clockwise from above.
+    """
+
+    source: str
+    destination: str
+    rotation_deg: float = 0.0
+
+    @property
+    def from_memory(self) -> bool:
+        """Whether the destination is a Descriptor-memory reference."""
+        return self.destination.startswith(MEMORY_PREFIX)
+
+    def __str__(self) -> str:
+        return f"move({self.source}, {self.destination}, {self.rotation_deg:g})"
+
+
+def render(name: str, **values: Any) -> str:
+    """The prompt template ``prompts/<name>.md`` with ``$placeholders`` filled in."""
+    text = resources.files("agentic_env.agents.mallvi").joinpath(
+        f"prompts/{name}.md").read_text()
+    return Template(text).substitute({k: str(v) for k, v in values.items()})
+
+
+def image(obs: Mapping[str, np.ndarray], camera: str, name: str = "") -> ModelImage:
+    """``camera``'s RGB image of ``obs`` for a query."""
+    return ModelImage(name or f"{camera}_rgb", np.asarray(obs[f"{camera}_rgb"]))
+
+
+def _name(value: Any, role: str, what: str) -> str:
+    text = str(value).strip()
+    if not text:
+        raise RoleAnswerError(role, f"an empty {what}")
+    return text
+
+
+def decompose(ctx: ModuleContext, obs: Mapping[str, np.ndarray], instruction: str
+              ) -> tuple[list[Move], str]:
+    """Decomposer: instruction + first shoulder image -> ordered moves, and its reasoning."""
+    prompt = render("decomposer", instruction=instruction)
+    reply = ctx.ask(ModelQuery("decomposer", "decomposer", prompt, (image(obs, "shoulder"),),
+                               DECOMPOSER_SCHEMA, {"instruction": instruction}))
+    moves = [Move(_name(m["source"], "decomposer", "source"),
+                  _name(m["destination"], "decomposer", "destination"),
+                  float(m.get("rotation_deg", 0.0)))
+             for m in reply.parsed["subtasks"]]
+    return moves, str(reply.parsed.get("reasoning", ""))
+
+
+@dataclass(frozen=True)
+class Detection:
+    """Where the Localizer saw a target: pixel point (u, v) and box (x0, y0, x1, y1)."""
+
+    point: tuple[int, int]
+    box: tuple[int, int, int, int] | None
+
+
+def pixels(point: Sequence[float] | None, box: Sequence[float] | None, height: int,
+           width: int) -> Detection | None:
+    """A detection from raw pixel answers, clipped to the image; ``None`` without a point."""
+    if point is None or len(point) != 2:
+        return None
+    u = int(np.clip(round(point[0]), 0, width - 1))
+    v = int(np.clip(round(point[1]), 0, height - 1))
+    if box is None or len(box) != 4:
+        return Detection((u, v), None)
+    x0, y0, x1, y1 = (int(round(b)) for b in box)
+    clipped = (max(min(x0, x1), 0), max(min(y0, y1), 0), min(max(x0, x1), width),
+               min(max(y0, y1), height))
+    if clipped[2] - clipped[0] < 2 or clipped[3] - clipped[1] < 2:
+        return Detection((u, v), None)
+    return Detection((u, v), clipped)
+
+
+def localize(ctx: ModuleContext, obs: Mapping[str, np.ndarray], camera: str, target: str,
+             part: str = "object") -> Detection | None:
+    """Localizer's open-vocabulary detection of ``target`` in ``camera``'s image."""
+    height, width = obs[f"{camera}_rgb"].shape[:2]
+    description = target.rsplit("-", 1)[0].replace("-", " ") if target[-1:].isdigit() \
+        else target.replace("-", " ")
+    prompt = render("localizer", target=target, description=description, camera=camera,
+                    width=width, height=height)
+    reply = ctx.ask(ModelQuery("localizer", "localizer", prompt, (image(obs, camera),),
+                               LOCALIZER_SCHEMA, {"target": target, "part": part,
+                                                  "camera": camera,
+                                                  "image_size": [height, width]}))
+    if not reply.parsed["found"]:
+        return None
+    return pixels(reply.parsed.get("point"), reply.parsed.get("box"), height, width)
+
+
+@dataclass(frozen=True)
+class PickChoice:
+    """The Thinker's pick: candidate indices, best first (empty on ``FAILURE``)."""
+
+    order: tuple[int, ...]
+    reasoning: str
+
+
+def think_pick(ctx: ModuleContext, obs: Mapping[str, np.ndarray], move: Move,
+               candidates: Sequence[Mapping[str, Any]]) -> PickChoice:
+    """Thinker, pick phase: rank the grasp candidates (``pose`` 4x4 base frame, ``width``
+    m, ``score``) of ``move``'s source.
+
+    Raises:
+        RoleAnswerError: an index out of range.
+    """
+    lines = "\n".join(
+        f"{i}: grasp at {np.round(np.asarray(c['pose'])[:3, 3], 3).tolist()}, approach "
+        f"{np.round(np.asarray(c['pose'])[:3, 2], 2).tolist()}, opening "
+        f"{c['width'] * 1000:.0f} mm, geometric score {c['score']:.2f}"
+        for i, c in enumerate(candidates)) or "(none)"
+    prompt = render("thinker", subtask=move, phase="pick", candidates=lines,
+                    question=f"Which grasps pick up the {move.source}?")
+    reply = ctx.ask(ModelQuery("thinker", "thinker", prompt, (image(obs, "shoulder"),),
+                               THINKER_SCHEMA, {"phase": "pick", "source": move.source,
+                                                "candidates": [
+                                                    {"pose": np.asarray(c["pose"]).tolist(),
+                                                     "width": float(c["width"])}
+                                                    for c in candidates]}))
+    answer = reply.parsed
+    order = tuple(int(i) for i in answer.get("pick_candidates") or ())
+    if any(not 0 <= i < len(candidates) for i in order):
+        raise RoleAnswerError("thinker", f"pick candidates {list(order)} of "
+                              f"{len(candidates)}")
+    if answer["decision"] == "FAILURE":
+        order = ()
+    return PickChoice(order, str(answer.get("reasoning", "")))
+
+
+@dataclass(frozen=True)
+class PlaceChoice:
+    """The Thinker's place: a mode of :data:`PLACE_MODES` and, for ``point``, (x, y) m."""
+
+    mode: str | None
+    point: tuple[float, float] | None
+    reasoning: str
+
+
+def think_place(ctx: ModuleContext, obs: Mapping[str, np.ndarray], move: Move,
+                destination: str, memory_point: Sequence[float] | None) -> PlaceChoice:
+    """Thinker, place phase: how to set the held source down at ``move``'s destination
+    (``destination`` describes what the Localizer found; ``memory_point`` is the remembered
+    (x, y) of a memory destination, base frame, m).
+
+    Raises:
+        RoleAnswerError: ``point`` mode without a point.
+    """
+    memory = None if memory_point is None else [round(float(v), 3) for v in memory_point]
+    prompt = render("thinker", subtask=move, phase="place", candidates=destination,
+                    question=f"How should the held {move.source} be set down?")
+    reply = ctx.ask(ModelQuery("thinker", "thinker", prompt, (image(obs, "shoulder"),),
+                               THINKER_SCHEMA, {"phase": "place", "source": move.source,
+                                                "destination": move.destination,
+                                                "memory_point": memory}))
+    answer = reply.parsed
+    if answer["decision"] == "FAILURE":
+        return PlaceChoice(None, None, str(answer.get("reasoning", "")))
+    mode = answer.get("place_mode")
+    point = answer.get("place_point")
+    if mode is None or (mode == "point" and (point is None or len(point) < 2)):
+        raise RoleAnswerError("thinker", f"place mode {mode!r} with point {point!r}")
+    xy = (float(point[0]), float(point[1])) if mode == "point" else None
+    return PlaceChoice(str(mode), xy, str(answer.get("reasoning", "")))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The Reflector's judgement of one subtask."""
+
+    complete: bool
+    explanation: str
+    confidence: float
+
+
+def reflect(ctx: ModuleContext, before: Mapping[str, np.ndarray],
+            after: Mapping[str, np.ndarray], move: Move, report: str,
+            place_point: Sequence[float] | None) -> Verdict:
+    """Reflector: subtask + the Actor's report + before/after images -> verdict."""
+    prompt = render("reflector", subtask=move, report=report)
+    images = (image(before, "shoulder", "before_shoulder_rgb"),
+              image(after, "shoulder", "after_shoulder_rgb"),
+              image(after, "wrist", "after_wrist_rgb"))
+    point = None if place_point is None else [float(v) for v in place_point]
+    reply = ctx.ask(ModelQuery("reflector", "reflector", prompt, images, REFLECTOR_SCHEMA,
+                               {"source": move.source, "destination": move.destination,
+                                "actor_report": report, "place_point": point}))
+    answer = reply.parsed
+    return Verdict(bool(answer["task_complete"]), str(answer.get("verification_result", "")),
+                   float(np.clip(answer["confidence"], 0.0, 1.0)))
+
+
+@dataclass(frozen=True)
+class PlannedMove:
+    """One move of the single-agent plan: pixels in the first shoulder image."""
+
+    move: Move
+    pick: Detection | None
+    place: Detection | None
+    place_mode: str
+
+
+def plan_single(ctx: ModuleContext, obs: Mapping[str, np.ndarray], instruction: str
+                ) -> list[PlannedMove]:
+    """The single-agent baseline: one call plans every move's pick and place pixels."""
+    height, width = obs["shoulder_rgb"].shape[:2]
+    prompt = render("single_agent", instruction=instruction, width=width, height=height)
+    reply = ctx.ask(ModelQuery("single_agent", "single_agent", prompt,
+                               (image(obs, "shoulder"),), SINGLE_AGENT_SCHEMA,
+                               {"instruction": instruction, "image_size": [height, width]}))
+    plan = []
+    for item in reply.parsed["plan"]:
+        move = Move(_name(item["source"], "single_agent", "source"),
+                    _name(item["destination"], "single_agent", "destination"),
+                    float(item.get("rotation_deg", 0.0)))
+        plan.append(PlannedMove(
+            move, pixels(item.get("pick_point"), item.get("pick_box"), height, width),
+            pixels(item.get("place_point"), item.get("place_box"), height, width),
+            str(item["place_mode"])))
+    return plan
+

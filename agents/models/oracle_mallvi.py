@@ -1,0 +1,173 @@
+"""The sim-oracle's answers for MALLVI's roles, from simulator ground truth (privileged).
+
+:class:`~agentic_env.agents.models.oracle.SimOracle` hands the MALLVI queries here. Each
+answer is the JSON a real model must give (the agent's parsing and control code runs for
+real); errors are injected per role at the oracle's seeded rates:
+
+* ``decomposer``: the reference plan's moves lose one subtask (or two swap destinations);
+* ``localizer``: answered by the oracle's detector (a wrong object when injected);
+* ``thinker``: the pick candidates are ranked wrong-first, or the place mode is swapped
+  (``on`` <-> ``in``);
+* ``reflector``: the ``task_complete`` verdict is flipped;
+* ``single_agent``: one move of the plan is lost, like the decomposer's error.
+
+:func:`subtask_truth` is the simulator's truth of one move's outcome; the harness uses the
+same function to score each Reflector verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from agentic_env.tasks.symbolic import reference_plan
+
+if TYPE_CHECKING:
+    from agentic_env.agents.models.oracle import SimOracle
+    from agentic_env.envs.sim_env import SimEnv
+
+#: Destination text of a move back to where the source first stood (Descriptor memory).
+MEMORY_PREFIX = "memory:"
+#: Object types a move puts things into (not onto).
+CONTAINER_TYPES = frozenset({"container", "drawer"})
+#: Horizontal distance (m) within which an object counts as set down at a remembered point.
+POINT_TOLERANCE = 0.04
+
+
+def place_mode(types: Mapping[str, str], destination: str) -> str:
+    """How a move reaches ``destination``: ``point`` (a remembered spot), ``table``, ``in``
+    (containers, drawers), ``slot`` (a square marked on a board) or ``on``."""
+    if destination.startswith(MEMORY_PREFIX):
+        return "point"
+    if destination == "table":
+        return "table"
+    if types.get(destination) == "slot":
+        return "slot"
+    return "in" if types.get(destination) in CONTAINER_TYPES else "on"
+
+
+def subtask_truth(env: SimEnv, source: str, destination: str,
+                  point: Sequence[float] | None = None) -> bool:
+    """Whether the move of ``source`` to ``destination`` holds in ``env``'s state now.
+
+    Args:
+        point: (x, y) base frame, m: where a ``memory:`` destination put the source.
+    """
+    facts = {f.lower() for f in env.task.facts(env.scene_state)}  # type: ignore[attr-defined]
+    if destination.startswith(MEMORY_PREFIX) or destination == "table":
+        on_table = f"on-table {source}" in facts
+        if point is None or not destination.startswith(MEMORY_PREFIX):
+            return on_table
+        try:
+            where = env.scene_state.body_position(source)
+        except KeyError:
+            return False
+        return on_table and float(np.linalg.norm(where[:2] - np.asarray(point)[:2])) \
+            < POINT_TOLERANCE
+    return any(f"{relation} {source} {destination}" in facts
+               for relation in ("in", "in-drawer", "on-top-of", "in-slot"))
+
+
+def reference_moves(env: SimEnv) -> list[dict[str, Any]]:
+    """The task's reference plan (from the state now) as MALLVI moves: a pick and the place
+    of the same object become ``{"source", "destination", "rotation_deg"}``."""
+    plan = reference_plan(env.task, env.scene_state)  # type: ignore[arg-type]
+    moves: list[dict[str, Any]] = []
+    for step, following in zip(plan, plan[1:], strict=False):
+        if step.name.startswith("pick") and following.name.startswith("place") \
+                and following.args[:1] == step.args[:1]:
+            destination = ("table" if following.name == "place-on-table" or
+                           len(following.args) < 2 else following.args[1])
+            moves.append({"source": step.args[0], "destination": destination,
+                          "rotation_deg": 0.0})
+    return moves
+
+
+class MallviOracle:
+    """MALLVI's roles answered from ``oracle``'s simulator (see the module docstring)."""
+
+    def __init__(self, oracle: SimOracle) -> None:
+        self._oracle = oracle
+
+    @property
+    def _env(self) -> SimEnv:
+        return self._oracle._env
+
+    def _types(self) -> dict[str, str]:
+        return self._oracle._task.pddl_objects()
+
+    def decomposer(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """Ordered moves of the reference plan (a subtask lost when injected)."""
+        moves = self._corrupt(reference_moves(self._env), "decomposer")
+        return {"subtasks": moves,
+                "reasoning": f"{len(moves)} moves reach the instruction's goal"}
+
+    def _corrupt(self, moves: list[dict[str, Any]], role: str) -> list[dict[str, Any]]:
+        if not moves or not self._oracle._wrong(role):
+            return moves
+        rng = self._oracle._rng
+        if len(moves) > 1 and rng.random() < 0.5:
+            i, j = rng.choice(len(moves), 2, replace=False)
+            moves[i]["destination"], moves[j]["destination"] = (moves[j]["destination"],
+                                                                moves[i]["destination"])
+            return moves
+        drop = int(rng.integers(len(moves)))
+        return moves[:drop] + moves[drop + 1:]
+
+    def localizer(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """The detector's answer, with the localizer's error rate."""
+        return self._oracle._detect(fields, "localizer")
+
+    def thinker(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """Pick phase: candidates that truly grasp the source, best first. Place phase: the
+        place mode of the destination's type (or the remembered point)."""
+        wrong = self._oracle._wrong("thinker")
+        if fields.get("phase") == "pick":
+            source = str(fields.get("source", ""))
+            good, bad = [], []
+            for index, candidate in enumerate(fields.get("candidates", [])):
+                pose = np.asarray(candidate.get("pose"), float).reshape(4, 4)
+                correct, clear = self._oracle._grasp_truth(source, pose)
+                (good if correct and clear else bad).append(index)
+            order = bad[:1] + good if wrong and bad else good
+            return {"decision": "SUCCESS" if order else "FAILURE", "pick_candidates": order,
+                    "rotation_degrees": 0.0,
+                    "reasoning": "candidates inside the source's outline, clear of the table"
+                    if order else "no candidate grasps the source"}
+        destination = str(fields.get("destination", ""))
+        mode = place_mode(self._types(), destination)
+        if wrong and mode in ("on", "in"):
+            mode = {"on": "in", "in": "on"}[mode]
+        point = fields.get("memory_point") if mode == "point" else None
+        return {"decision": "SUCCESS", "place_mode": mode, "place_point": point,
+                "rotation_degrees": 0.0,
+                "reasoning": f"place {mode} the {destination}"}
+
+    def reflector(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """The true outcome of the move (flipped when injected)."""
+        truth = subtask_truth(self._env, str(fields.get("source", "")),
+                              str(fields.get("destination", "")), fields.get("place_point"))
+        verdict = truth != self._oracle._wrong("reflector")
+        return {"task_complete": verdict, "confidence": 0.9,
+                "verification_result": f"the {fields.get('source')} is "
+                f"{'' if verdict else 'not '}at the {fields.get('destination')}"}
+
+    def single_agent(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """The whole plan with pick and place pixels in the first shoulder image."""
+        image_size = fields.get("image_size", (0, 0))
+        types = self._types()
+        plan = []
+        for move in self._corrupt(reference_moves(self._env), "single_agent"):
+            pixels = {}
+            for end in ("source", "destination"):
+                seen = self._oracle._detect({"target": move[end], "camera": "shoulder",
+                                             "image_size": image_size}, "none")
+                pixels[end] = (seen["point"], seen["box"])
+            plan.append({**move, "pick_point": pixels["source"][0],
+                         "pick_box": pixels["source"][1],
+                         "place_point": pixels["destination"][0],
+                         "place_box": pixels["destination"][1],
+                         "place_mode": place_mode(types, move["destination"])})
+        return {"plan": plan, "reasoning": f"{len(plan)} moves from the first image"}

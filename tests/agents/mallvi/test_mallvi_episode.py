@@ -1,0 +1,105 @@
+"""MALLVI in the simulator: the sim-oracle answers each role from the truth (errors injected
+per role), the Descriptor's memory carries a "put it back" move, whole episodes succeed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from agentic_env.agents.base import AgentSetup, TaskContext, make_agent
+from agentic_env.agents.models.base import Completion, ModelQuery, Usage
+from agentic_env.agents.models.context import ModuleContext
+from agentic_env.agents.models.oracle import SimOracle
+from agentic_env.agents.models.oracle_mallvi import reference_moves, subtask_truth
+from agentic_env.agents.models.registry import ModelRouter
+from agentic_env.envs.sim_env import SimEnv
+from agentic_env.harness.episode import EpisodeSpec
+from agentic_env.harness.robot_io import EnvRobotIO
+from agentic_env.harness.runner import run_episode
+
+
+@pytest.fixture
+def sorting() -> Iterator[SimEnv]:
+    env = SimEnv("sorting")
+    env.reset(seed=5000)
+    yield env
+    env.close()
+
+
+def ask(oracle: SimOracle, module: str, **fields: object) -> dict:
+    return json.loads(oracle.complete(ModelQuery(module, module, "", fields=fields)).text)
+
+
+def test_the_oracle_answers_each_role_from_the_truth(sorting: SimEnv) -> None:
+    oracle = SimOracle(sorting)
+    moves = ask(oracle, "decomposer")["subtasks"]
+    assert moves == reference_moves(sorting) and len(moves) == 4
+    first = moves[0]
+    assert ask(oracle, "thinker", phase="place", destination=first["destination"]
+               )["place_mode"] == "in"
+    verdict = ask(oracle, "reflector", source=first["source"],
+                  destination=first["destination"])
+    assert verdict["task_complete"] is False  # nothing has moved yet
+    seen = ask(oracle, "localizer", target=first["source"], camera="shoulder",
+               image_size=[480, 640])
+    assert seen["found"] and len(seen["point"]) == 2
+    plan = ask(oracle, "single_agent", image_size=[480, 640])["plan"]
+    assert [p["source"] for p in plan] == [m["source"] for m in moves]
+    assert all(p["pick_point"] and p["place_mode"] == "in" for p in plan)
+
+
+def test_injected_role_errors_flip_or_corrupt_answers(sorting: SimEnv) -> None:
+    oracle = SimOracle(sorting, {"reflector": 1.0, "decomposer": 1.0, "thinker": 1.0})
+    truth = reference_moves(sorting)
+    first = truth[0]
+    assert ask(oracle, "reflector", source=first["source"],
+               destination=first["destination"])["task_complete"] is True
+    assert ask(oracle, "decomposer")["subtasks"] != truth
+    assert ask(oracle, "thinker", phase="place", destination="bowl")["place_mode"] == "on"
+    assert not subtask_truth(sorting, first["source"], first["destination"])
+
+
+class PutBack:
+    """A Decomposer that moves the lemon into the bowl and then back where it was."""
+
+    name = "put-back"
+
+    def complete(self, query: ModelQuery) -> Completion:
+        return Completion(json.dumps({"subtasks": [
+            {"source": "lemon-1", "destination": "bowl", "rotation_deg": 0},
+            {"source": "lemon-1", "destination": "memory:previous location",
+             "rotation_deg": 0}]}), Usage())
+
+
+@pytest.mark.slow
+def test_the_descriptor_memory_puts_an_object_back_where_it_was(sorting: SimEnv) -> None:
+    oracle = SimOracle(sorting)
+    start = sorting.scene_state.body_position("lemon-1").copy()
+    try:
+        agent = make_agent("mallvi", AgentSetup(ModuleContext(ModelRouter(
+            oracle, {"decomposer": PutBack()}))))
+        report = agent.run(EnvRobotIO(sorting), "put the lemon in the bowl, then put it "
+                           "back", TaskContext(""))
+    finally:
+        oracle.close()
+    reflections = [e for e in report.events if e["kind"] == "reflection"]
+    assert [e["task_complete"] for e in reflections] == [True, True]
+    back = reflections[-1]["place_point"]
+    memory = next(e for e in report.events if e["kind"] == "memory")["objects"]
+    remembered = next(o for o in memory if o["name"] == "lemon-1")["position"]
+    assert back == pytest.approx(remembered[:2])
+    end = sorting.scene_state.body_position("lemon-1")
+    assert np.linalg.norm(end[:2] - start[:2]) < 0.04
+    assert report.believes_done and report.failure is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", ["sorting", "stacking"])
+def test_a_whole_episode_succeeds_with_the_perfect_oracle(task: str) -> None:
+    result = run_episode(EpisodeSpec(task, seed=5001, agent="mallvi"), video=False)
+    assert result.success, result.failure_detail
+    assert {c.module for c in result.calls} >= {"decomposer", "localizer", "thinker",
+                                                 "reflector"}
