@@ -266,3 +266,8 @@ register_agent(
     "agenticlab", "agentic_env.agents.agenticlab.pipeline:make_agenticlab",
     failure_sources=("parser", "detector", "grasp", "checker"),
     options={"grasp_evaluation": True})
+
+register_agent(
+    "alrm", "agentic_env.agents.alrm.agent:make_alrm",
+    failure_sources=("planner", "executor", "detector"),
+    options={"mode": "tap", "max_steps": 12})

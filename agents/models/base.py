@@ -17,9 +17,10 @@ import numpy as np
 
 from agentic_env.errors import AgenticEnvError
 
-#: Module names of the AgenticLab pipeline and ALRM's trace judge (also the keys of
-#: per-module model maps).
-MODULES: tuple[str, ...] = ("parser", "checker", "detector", "grasp", "goal", "judge")
+#: Module names of the AgenticLab pipeline, ALRM's trace judge and ALRM's task planner and
+#: task executor (also the keys of per-module model maps).
+MODULES: tuple[str, ...] = ("parser", "checker", "detector", "grasp", "goal", "judge",
+                            "planner", "executor")
 
 
 class ModelError(AgenticEnvError, RuntimeError):

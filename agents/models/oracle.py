@@ -12,7 +12,9 @@ errors compound:
 * ``grasp``: the EXECUTE/REJECT verdict is flipped;
 * ``goal``: the goal verdict is flipped;
 * ``judge``: ALRM's trace score is replaced by another (see
-  :mod:`~agentic_env.agents.models.oracle_judge`).
+  :mod:`~agentic_env.agents.models.oracle_judge`);
+* ``planner`` / ``executor``: ALRM's task planner and executor (see
+  :mod:`~agentic_env.agents.models.oracle_alrm`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import mujoco
 import numpy as np
 
 from agentic_env.agents.models.base import MODULES, Completion, ModelError, ModelQuery, Usage
+from agentic_env.agents.models.oracle_alrm import AlrmOracle
 from agentic_env.agents.models.oracle_judge import judge_answer
 from agentic_env.errors import InvalidConfigError
 from agentic_env.pddl.planning import problem_text
@@ -82,12 +85,16 @@ class SimOracle:
         self._rng = np.random.default_rng(seed)
         self._segmenter: mujoco.Renderer | None = None
         self._segment_cache: tuple[tuple[str, int, int, float], np.ndarray] | None = None
+        self._alrm = AlrmOracle(env, self._wrong)
 
     # -- Backend protocol ------------------------------------------------------------------
 
     def complete(self, query: ModelQuery) -> Completion:
         """Answer ``query`` from ground truth (see the module docstring)."""
         start = time.perf_counter()
+        if self._alrm.answers(query):
+            return self._alrm.complete(
+                query, lambda: Usage(latency_s=time.perf_counter() - start, cost_usd=0.0))
         handlers = {"parser": self._parser, "checker": self._checker,
                     "detector": self._detector, "grasp": self._grasp, "goal": self._goal,
                     "judge": self._judge}
