@@ -3,6 +3,7 @@ with the episode (result and results database)."""
 
 from __future__ import annotations
 
+import pathlib
 import sqlite3
 
 from agentic_env.agents.base import AgentReport
@@ -10,6 +11,7 @@ from agentic_env.harness.db import ResultStore
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 from agentic_env.harness.execute import Finished
 from agentic_env.harness.judging import executed_subtasks, judge_episode
+from agentic_env.harness.sweep import load_sweep
 
 TRUTH = ["Pick up the apple and place it in the bowl.", "Pick up the ball and place it in "
          "the blue bin."]
@@ -63,3 +65,9 @@ def test_judge_score_is_stored_with_the_episode(tmp_path) -> None:
         store.record(Finished(spec().key(), result, 1.0, "w"))
         assert store.episodes()[0]["judge_score"] == 2.0
     assert result.to_dict()["judge_score"] == 2.0
+
+
+def test_alrm_category_sweep_crosses_mode_and_category() -> None:
+    sweep = load_sweep(pathlib.Path(__file__).parents[2] / "sweeps" / "alrm-categories.yaml")
+    cells = {(dict(s.agent_options)["mode"], s.instruction_category) for s in sweep.specs}
+    assert len(cells) == 10 and {s.agent for s in sweep.specs} == {"alrm"}
