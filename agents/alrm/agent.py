@@ -33,12 +33,6 @@ DEFAULT_OPTIONS: dict[str, Any] = {"mode": "tap", "max_steps": 12}
 FAILURE_SOURCES: tuple[str, ...] = ("planner", "executor", "detector")
 
 
-def executed_subtasks(report: AgentReport) -> list[str]:
-    """The subtasks the executor carried out successfully, in order (the judge's input)."""
-    return [str(e["subtask"]) for e in report.events
-            if e.get("kind") == "subtask" and e.get("ok")]
-
-
 class AlrmAgent:
     """ALRM over one robot (see the module docstring).
 

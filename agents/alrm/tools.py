@@ -30,7 +30,7 @@ from agentic_env.agents.skills.result import SkillCode, SkillResult, fail, ok
 from agentic_env.agents.tools.registry import ToolFunction, register_tool_set
 from agentic_env.agents.tools.robot import ToolContext
 from agentic_env.contract import actions
-from agentic_env.errors import AgenticEnvError
+from agentic_env.errors import AgenticEnvError, InvalidActionError
 
 #: Template of the object-listing query (the sim-oracle recognises it by this name).
 OBJECTS_TEMPLATE = "alrm_objects"
@@ -313,8 +313,10 @@ def alrm_tools(context: ToolContext, world: AlrmWorld | None = None) -> Sequence
 def _primitive(world: AlrmWorld, action: dict[str, Any], done: str) -> SkillResult:
     try:
         status = world.io.act(action, done)
-    except AgenticEnvError as error:
+    except InvalidActionError as error:
         return fail(SkillCode.BAD_ARGS, f"Not run: {error}")
+    except AgenticEnvError as error:  # a safety stop or a declined step on the real robot
+        return fail(SkillCode.ESTOP, f"Stopped: {error}")
     return ok(done) if status.get("ok") else SkillResult.from_status(status, "the motion")
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agentic_env.agents.alrm.agent import AlrmAgent, executed_subtasks
+from agentic_env.agents.alrm.agent import AlrmAgent
 from agentic_env.agents.alrm.executors import CodeExecutor, ToolExecutor
 from agentic_env.agents.base import AgentSetup, TaskContext, make_agent
 from agentic_env.agents.models.base import Completion, ModelQuery, ToolCall, Usage
@@ -21,6 +21,7 @@ from agentic_env.agents.tools.registry import ToolRegistry
 from agentic_env.agents.tools.robot import ToolContext
 from agentic_env.contract.spaces import Workspace
 from agentic_env.errors import InvalidConfigError
+from agentic_env.harness.judging import executed_subtasks
 
 Answer = Callable[[ModelQuery], Completion]
 
