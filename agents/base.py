@@ -272,3 +272,8 @@ register_agent(
     failure_sources=("decomposer", "localizer", "thinker", "reflector", "single_agent"),
     options={"reflector": True, "single_agent": False, "max_retries": 2,
              "on_exhausted": "continue"})
+
+register_agent(
+    "alrm", "agentic_env.agents.alrm.agent:make_alrm",
+    failure_sources=("planner", "executor", "detector"),
+    options={"mode": "tap", "max_steps": 12})

@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS episodes (
     actions INTEGER, replans INTEGER, wall_s REAL, sim_s REAL, run_s REAL,
     input_tokens INTEGER, output_tokens INTEGER, cost_usd REAL,
     failure TEXT, failure_detail TEXT, trace_dir TEXT, error TEXT,
-    worker TEXT, finished_at TEXT NOT NULL
+    worker TEXT, finished_at TEXT NOT NULL, judge_score REAL
 );
 CREATE TABLE IF NOT EXISTS calls (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -123,6 +123,9 @@ class ResultStore:
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("PRAGMA foreign_keys=ON")
         self._conn.executescript(_SCHEMA)
+        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(episodes)")}
+        if "judge_score" not in columns:  # a database written before the trace judge
+            self._conn.execute("ALTER TABLE episodes ADD COLUMN judge_score REAL")
 
     def close(self) -> None:
         """Close the connection."""
@@ -172,7 +175,7 @@ class ResultStore:
             "output_tokens": result.output_tokens, "cost_usd": result.cost_usd,
             "failure": result.failure, "failure_detail": result.failure_detail,
             "trace_dir": result.trace_dir, "error": result.error, "worker": finished.worker,
-            "finished_at": _now(),
+            "finished_at": _now(), "judge_score": result.judge_score,
         }
         columns = ", ".join(row)
         marks = ", ".join("?" for _ in row)

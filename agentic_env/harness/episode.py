@@ -153,6 +153,8 @@ class EpisodeResult:
         calls: one summary per model call.
         trace_dir: folder of the episode's trace, ``None`` when no trace was written.
         error: traceback text when the episode crashed (then ``failure == "error"``).
+        judge_score: ALRM's trace-judge panel score (0..2) for agents that report subtasks
+            (:mod:`agentic_env.harness.judging`), ``None`` otherwise.
     """
 
     spec: EpisodeSpec
@@ -175,6 +177,7 @@ class EpisodeResult:
     calls: tuple[ModuleCall, ...] = field(default_factory=tuple)
     trace_dir: str | None = None
     error: str | None = None
+    judge_score: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""

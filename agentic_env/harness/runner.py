@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from agentic_env.agents.trace import EpisodeTrace
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
+from agentic_env.harness.judging import ground_truth, judge_episode
 from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.pddl.planning import PlanNotFoundError, load_domain
 
@@ -217,12 +218,15 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
             if spec.instruction_category is not None:
                 options["instruction_category"] = spec.instruction_category
             _obs, info = env.reset(seed=spec.seed, options=options)
+            truth = ground_truth(env)
             if trace_root is not None:
                 trace = _start_trace(env, Path(trace_root) / spec.key(), video)
             report, stopped = run_agent(agent, EnvRobotIO(env), info["instruction"],
                                         TaskContext(load_domain(env.task.domain)))
         result = _score(spec, env, report, stopped, calls, time.perf_counter() - start,
                         str(trace.folder) if trace else None)
+        result = replace(result, judge_score=judge_episode(spec, info["instruction"], truth,
+                                                           report))
         if trace is not None:
             trace.finish({"title": f"{spec.task} / {spec.setting} / {spec.agent} / "
                                    f"{spec.model} / seed {spec.seed}",

@@ -17,10 +17,11 @@ import numpy as np
 
 from agentic_env.errors import AgenticEnvError
 
-#: Module names of the AgenticLab pipeline, ALRM's trace judge and MALLVI's roles (also the
-#: keys of per-module model maps).
+#: Module names of the AgenticLab pipeline, ALRM's trace judge, task planner and task
+#: executor, and MALLVI's roles (also the keys of per-module model maps).
 MODULES: tuple[str, ...] = ("parser", "checker", "detector", "grasp", "goal", "judge",
-                            "decomposer", "localizer", "thinker", "reflector", "single_agent")
+                            "planner", "executor", "decomposer", "localizer", "thinker",
+                            "reflector", "single_agent")
 
 
 class ModelError(AgenticEnvError, RuntimeError):

@@ -15,6 +15,8 @@ errors compound:
   :mod:`~agentic_env.agents.models.oracle_judge`);
 * MALLVI's roles (``decomposer``, ``localizer``, ``thinker``, ``reflector``,
   ``single_agent``): see :mod:`~agentic_env.agents.models.oracle_mallvi`.
+* ``planner`` / ``executor``: ALRM's task planner and executor (see
+  :mod:`~agentic_env.agents.models.oracle_alrm`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import mujoco
 import numpy as np
 
 from agentic_env.agents.models.base import MODULES, Completion, ModelError, ModelQuery, Usage
+from agentic_env.agents.models.oracle_alrm import AlrmOracle
 from agentic_env.agents.models.oracle_judge import judge_answer
 from agentic_env.agents.models.oracle_mallvi import MallviOracle
 from agentic_env.errors import InvalidConfigError
@@ -85,6 +88,7 @@ class SimOracle:
         self._rng = np.random.default_rng(seed)
         self._segmenter: mujoco.Renderer | None = None
         self._segment_cache: tuple[tuple[str, int, int, float], np.ndarray] | None = None
+        self._alrm = AlrmOracle(env, self._wrong)
 
     # -- Backend protocol ------------------------------------------------------------------
 
@@ -92,6 +96,9 @@ class SimOracle:
         """Answer ``query`` from ground truth (see the module docstring)."""
         start = time.perf_counter()
         mallvi = MallviOracle(self)
+        if self._alrm.answers(query):
+            return self._alrm.complete(
+                query, lambda: Usage(latency_s=time.perf_counter() - start, cost_usd=0.0))
         handlers = {"parser": self._parser, "checker": self._checker,
                     "detector": self._detector, "grasp": self._grasp, "goal": self._goal,
                     "judge": self._judge, "decomposer": mallvi.decomposer,

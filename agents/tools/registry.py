@@ -17,6 +17,7 @@ planner-executor sets register theirs the same way over the skill layer.
 from __future__ import annotations
 
 import enum
+import importlib
 import inspect
 import logging
 import typing
@@ -158,11 +159,21 @@ def register_tool_set(name: str, factory: ToolSetFactory) -> None:
     _TOOL_SETS[name] = factory
 
 
-def tool_set_names() -> list[str]:
-    """Registered tool-set names (``all`` is accepted too: every set, first one wins)."""
-    import agentic_env.agents.tools.primitives  # noqa: F401  (registers its set)
+#: The tool sets that ship with the project and the module that registers each.
+BUILTIN_TOOL_SETS: dict[str, str] = {
+    "primitives": "agentic_env.agents.tools.primitives",
+    "alrm": "agentic_env.agents.alrm.tools",
+}
 
-    return list(_TOOL_SETS)
+
+def tool_set_names() -> list[str]:
+    """Registered tool-set names: the built-in ones (:data:`BUILTIN_TOOL_SETS`, in that
+    order) first, then any a user registered. ``all`` is accepted too: the union of every
+    set, where the earlier set wins a name clash (``pick`` is the primitives set's)."""
+    for module in BUILTIN_TOOL_SETS.values():
+        importlib.import_module(module)
+    builtin = [name for name in BUILTIN_TOOL_SETS if name in _TOOL_SETS]
+    return builtin + [name for name in _TOOL_SETS if name not in BUILTIN_TOOL_SETS]
 
 
 def build_tool_set(name: str, context: ToolContext) -> ToolRegistry:

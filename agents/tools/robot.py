@@ -17,6 +17,7 @@ from agentic_env.agents.base import RobotIO
 from agentic_env.agents.skills.result import SkillCode, SkillResult, fail
 
 if TYPE_CHECKING:
+    from agentic_env.agents.models.context import ModuleContext
     from agentic_env.agents.tools.registry import ToolRegistry
 
 
@@ -65,12 +66,15 @@ class ToolContext:
         instruction: the episode's language instruction.
         max_actions: primitive actions allowed before action tools answer ``BLOCKED``.
         log: filled in by the tools.
+        models: the agent's model access, for tool sets whose tools ask a model (ALRM's
+            perception asks the detector); ``None`` = none.
     """
 
     io: RobotIO
     instruction: str
     max_actions: int = 40
     log: EpisodeLog = field(default_factory=EpisodeLog)
+    models: ModuleContext | None = None
 
     def action_refusal(self) -> SkillResult | None:
         """Why no further action may run (episode finished, action budget spent), or None."""

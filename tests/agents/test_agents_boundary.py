@@ -23,11 +23,13 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 #: Package roots of the installed names (see pyproject's package-dir).
 PACKAGE_DIRS = {"agentic_env.agents": ROOT / "agents", "agentic_env.real": ROOT / "real",
                 "agentic_env": ROOT / "agentic_env"}
-#: Agent-side modules allowed to read ground truth: the sim-oracle model and the reference
-#: policy of its tool-calling form (privileged by design), and the perception benchmark
-#: (scores detections against the simulator).
-PRIVILEGED = {"agentic_env.agents.models.oracle", "agentic_env.agents.models.oracle_mallvi",
-              "agentic_env.agents.models.tool_reference",
+#: Agent-side modules allowed to read ground truth: the sim-oracle model, the reference
+#: policy of its tool-calling form, its ALRM answers (planner subtasks from the reference plan,
+#: executor calls and programs, the scene's object list) and its MALLVI role answers --
+#: privileged by design -- and the perception benchmark (scores detections against the
+#: simulator).
+PRIVILEGED = {"agentic_env.agents.models.oracle", "agentic_env.agents.models.tool_reference",
+              "agentic_env.agents.models.oracle_alrm", "agentic_env.agents.models.oracle_mallvi",
               "agentic_env.agents.perception.bench"}
 #: Packages that hold simulator state, task truth or scripted experts (and the harness and
 #: real-robot packages, which hold envs).

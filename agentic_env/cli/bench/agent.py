@@ -57,8 +57,12 @@ def run_all(specs: list[EpisodeSpec], workers: int) -> list[EpisodeResult]:
 
 
 def summarise(label: str, results: Iterable[EpisodeResult]) -> dict[str, float | str | int]:
-    """One table row: success rate, means of score, actions, replans and wall time."""
+    """One table row: success rate, means of score, actions, replans, wall time, model
+    latency (s, summed over the episode's calls) and tokens per episode; for agents judged
+    by ALRM's trace judge also its success rate (sum of scores / 2n) and the share of
+    episodes where judge and world state disagree (``nan`` when none was judged)."""
     results = list(results)
+    judged = [(r.judge_score, r.success) for r in results if r.judge_score is not None]
     return {
         "config": label,
         "episodes": len(results),
@@ -67,17 +71,24 @@ def summarise(label: str, results: Iterable[EpisodeResult]) -> dict[str, float |
         "actions": statistics.fmean(r.actions for r in results),
         "replans": statistics.fmean(r.replans for r in results),
         "wall_s": statistics.fmean(r.wall_s for r in results),
+        "model_s": statistics.fmean(sum(c.latency_s for c in r.calls) for r in results),
+        "tokens": statistics.fmean(r.input_tokens + r.output_tokens for r in results),
+        "judge": (sum(score for score, _ in judged) / (2 * len(judged)) if judged
+                  else float("nan")),
+        "disagree": (sum((score == 2) != ok for score, ok in judged) / len(judged)
+                     if judged else float("nan")),
     }
 
 
 def format_rows(rows: list[dict[str, float | str | int]]) -> str:
     """A fixed-width text table of :func:`summarise` rows."""
     lines = [f"{'config':<46}{'n':>4}{'success':>9}{'score':>7}{'actions':>9}{'replans':>9}"
-             f"{'wall s':>8}"]
+             f"{'wall s':>8}{'model s':>9}{'tokens':>8}{'judge':>7}{'disagree':>9}"]
     for row in rows:
         lines.append(f"{row['config']:<46}{row['episodes']:>4}{row['success']:>9.0%}"
                      f"{row['score']:>7.2f}{row['actions']:>9.1f}{row['replans']:>9.1f}"
-                     f"{row['wall_s']:>8.1f}")
+                     f"{row['wall_s']:>8.1f}{row['model_s']:>9.2f}{row['tokens']:>8.0f}"
+                     f"{row['judge']:>7.0%}{row['disagree']:>9.0%}")
     return "\n".join(lines)
 
 

@@ -32,6 +32,7 @@ class FakeIO:
         self.actions: list[dict[str, Any]] = []
         self.status = status or {"ok": True, "reason": "", "message": ""}
         self.error = error
+        self.workspace = Workspace()
 
     def observe(self) -> dict[str, np.ndarray]:
         return {"tcp_pose": np.array([0.4, 0.0, 0.35, 0.0, 1.0, 0.0, 0.0], np.float32),
@@ -61,7 +62,22 @@ def _valid_value(schema: dict[str, Any]) -> Any:
 def primitives() -> tuple[ToolRegistry, ToolContext, FakeIO]:
     io = FakeIO()
     context = ToolContext(io, "sort the cubes", max_actions=40)
-    return build_tool_set("all", context), context, io
+    return build_tool_set("primitives", context), context, io
+
+
+@pytest.mark.parametrize("name", [*tool_set_names(), "all"])
+def test_every_tool_set_has_valid_schemas(name: str) -> None:
+    registry = build_tool_set(name, ToolContext(FakeIO(), "sort the cubes"))
+    assert registry.specs()
+    for tool in registry.specs():
+        definition = tool.definition()
+        assert definition["type"] == "function" and definition["function"]["description"]
+        jsonschema.Draft202012Validator.check_schema(definition["function"]["parameters"])
+
+
+def test_all_prefers_the_primitives_set_on_a_name_clash() -> None:
+    registry = build_tool_set("all", ToolContext(FakeIO(), "sort the cubes"))
+    assert registry.get("pick").spec.parameters["required"] == ["x", "y", "z"]
 
 
 def test_every_tool_has_a_valid_schema_and_round_trips(primitives):
@@ -183,8 +199,9 @@ def test_incomplete_documentation_is_refused():
         tool_spec(undocumented)
     with pytest.raises(InvalidConfigError, match="registered twice"):
         ToolRegistry([typed, typed])
-    with pytest.raises(InvalidConfigError, match="unknown tool set 'alrm'; valid: primitives"):
-        build_tool_set("alrm", ToolContext(FakeIO(), ""))
+    with pytest.raises(InvalidConfigError, match="unknown tool set 'navigator'; valid: primitives"):
+        build_tool_set("navigator", ToolContext(FakeIO(), ""))
+
 
 
 @pytest.mark.parametrize("angles", [(0.0, 0.0, 0.0), (1.2, -0.4, 0.3), (-2.9, 1.5, -3.0)])

@@ -1,0 +1,39 @@
+"""ALRM's functions and the dry-run mock share names and signatures, so one CaP program (the
+sim-oracle's) runs against both."""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+from agentic_env.agents.alrm.sandbox import run_program
+from agentic_env.agents.alrm.tools import alrm_tools
+from agentic_env.agents.models.base import ModelQuery, Usage
+from agentic_env.agents.models.oracle_alrm import AlrmOracle
+from agentic_env.agents.tools.robot import ToolContext
+from agentic_env.envs.sim_env import SimEnv
+from agentic_env.harness.dry_run import DryRunWorld
+from agentic_env.harness.robot_io import EnvRobotIO
+
+
+def test_signatures_match_and_the_oracle_program_runs_on_the_mock() -> None:
+    env = SimEnv(task="sorting", setting="lab")
+    try:
+        _obs, info = env.reset(seed=5000)
+        world = DryRunWorld.from_task(env.task, env.scene_state)
+        mock = world.tools()
+        ours = {f.__name__: f for f in alrm_tools(ToolContext(EnvRobotIO(env), "x"))}
+        assert set(mock) <= set(ours)
+        for name, function in mock.items():
+            assert list(inspect.signature(function).parameters) == list(
+                inspect.signature(ours[name]).parameters), name
+        query = ModelQuery("executor", "cap", "", fields={
+            "subtask": "Pick up the apple and place it in the bowl."})
+        program = json.loads(AlrmOracle(env, lambda m: False).complete(query, Usage).text)
+        run = run_program(program["code"], mock)
+    finally:
+        env.close()
+    assert run.ok, run.error
+    assert "The apple was successfully picked" in run.log
+    assert [str(s) for s in world.applied_steps()] == ["(pick apple-1)",
+                                                       "(place-in apple-1 bowl)"]

@@ -1,0 +1,107 @@
+"""The sim-oracle's ALRM answers (planner subtask, TaP calls with a corrupted argument, CaP
+programs, the object list), and ALRM end to end offline on sorting and stacking."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from agentic_env.agents.models.base import ModelQuery, Usage
+from agentic_env.agents.models.oracle_alrm import AlrmOracle
+from agentic_env.agents.models.registry import parse_model_spec
+from agentic_env.envs.sim_env import SimEnv
+from agentic_env.harness.episode import EpisodeSpec
+from agentic_env.harness.runner import run_episode
+
+TOOLS = ({"type": "function", "function": {"name": "pick", "parameters": {}}},
+         {"type": "function", "function": {"name": "place", "parameters": {}}})
+
+
+@pytest.fixture(scope="module")
+def env() -> Iterator[SimEnv]:
+    sim = SimEnv(task="sorting", setting="lab")
+    sim.reset(seed=5000)
+    yield sim
+    sim.close()
+
+
+def oracle(env: SimEnv, wrong: bool = False) -> AlrmOracle:
+    return AlrmOracle(env, lambda module: wrong)
+
+
+def planner(env: SimEnv, wrong: bool = False) -> dict:
+    query = ModelQuery("planner", "planner", "")
+    return json.loads(oracle(env, wrong).complete(query, Usage).text)
+
+
+def test_planner_gives_the_next_reference_subtask(env: SimEnv) -> None:
+    answer = planner(env)
+    assert answer == {"thought": answer["thought"], "done": False,
+                      "subtask": "Pick up the apple and place it in the bowl."}
+    assert planner(env, wrong=True)["done"]  # the injected error: done too early
+
+
+def test_tap_oracle_owes_the_right_call_after_a_bad_one(env: SimEnv) -> None:
+    subtask = "Pick up the apple and place it in the bowl."
+    first = ModelQuery("executor", "tap", "", fields={"subtask": subtask}, tools=TOOLS)
+    bad = oracle(env, wrong=True).complete(first, Usage).tool_calls[0]
+    assert (bad.name, dict(bad.arguments)) == ("pick", {"object_name": "apple-1"})
+    messages = (
+        {"role": "assistant", "tool_calls": [{"id": "a", "function": {
+            "name": "pick", "arguments": json.dumps({"object_name": "apple-1"})}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "BAD_ARGS: pick was not run"})
+    again = oracle(env).complete(ModelQuery("executor", "tap", "", fields=first.fields,
+                                            tools=TOOLS, messages=messages), Usage)
+    assert (again.tool_calls[0].name, dict(again.tool_calls[0].arguments)) == (
+        "pick", {"name": "apple-1"})
+    messages += (
+        {"role": "assistant", "tool_calls": [{"id": "b", "function": {
+            "name": "pick", "arguments": json.dumps({"name": "apple-1"})}}]},
+        {"role": "tool", "tool_call_id": "b", "content": "OK: The apple was picked"})
+    then = oracle(env).complete(ModelQuery("executor", "tap", "", fields=first.fields,
+                                           tools=TOOLS, messages=messages), Usage)
+    assert (then.tool_calls[0].name, dict(then.tool_calls[0].arguments)) == (
+        "place", {"target": "bowl"})
+
+
+def test_cap_oracle_writes_a_program(env: SimEnv) -> None:
+    query = ModelQuery("executor", "cap", "", fields={
+        "subtask": "Pick up the apple and place it in the bowl."})
+    good = json.loads(oracle(env).complete(query, Usage).text)["code"]
+    assert "pick(name='apple-1')" in good and "place(target='bowl')" in good
+    broken = json.loads(oracle(env, wrong=True).complete(query, Usage).text)["code"]
+    assert "grab(" in broken
+
+
+def test_object_list_has_properties(env: SimEnv) -> None:
+    query = ModelQuery("detector", "alrm_objects", "", fields={"list": True})
+    listed = {e["name"]: e for e in json.loads(oracle(env).complete(query, Usage).text)[
+        "objects"]}
+    assert listed["bowl"]["place"] and not listed["lemon-1"]["place"]
+    assert listed["lemon-1"]["category"] == "fruit" and listed["lemon-1"]["weight_g"] > 0
+
+
+def test_oracle_error_rates_parse() -> None:
+    spec = parse_model_spec("sim-oracle?planner=0.1&executor=0.2")
+    assert dict(spec.error_rates) == {"planner": 0.1, "executor": 0.2}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", ["sorting", "stacking"])
+@pytest.mark.parametrize("mode", ["tap", "cap"])
+def test_alrm_end_to_end(task: str, mode: str) -> None:
+    spec = EpisodeSpec(task=task, setting="lab", agent="alrm", seed=5000,
+                       agent_options=(("mode", mode),))
+    result = run_episode(spec, video=False)
+    assert result.success, result.failure_detail
+
+
+@pytest.mark.slow
+def test_alrm_recovers_from_injected_executor_errors() -> None:
+    spec = EpisodeSpec(task="stacking", setting="lab", agent="alrm", seed=5001,
+                       model="sim-oracle?executor=0.3&seed=2",
+                       agent_options=(("mode", "tap"),))
+    result = run_episode(spec, video=False)
+    assert result.success, result.failure_detail
