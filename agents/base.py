@@ -266,3 +266,7 @@ register_agent(
     "agenticlab", "agentic_env.agents.agenticlab.pipeline:make_agenticlab",
     failure_sources=("parser", "detector", "grasp", "checker"),
     options={"grasp_evaluation": True})
+register_agent(
+    "planner-executor", "agentic_env.agents.planner_executor.agent:make_planner_executor",
+    failure_sources=("router", "planner", "critic", "detector", "chatbot"),
+    options={"max_turns": 120})

@@ -17,9 +17,15 @@ import numpy as np
 
 from agentic_env.errors import AgenticEnvError
 
-#: Module names of the AgenticLab pipeline and ALRM's trace judge (also the keys of
-#: per-module model maps).
-MODULES: tuple[str, ...] = ("parser", "checker", "detector", "grasp", "goal", "judge")
+#: Module names of the AgenticLab pipeline, ALRM's trace judge and the planner-executor's
+#: router, chatbot, planner and goal completion critic (also the keys of per-module model
+#: maps).
+MODULES: tuple[str, ...] = ("parser", "checker", "detector", "grasp", "goal", "judge",
+                            "router", "chatbot", "planner", "critic")
+#: Error kinds the sim-oracle injects into the planner-executor's planner (the paper's failure
+#: modes): a verbal-only reply, a skipped or a repeated event check, a place without
+#: perceiving the surface first.
+PLANNER_ERRORS: tuple[str, ...] = ("verbal", "skip_events", "repeat_events", "blind_place")
 
 
 class ModelError(AgenticEnvError, RuntimeError):

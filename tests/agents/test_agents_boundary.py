@@ -27,6 +27,8 @@ PACKAGE_DIRS = {"agentic_env.agents": ROOT / "agents", "agentic_env.real": ROOT 
 #: policy of its tool-calling form (privileged by design), and the perception benchmark
 #: (scores detections against the simulator).
 PRIVILEGED = {"agentic_env.agents.models.oracle", "agentic_env.agents.models.tool_reference",
+              # the planner-executor's oracle answers: the true state and reference plan
+              "agentic_env.agents.models.oracle_planner",
               "agentic_env.agents.perception.bench"}
 #: Packages that hold simulator state, task truth or scripted experts (and the harness and
 #: real-robot packages, which hold envs).
