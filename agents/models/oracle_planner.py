@@ -94,9 +94,11 @@ class PlannerOracle:
         substantive action or while a plan exists; else ``best_effort_stop``."""
         if self._success():
             verdict, reason = "achieved", "the goal holds"
+        elif self._plans >= MAX_PLANS or self._plan() is None:
+            verdict, reason = "best_effort_stop", "no way to the goal remains"
         elif int(fields.get("round_actions", 0)) == 0:
             verdict, reason = "continue", "the last round only talked; act on the goal"
-        elif int(fields.get("rounds", 1)) < 3 and self._plan() is not None:
+        elif int(fields.get("rounds", 1)) < 3:
             verdict, reason = "continue", "the goal is not met yet and a way to it remains"
         else:
             verdict, reason = "best_effort_stop", "repeated attempts did not reach the goal"

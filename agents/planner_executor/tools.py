@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from agentic_env.agents import skills
-from agentic_env.agents.agenticlab.modules import detect
+from agentic_env.agents.agenticlab.modules import detect, evaluate_grasp
 from agentic_env.agents.base import RobotStoppedError
 from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.planner_executor.snapshot import TABLE, SemanticSnapshot
@@ -34,6 +34,7 @@ from agentic_env.agents.tools.registry import ToolFunction, register_tool_set
 from agentic_env.agents.tools.robot import ToolContext
 from agentic_env.contract.actions import home
 from agentic_env.errors import InvalidConfigError
+from agentic_env.pddl.planning import PlanStep
 
 
 class Action(enum.StrEnum):
@@ -195,6 +196,15 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
                         "observation posture or the wrist survey")
         return ok(f"perceived {target}; snapshot updated ({len(clouds)} objects seen)")
 
+    def grasp_judge(obj: str) -> skills.GraspJudge:
+        step = PlanStep("pick", (obj,))
+
+        def judge(image: np.ndarray, candidate: Any, target: Target) -> tuple[bool, str]:
+            verdict = evaluate_grasp(state.models, image, step, obj, describe(obj),
+                                     candidate.pose, candidate.width)
+            return verdict.execute, verdict.reason
+        return judge
+
     def outward_yaw(drawer: str) -> float | None:
         handle = find(drawer, "handle", search=False)
         if not handle.ok:
@@ -205,7 +215,7 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
     def pick(obj: str, source: str = "") -> SkillResult:
         yaw = outward_yaw(source) if source and is_drawer(source) else None
         result = skills.pick(arm, detector, obj, state.rng, yaw=yaw, why=f"pick {obj}",
-                             max_moves=PERCEIVE_MOVES)
+                             judge=grasp_judge(obj), max_moves=PERCEIVE_MOVES)
         after_motion([obj])
         if result.ok:
             state.held = result.data["held"]
