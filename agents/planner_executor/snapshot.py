@@ -24,6 +24,8 @@ FOOTPRINT_SLACK = 0.01
 ON_TABLE_HEIGHT = 0.02
 #: An object whose lowest point is this far (m) below a support's top is inside it.
 INSIDE_DEPTH = 0.01
+#: A support's lowest point lies at least this far (m) below the object's.
+ABOVE = 0.003
 
 
 @dataclass
@@ -48,7 +50,8 @@ def relate(clouds: Mapping[str, np.ndarray]) -> dict[str, str]:
         clouds: object name -> its (N, 3) points, base frame, metres (table top z = 0).
 
     Each object rests on (or in) the perceived object whose footprint holds its centre and
-    whose top is the highest below the object's top; an object without one whose bottom is
+    whose bottom is the highest one below the object's bottom (``in`` when the object's
+    bottom lies below that support's top); an object without one whose bottom is
     near the table stands on the table; otherwise its support is ``unknown``.
     """
     boxes = {name: (pts.min(axis=0), pts.max(axis=0)) for name, pts in clouds.items()
@@ -61,11 +64,11 @@ def relate(clouds: Mapping[str, np.ndarray]) -> dict[str, str]:
             if other == name or not np.all(np.abs(centre - (o_low[:2] + o_high[:2]) / 2)
                                            <= (o_high[:2] - o_low[:2]) / 2 + FOOTPRINT_SLACK):
                 continue
-            if o_high[2] >= high[2] or low[2] < o_low[2] - FOOTPRINT_SLACK:
-                continue  # not below the object: the object is the support, or beside it
+            if low[2] < o_low[2] + ABOVE or high[2] <= o_low[2]:
+                continue  # the other starts no lower: it is not what the object rests on
             kind = "in" if low[2] < o_high[2] - INSIDE_DEPTH else "on"
-            if best is None or o_high[2] > best[0]:
-                best = (float(o_high[2]), other, kind)
+            if best is None or o_low[2] > best[0]:  # the closest support below
+                best = (float(o_low[2]), other, kind)
         if best is not None:
             facts[name] = f"{best[2]}({name}, {best[1]})"
         elif low[2] <= ON_TABLE_HEIGHT:
