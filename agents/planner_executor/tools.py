@@ -33,7 +33,7 @@ from agentic_env.agents.skills.scene import at_home
 from agentic_env.agents.tools.registry import ToolFunction, register_tool_set
 from agentic_env.agents.tools.robot import ToolContext
 from agentic_env.contract.actions import home
-from agentic_env.errors import InvalidConfigError
+from agentic_env.contract.spaces import Workspace
 from agentic_env.pddl.planning import PlanStep
 
 
@@ -89,7 +89,9 @@ class PlannerState:
     """What the tools keep across calls in one episode.
 
     Attributes:
-        models: how the detector reaches its model.
+        models: how the detector and the grasp judgement reach their models; ``None``
+            (a bare tool server) = no perception: perceive and manipulation answer
+            ``BLOCKED``.
         snapshot: the perceived state.
         rng: grasp sampling.
         poll_events: returns the events since the last poll (text), or none.
@@ -101,7 +103,7 @@ class PlannerState:
         substantive: ``act`` calls that change the environment (not speak/listen/perceive).
     """
 
-    models: ModuleContext
+    models: ModuleContext | None = None
     snapshot: SemanticSnapshot = field(default_factory=SemanticSnapshot)
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
     poll_events: Callable[[], list[str]] = list
@@ -115,7 +117,8 @@ class PlannerState:
 
 @dataclass
 class PlannerToolContext(ToolContext):
-    """A :class:`ToolContext` with the planner tools' state (``None`` is refused)."""
+    """A :class:`ToolContext` with the planner tools' state (``None``: a fresh state
+    without models)."""
 
     planner: PlannerState | None = None
 
@@ -126,15 +129,26 @@ class _Arm:
 
     def __init__(self, context: ToolContext) -> None:
         self._context = context
-        self.workspace = context.io.workspace
-        self.obs = context.io.observe()
+        self._obs: dict[str, np.ndarray] | None = None
+
+    @property
+    def workspace(self) -> Workspace:
+        """The robot's primitive workspace."""
+        return self._context.io.workspace
+
+    @property
+    def obs(self) -> dict[str, np.ndarray]:
+        """The latest observation (taken on first use)."""
+        if self._obs is None:
+            self._obs = self._context.io.observe()
+        return self._obs
 
     def act(self, action: dict[str, Any], why: str) -> dict[str, Any]:
         if self._context.action_refusal() is not None:
             return {"ok": False, "reason": "timeout", "message": "the action budget is spent"}
         self._context.log.actions += 1
         try:
-            self.obs, status = self._context.io.act(action)
+            self._obs, status = self._context.io.act(action)
         except RobotStoppedError as error:
             return {"ok": False, "reason": "safety_fault", "message": str(error)}
         return status
@@ -144,15 +158,9 @@ class _Arm:
 
 
 def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
-    """The ``planner`` tool set over ``context`` (a :class:`PlannerToolContext`).
-
-    Raises:
-        InvalidConfigError: ``context`` carries no planner state.
-    """
-    state = getattr(context, "planner", None)
-    if state is None:
-        raise InvalidConfigError("the planner tool set needs a PlannerToolContext with its "
-                                 "planner state (the planner-executor agent builds one)")
+    """The ``planner`` tool set over ``context`` (a :class:`PlannerToolContext` carries the
+    agent's state; any other context gets a fresh state without models)."""
+    state = getattr(context, "planner", None) or PlannerState()
     arm = _Arm(context)
     snapshot = state.snapshot
 
@@ -273,6 +281,9 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
         refusal = context.action_refusal()
         if refusal is not None:
             return refusal
+        if state.models is None and action is not Action.MOVE_ARM:
+            return fail(SkillCode.BLOCKED, f"{action.value} needs perception, and no "
+                        "detector model is wired to these tools")
         if action is Action.MOVE_ARM:
             if params[0] not in POSTURES:
                 return fail(SkillCode.BAD_ARGS, f"unknown posture {params[0]!r}; valid: "

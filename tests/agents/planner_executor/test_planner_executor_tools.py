@@ -15,7 +15,6 @@ from agentic_env.agents.skills import SkillCode
 from agentic_env.agents.tools.registry import build_tool_set
 from agentic_env.agents.tools.robot import ToolContext
 from agentic_env.contract.spaces import Workspace
-from agentic_env.errors import InvalidConfigError
 
 
 class FakeRobot:
@@ -116,9 +115,13 @@ def test_move_arm_sends_one_primitive_and_records_the_posture() -> None:
     assert any(f.text.startswith("arm_posture(robot,") for f in state.snapshot.facts())
 
 
-def test_the_tool_set_needs_its_planner_state() -> None:
-    with pytest.raises(InvalidConfigError, match="PlannerToolContext"):
-        build_tool_set("planner", ToolContext(io=FakeRobot(), instruction="x"))
+def test_a_bare_tool_context_gets_tools_that_refuse_perception() -> None:
+    robot = FakeRobot()
+    context = ToolContext(io=robot, instruction="x")
+    tools = build_tool_set("planner", context)
+    result = context.call(tools, "act", {"action": "perceive", "params": ["table"]})
+    assert result.code is SkillCode.BLOCKED and "detector" in result.message
+    assert robot.sent == []
 
 
 def _box(low: tuple[float, float, float], high: tuple[float, float, float]) -> np.ndarray:
