@@ -251,12 +251,12 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
                 result = skills.place_on(arm, held, target, align_faces=True,
                                          why=f"place {obj} on {where}")
         after_motion([obj, where])
-        verb = "inserted" if into else "placed"
         note = " (the surface was not perceived since it last changed)" if blind else ""
         if result.ok:
             state.held = None
-            return ok(f"{verb} {obj} {'in' if into else 'on'} {where}{note}")
-        return diagnose(result, f"{verb[:-1]} {obj}{note}")
+            done = f"inserted {obj} in" if into else f"placed {obj} on"
+            return ok(f"{done} {where}{note}")
+        return diagnose(result, f"{'insert' if into else 'place'} {obj}{note}")
 
     def drawer_motion(drawer: str, opening: bool) -> SkillResult:
         handle = find(drawer, "handle")
