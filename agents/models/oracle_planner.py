@@ -90,18 +90,17 @@ class PlannerOracle:
         return {"answer": f"Here is what I know about the scene: {snapshot}"}
 
     def critic(self, fields: Mapping[str, Any]) -> dict[str, Any]:
-        """``achieved`` when the goal truly holds; ``continue`` after a round without a
-        substantive action or while a plan exists; else ``best_effort_stop``."""
+        """``achieved`` when the goal truly holds; ``best_effort_stop`` once no plan to it
+        remains (or the planner's plans are used up); else ``continue`` (the agent bounds
+        its rounds)."""
         if self._success():
             verdict, reason = "achieved", "the goal holds"
         elif self._plans >= MAX_PLANS or self._plan() is None:
             verdict, reason = "best_effort_stop", "no way to the goal remains"
         elif int(fields.get("round_actions", 0)) == 0:
             verdict, reason = "continue", "the last round only talked; act on the goal"
-        elif int(fields.get("rounds", 1)) < 3:
-            verdict, reason = "continue", "the goal is not met yet and a way to it remains"
         else:
-            verdict, reason = "best_effort_stop", "repeated attempts did not reach the goal"
+            verdict, reason = "continue", "the goal is not met yet and a way to it remains"
         if verdict != "best_effort_stop" and self._wrong("critic"):
             verdict = "continue" if verdict == "achieved" else "achieved"
             reason = "misjudged"
