@@ -275,5 +275,10 @@ register_agent(
 
 register_agent(
     "alrm", "agentic_env.agents.alrm.agent:make_alrm",
-    failure_sources=("planner", "executor", "detector"),
+    failure_sources=("task_planner", "task_executor", "detector"),
     options={"mode": "tap", "max_steps": 12})
+
+register_agent(
+    "planner-executor", "agentic_env.agents.planner_executor.agent:make_planner_executor",
+    failure_sources=("router", "planner", "critic", "detector", "chatbot"),
+    options={"max_turns": 120})

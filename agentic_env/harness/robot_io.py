@@ -16,6 +16,15 @@ from agentic_env.agents.base import RobotStoppedError
 from agentic_env.contract.spaces import Workspace
 
 
+def event_text(disturbance: dict[str, Any]) -> str:
+    """The announcement of an applied disturbance (``info["disturbances"]`` entry), or ""
+    for one nobody would announce (a light, a camera bump, an occluder passing)."""
+    body = disturbance.get("body")
+    if disturbance.get("kind") in ("move_target", "move_place_location") and body:
+        return f"a person moved {body}"
+    return ""
+
+
 class PrimitiveEnv(Protocol):
     """What :class:`EnvRobotIO` needs of an env (``SimEnv`` and ``RealEnv`` both fit)."""
 
@@ -39,18 +48,23 @@ class EnvRobotIO:
             ``""`` while it has not.
     """
 
-    __slots__ = ("_act", "_observe", "actions", "stopped", "workspace")
+    __slots__ = ("_act", "_events", "_observe", "actions", "stopped", "workspace")
 
     def __init__(self, env: PrimitiveEnv) -> None:
         self.workspace: Workspace = env.primitive_config.workspace
         self.actions = 0
         self.stopped = ""
+        self._events: list[str] = []
+        reported = [0]
 
         def observe() -> dict[str, np.ndarray]:
             return env.observe()
 
         def act(action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
             obs, _reward, _terminated, _truncated, info = env.step(action)
+            applied = list(info.get("disturbances", ()))
+            self._events.extend(t for t in map(event_text, applied[reported[0]:]) if t)
+            reported[0] = max(reported[0], len(applied))
             fault = info.get("safety_fault")
             if fault is not None:
                 raise RobotStoppedError(f"safety fault {fault.get('kind')}: "
@@ -64,6 +78,12 @@ class EnvRobotIO:
     def observe(self) -> dict[str, np.ndarray]:
         """A fresh observation (see :mod:`agentic_env.contract.spaces`)."""
         return self._observe()
+
+    def poll_events(self) -> list[str]:
+        """The exogenous events the env reported since the last poll, as text (an operator
+        would announce them: ``a person moved apple-1``); only the text reaches the agent."""
+        events, self._events[:] = list(self._events), []
+        return events
 
     def act(self, action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Run one primitive; the observation after it and its status report (``name``,

@@ -30,7 +30,7 @@ MODES: tuple[str, ...] = ("tap", "cap")
 #: Default options (the registry validates given ones against these types).
 DEFAULT_OPTIONS: dict[str, Any] = {"mode": "tap", "max_steps": 12}
 #: Failure sources of ALRM besides the common ones.
-FAILURE_SOURCES: tuple[str, ...] = ("planner", "executor", "detector")
+FAILURE_SOURCES: tuple[str, ...] = ("task_planner", "task_executor", "detector")
 
 
 class AlrmAgent:

@@ -58,7 +58,7 @@ class ToolExecutor:
     """TaP: the executor model calls the functions natively, one per turn.
 
     Args:
-        models: reaches the ``executor`` module.
+        models: reaches the ``task_executor`` module.
         tools: the ALRM functions.
         context: the episode's tool context (its log records every call).
         max_turns: model turns per subtask.
@@ -81,10 +81,10 @@ class ToolExecutor:
             return text, result.to_dict()
 
         prompt = render_prompt("tap", subtask=subtask, objects=scene)
-        query = ModelQuery("executor", "tap", prompt, fields={"subtask": subtask},
+        query = ModelQuery("task_executor", "tap", prompt, fields={"subtask": subtask},
                            tools=tuple(self.tools.definitions()))
         conversation = run_tool_conversation(
-            self.models.router.backend_for("executor"), query, execute,
+            self.models.router.backend_for("task_executor"), query, execute,
             max_turns=self.max_turns, max_nudges=0, retries=self.models.retries,
             budget=self.models.budget, on_call=self.models.on_call)
         done = conversation.stop == "answered" and bool(oks) and oks[-1]
@@ -104,7 +104,7 @@ class CodeExecutor:
     """CaP: the executor model writes one program per subtask; it runs once, sandboxed.
 
     Args:
-        models: reaches the ``executor`` module.
+        models: reaches the ``task_executor`` module.
         tools: the ALRM functions (the program's only reach).
         context: the episode's tool context (its log records every call).
         limits: the sandbox's limits.
@@ -155,7 +155,7 @@ class CodeExecutor:
         """
         prompt = render_prompt("cap", subtask=subtask, objects=scene,
                                functions=self.functions_text())
-        reply = self.models.ask(ModelQuery("executor", "cap", prompt, (), CAP_SCHEMA,
+        reply = self.models.ask(ModelQuery("task_executor", "cap", prompt, (), CAP_SCHEMA,
                                            {"subtask": subtask}))
         code = str(reply.parsed["code"])
         calls: list[tuple[str, dict[str, Any], str]] = []

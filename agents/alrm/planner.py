@@ -61,7 +61,7 @@ def next_subtask(models: ModuleContext, instruction: str, objects: str, places: 
     """
     prompt = render_prompt("planner", instruction=instruction, objects=objects,
                            places=places, history=history_text(steps))
-    reply = models.ask(ModelQuery("planner", "planner", prompt, (), PLANNER_SCHEMA,
+    reply = models.ask(ModelQuery("task_planner", "planner", prompt, (), PLANNER_SCHEMA,
                                   {"instruction": instruction, "steps": len(steps)}))
     answer = reply.parsed
     subtask = str(answer["subtask"]).strip()

@@ -17,11 +17,17 @@ import numpy as np
 
 from agentic_env.errors import AgenticEnvError
 
-#: Module names of the AgenticLab pipeline, ALRM's trace judge, task planner and task
-#: executor, and MALLVI's roles (also the keys of per-module model maps).
+#: Module names (also the keys of per-module model maps): the AgenticLab pipeline's, ALRM's
+#: trace judge, task planner and task executor, MALLVI's roles, and the planner-executor's
+#: router, chatbot, planner and goal completion critic.
 MODULES: tuple[str, ...] = ("parser", "checker", "detector", "grasp", "goal", "judge",
-                            "planner", "executor", "decomposer", "localizer", "thinker",
-                            "reflector", "single_agent")
+                            "task_planner", "task_executor", "decomposer", "localizer",
+                            "thinker", "reflector", "single_agent", "router", "chatbot",
+                            "planner", "critic")
+#: Error kinds the sim-oracle injects into the planner-executor's planner (the paper's failure
+#: modes): a verbal-only reply, a skipped or a repeated event check, a place without
+#: perceiving the surface first.
+PLANNER_ERRORS: tuple[str, ...] = ("verbal", "skip_events", "repeat_events", "blind_place")
 
 
 class ModelError(AgenticEnvError, RuntimeError):

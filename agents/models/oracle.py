@@ -15,8 +15,11 @@ errors compound:
   :mod:`~agentic_env.agents.models.oracle_judge`);
 * MALLVI's roles (``decomposer``, ``localizer``, ``thinker``, ``reflector``,
   ``single_agent``): see :mod:`~agentic_env.agents.models.oracle_mallvi`.
-* ``planner`` / ``executor``: ALRM's task planner and executor (see
+* ``task_planner`` / ``task_executor``: ALRM's task planner and executor (see
   :mod:`~agentic_env.agents.models.oracle_alrm`).
+* ``router``, ``critic`` and the planner error kinds of
+  :data:`~agentic_env.agents.models.base.PLANNER_ERRORS`: the planner-executor's modules (see
+  :mod:`~agentic_env.agents.models.oracle_planner`).
 """
 
 from __future__ import annotations
@@ -30,10 +33,19 @@ from typing import TYPE_CHECKING, Any
 import mujoco
 import numpy as np
 
-from agentic_env.agents.models.base import MODULES, Completion, ModelError, ModelQuery, Usage
+from agentic_env.agents.models.base import (
+    MODULES,
+    PLANNER_ERRORS,
+    Completion,
+    ModelError,
+    ModelQuery,
+    ToolCall,
+    Usage,
+)
 from agentic_env.agents.models.oracle_alrm import AlrmOracle
 from agentic_env.agents.models.oracle_judge import judge_answer
 from agentic_env.agents.models.oracle_mallvi import MallviOracle
+from agentic_env.agents.models.oracle_planner import PlannerOracle
 from agentic_env.errors import InvalidConfigError
 from agentic_env.pddl.planning import problem_text
 from agentic_env.tasks.base import SymbolicTask
@@ -79,16 +91,17 @@ class SimOracle:
                                      f"{env.task.name!r} has none")
         rates = dict(error_rates or {})
         for module, rate in rates.items():
-            if module not in MODULES or not 0.0 <= rate <= 1.0:
+            if module not in (*MODULES, *PLANNER_ERRORS) or not 0.0 <= rate <= 1.0:
                 raise InvalidConfigError(
                     f"sim-oracle error rate {module}={rate}: modules are {', '.join(MODULES)}, "
-                    "rates in [0, 1]")
+                    f"planner error kinds {', '.join(PLANNER_ERRORS)}, rates in [0, 1]")
         self._env = env
         self._rates = rates
         self._rng = np.random.default_rng(seed)
         self._segmenter: mujoco.Renderer | None = None
         self._segment_cache: tuple[tuple[str, int, int, float], np.ndarray] | None = None
         self._alrm = AlrmOracle(env, self._wrong)
+        self._planner = PlannerOracle(env, self._wrong)
 
     # -- Backend protocol ------------------------------------------------------------------
 
@@ -99,17 +112,30 @@ class SimOracle:
         if self._alrm.answers(query):
             return self._alrm.complete(
                 query, lambda: Usage(latency_s=time.perf_counter() - start, cost_usd=0.0))
+        if query.module == "planner":
+            return self._planner_turn(query, start)
         handlers = {"parser": self._parser, "checker": self._checker,
                     "detector": self._detector, "grasp": self._grasp, "goal": self._goal,
                     "judge": self._judge, "decomposer": mallvi.decomposer,
                     "localizer": mallvi.localizer, "thinker": mallvi.thinker,
-                    "reflector": mallvi.reflector, "single_agent": mallvi.single_agent}
+                    "reflector": mallvi.reflector, "single_agent": mallvi.single_agent,
+                    "router": self._planner.router, "chatbot": self._planner.chatbot,
+                    "critic": self._planner.critic}
         if query.module not in handlers:
             raise ModelError(f"the sim-oracle answers modules {', '.join(handlers)}; "
                              f"got {query.module!r}")
         answer = handlers[query.module](query.fields)
         return Completion(json.dumps(answer, indent=1),
                           Usage(latency_s=time.perf_counter() - start, cost_usd=0.0))
+
+    def _planner_turn(self, query: ModelQuery, start: float) -> Completion:
+        """The planner-executor's next tool call (or closing text) from ground truth."""
+        answer = self._planner.planner(query.messages)
+        usage = Usage(latency_s=time.perf_counter() - start, cost_usd=0.0)
+        if isinstance(answer, str):
+            return Completion(answer, usage, (), "native")
+        turn = sum(1 for m in query.messages if m.get("role") == "assistant") + 1
+        return Completion("", usage, (ToolCall(f"call_{turn}", *answer),), "native")
 
     def close(self) -> None:
         """Free the segmentation renderer's OpenGL context."""

@@ -70,18 +70,19 @@ class AlrmOracle:
 
     def answers(self, query: ModelQuery) -> bool:
         """Whether ``query`` is one of ALRM's (this class answers it)."""
-        return query.module in ("planner", "executor") or query.template == OBJECTS_TEMPLATE
+        return (query.module in ("task_planner", "task_executor")
+                or query.template == OBJECTS_TEMPLATE)
 
     def complete(self, query: ModelQuery, usage: Callable[[], Usage]) -> Completion:
         """The answer to one of ALRM's queries; ``usage`` stamps its latency."""
         if query.template == OBJECTS_TEMPLATE:
             return Completion(json.dumps(self._objects()), usage())
-        if query.module == "planner":
+        if query.module == "task_planner":
             return Completion(json.dumps(self._planner()), usage())
         subtask = self._subtask(str(query.fields.get("subtask", "")))
         calls = _subtask_calls(subtask) if subtask is not None else []
         if not query.tools:
-            code = _program(calls, self._wrong("executor"))
+            code = _program(calls, self._wrong("task_executor"))
             return Completion(json.dumps({"thought": "the subtask as function calls",
                                           "code": code}), usage())
         return self._tool_turn(query, calls, usage)
@@ -125,7 +126,7 @@ class AlrmOracle:
 
     def _planner(self) -> dict[str, Any]:
         remaining = self._remaining()
-        if not remaining or self._wrong("planner"):
+        if not remaining or self._wrong("task_planner"):
             return {"thought": "every object the instruction names is where it should be",
                     "subtask": "", "done": True}
         subtask = remaining[0]
@@ -164,7 +165,7 @@ class AlrmOracle:
             summary = results[-1] if results else "nothing to do"
             return Completion(f"Subtask done. {summary}", usage(), (), "native")
         name, arguments = calls[position]
-        if self._wrong("executor"):
+        if self._wrong("task_executor"):
             arguments = {f"object_{key}": value for key, value in arguments.items()}
         return Completion("", usage(), (ToolCall(f"call_{len(made) + 1}", name, arguments),),
                           "native")

@@ -23,7 +23,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 from urllib.parse import parse_qsl
 
-from agentic_env.agents.models.base import MODULES, Backend
+from agentic_env.agents.models.base import MODULES, PLANNER_ERRORS, Backend
 from agentic_env.agents.models.litellm_backend import LiteLLMBackend
 from agentic_env.agents.models.replay import RecordingBackend, ReplayBackend
 from agentic_env.agents.models.tool_oracle import TOOL_ERRORS
@@ -96,11 +96,12 @@ def _parse_oracle(text: str, pairs: list[tuple[str, str]]) -> ModelSpec:
                     f"model spec {text!r}: seed must be an integer, got {value!r}"
                 ) from exc
             continue
-        if key not in MODULES and key not in TOOL_ERRORS:
+        if key not in MODULES and key not in TOOL_ERRORS and key not in PLANNER_ERRORS:
             raise InvalidConfigError(
                 f"model spec {text!r}: unknown option {key!r}; the sim-oracle takes error "
                 f"rates for the modules {', '.join(MODULES)}, for the tool-calling error "
-                f"kinds {', '.join(TOOL_ERRORS)}, and 'seed'"
+                f"kinds {', '.join(TOOL_ERRORS)}, for the planner error kinds "
+                f"{', '.join(PLANNER_ERRORS)}, and 'seed'"
             )
         try:
             rate = float(value)

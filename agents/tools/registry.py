@@ -163,6 +163,7 @@ def register_tool_set(name: str, factory: ToolSetFactory) -> None:
 BUILTIN_TOOL_SETS: dict[str, str] = {
     "primitives": "agentic_env.agents.tools.primitives",
     "alrm": "agentic_env.agents.alrm.tools",
+    "planner": "agentic_env.agents.planner_executor.tools",
 }
 
 

@@ -25,12 +25,12 @@ PACKAGE_DIRS = {"agentic_env.agents": ROOT / "agents", "agentic_env.real": ROOT 
                 "agentic_env": ROOT / "agentic_env"}
 #: Agent-side modules allowed to read ground truth: the sim-oracle model, the reference
 #: policy of its tool-calling form, its ALRM answers (planner subtasks from the reference plan,
-#: executor calls and programs, the scene's object list) and its MALLVI role answers --
-#: privileged by design -- and the perception benchmark (scores detections against the
-#: simulator).
+#: executor calls and programs, the scene's object list), its MALLVI role answers and its
+#: planner-executor answers (router, planner turns, critic) -- privileged by design -- and the
+#: perception benchmark (scores detections against the simulator).
 PRIVILEGED = {"agentic_env.agents.models.oracle", "agentic_env.agents.models.tool_reference",
               "agentic_env.agents.models.oracle_alrm", "agentic_env.agents.models.oracle_mallvi",
-              "agentic_env.agents.perception.bench"}
+              "agentic_env.agents.models.oracle_planner", "agentic_env.agents.perception.bench"}
 #: Packages that hold simulator state, task truth or scripted experts (and the harness and
 #: real-robot packages, which hold envs).
 FORBIDDEN = ("agentic_env.tasks", "agentic_env.envs", "agentic_env.sim", "agentic_env.experts",
@@ -147,7 +147,8 @@ def test_the_robot_io_an_agent_receives_exposes_no_privileged_data() -> None:
         assert set(obs) == set(env.observation_space.spaces)
         assert set(status) == {"name", "ok", "reason", "message", "sim_duration"}
         public = {a for a in dir(robot_io) if not a.startswith("_")}
-        assert public == {"act", "observe", "actions", "stopped", "workspace"}
+        assert public == {"act", "observe", "actions", "stopped", "workspace", "poll_events"}
+        assert robot_io.poll_events() == []  # announced events come as text only
     finally:
         env.close()
 

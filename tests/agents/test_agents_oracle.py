@@ -84,7 +84,7 @@ def test_injected_errors_flip_verdicts_at_the_set_rate(sorting_env) -> None:
                 for _ in range(400))
     assert 90 <= flips <= 150
     with pytest.raises(InvalidConfigError, match="modules are parser"):
-        SimOracle(env, {"navigator": 0.1})
+        SimOracle(env, {"vision": 0.1})
 
 
 def test_grasp_verdict_rejects_a_grasp_below_the_table(sorting_env) -> None:

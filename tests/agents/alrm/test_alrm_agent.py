@@ -87,7 +87,7 @@ def models(backend: Scripted) -> ModuleContext:
 
 
 def test_tap_corrects_itself_after_bad_args() -> None:
-    backend = Scripted(executor=tool_turns(("pick", {"object_name": "lemon-1"}),
+    backend = Scripted(task_executor=tool_turns(("pick", {"object_name": "lemon-1"}),
                                            ("pick", {"name": "lemon-1"}), "Picked the lemon."))
     context = ToolContext(FakeRobot(), "pick the lemon")
     outcome = ToolExecutor(models(backend), pick_tools(), context).run("Pick up the lemon.", "")
@@ -101,7 +101,7 @@ def test_tap_corrects_itself_after_bad_args() -> None:
 
 
 def test_tap_subtask_fails_when_its_last_call_failed() -> None:
-    backend = Scripted(executor=tool_turns(("pick", {"name": "orange-1"}), "Could not."))
+    backend = Scripted(task_executor=tool_turns(("pick", {"name": "orange-1"}), "Could not."))
     outcome = ToolExecutor(models(backend), pick_tools(),
                            ToolContext(FakeRobot(), "x")).run("Pick up the orange.", "")
     assert not outcome.ok
@@ -114,7 +114,7 @@ def test_tap_subtask_fails_when_its_last_call_failed() -> None:
     ('grab("lemon-1")', "NameError"),
 ])
 def test_cap_error_fails_the_subtask(program: str, expected: str) -> None:
-    backend = Scripted(executor=lambda q: text({"thought": "t", "code": program}))
+    backend = Scripted(task_executor=lambda q: text({"thought": "t", "code": program}))
     context = ToolContext(FakeRobot(), "pick the lemon")
     outcome = CodeExecutor(models(backend), pick_tools(), context).run("Pick up the lemon.", "")
     assert not outcome.ok
@@ -123,7 +123,7 @@ def test_cap_error_fails_the_subtask(program: str, expected: str) -> None:
 
 
 def test_cap_program_runs_against_the_tools() -> None:
-    backend = Scripted(executor=lambda q: text({"code": 'print(pick("lemon-1"))'}))
+    backend = Scripted(task_executor=lambda q: text({"code": 'print(pick("lemon-1"))'}))
     context = ToolContext(FakeRobot(), "pick the lemon")
     executor = CodeExecutor(models(backend), pick_tools(), context)
     outcome = executor.run("Pick up the lemon.", "")
@@ -149,23 +149,23 @@ def agent(backend: Scripted, **options: Any) -> AlrmAgent:
 
 def test_planner_step_bound_ends_the_episode() -> None:
     backend = Scripted(objects=scene,
-                       planner=lambda q: text({"thought": "more", "subtask": "Wave.",
+                       task_planner=lambda q: text({"thought": "more", "subtask": "Wave.",
                                                "done": False}),
-                       executor=lambda q: text({"code": 'print("waved")'}))
+                       task_executor=lambda q: text({"code": 'print("waved")'}))
     report = agent(backend, mode="cap", max_steps=3).run(FakeRobot(), "wave",
                                                          TaskContext(""))
     assert report.failure == "limits" and "3 steps" in report.failure_detail
     assert not report.believes_done
     assert executed_subtasks(report) == ["Wave."] * 3
-    planner_prompt = [q for q in backend.queries if q.module == "planner"][-1].prompt
+    planner_prompt = [q for q in backend.queries if q.module == "task_planner"][-1].prompt
     assert "Observation: waved" in planner_prompt and "category" in planner_prompt
 
 
 def test_planner_done_ends_the_loop() -> None:
     answers = iter([{"thought": "t", "subtask": "Pick up the lemon.", "done": False},
                     {"thought": "all done", "subtask": "", "done": True}])
-    backend = Scripted(objects=scene, planner=lambda q: text(next(answers)),
-                       executor=tool_turns(("get_reference_names", {}), "done"))
+    backend = Scripted(objects=scene, task_planner=lambda q: text(next(answers)),
+                       task_executor=tool_turns(("get_reference_names", {}), "done"))
     report = agent(backend, mode="tap").run(FakeRobot(), "find the places", TaskContext(""))
     assert report.believes_done and report.failure is None
     assert executed_subtasks(report) == ["Pick up the lemon."]
@@ -174,9 +174,9 @@ def test_planner_done_ends_the_loop() -> None:
 
 
 def test_malformed_planner_fails_with_its_module() -> None:
-    backend = Scripted(objects=scene, planner=lambda q: text("no json here"))
+    backend = Scripted(objects=scene, task_planner=lambda q: text("no json here"))
     report = agent(backend).run(FakeRobot(), "x", TaskContext(""))
-    assert report.failure == "planner"
+    assert report.failure == "task_planner"
 
 
 def test_options_are_checked() -> None:

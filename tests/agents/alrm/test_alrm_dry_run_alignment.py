@@ -27,7 +27,7 @@ def test_signatures_match_and_the_oracle_program_runs_on_the_mock() -> None:
         for name, function in mock.items():
             assert list(inspect.signature(function).parameters) == list(
                 inspect.signature(ours[name]).parameters), name
-        query = ModelQuery("executor", "cap", "", fields={
+        query = ModelQuery("task_executor", "cap", "", fields={
             "subtask": "Pick up the apple and place it in the bowl."})
         program = json.loads(AlrmOracle(env, lambda m: False).complete(query, Usage).text)
         run = run_program(program["code"], mock)

@@ -32,7 +32,7 @@ def oracle(env: SimEnv, wrong: bool = False) -> AlrmOracle:
 
 
 def planner(env: SimEnv, wrong: bool = False) -> dict:
-    query = ModelQuery("planner", "planner", "")
+    query = ModelQuery("task_planner", "planner", "")
     return json.loads(oracle(env, wrong).complete(query, Usage).text)
 
 
@@ -45,14 +45,14 @@ def test_planner_gives_the_next_reference_subtask(env: SimEnv) -> None:
 
 def test_tap_oracle_owes_the_right_call_after_a_bad_one(env: SimEnv) -> None:
     subtask = "Pick up the apple and place it in the bowl."
-    first = ModelQuery("executor", "tap", "", fields={"subtask": subtask}, tools=TOOLS)
+    first = ModelQuery("task_executor", "tap", "", fields={"subtask": subtask}, tools=TOOLS)
     bad = oracle(env, wrong=True).complete(first, Usage).tool_calls[0]
     assert (bad.name, dict(bad.arguments)) == ("pick", {"object_name": "apple-1"})
     messages = (
         {"role": "assistant", "tool_calls": [{"id": "a", "function": {
             "name": "pick", "arguments": json.dumps({"object_name": "apple-1"})}}]},
         {"role": "tool", "tool_call_id": "a", "content": "BAD_ARGS: pick was not run"})
-    again = oracle(env).complete(ModelQuery("executor", "tap", "", fields=first.fields,
+    again = oracle(env).complete(ModelQuery("task_executor", "tap", "", fields=first.fields,
                                             tools=TOOLS, messages=messages), Usage)
     assert (again.tool_calls[0].name, dict(again.tool_calls[0].arguments)) == (
         "pick", {"name": "apple-1"})
@@ -60,14 +60,14 @@ def test_tap_oracle_owes_the_right_call_after_a_bad_one(env: SimEnv) -> None:
         {"role": "assistant", "tool_calls": [{"id": "b", "function": {
             "name": "pick", "arguments": json.dumps({"name": "apple-1"})}}]},
         {"role": "tool", "tool_call_id": "b", "content": "OK: The apple was picked"})
-    then = oracle(env).complete(ModelQuery("executor", "tap", "", fields=first.fields,
+    then = oracle(env).complete(ModelQuery("task_executor", "tap", "", fields=first.fields,
                                            tools=TOOLS, messages=messages), Usage)
     assert (then.tool_calls[0].name, dict(then.tool_calls[0].arguments)) == (
         "place", {"target": "bowl"})
 
 
 def test_cap_oracle_writes_a_program(env: SimEnv) -> None:
-    query = ModelQuery("executor", "cap", "", fields={
+    query = ModelQuery("task_executor", "cap", "", fields={
         "subtask": "Pick up the apple and place it in the bowl."})
     good = json.loads(oracle(env).complete(query, Usage).text)["code"]
     assert "pick(name='apple-1')" in good and "place(target='bowl')" in good
@@ -84,8 +84,8 @@ def test_object_list_has_properties(env: SimEnv) -> None:
 
 
 def test_oracle_error_rates_parse() -> None:
-    spec = parse_model_spec("sim-oracle?planner=0.1&executor=0.2")
-    assert dict(spec.error_rates) == {"planner": 0.1, "executor": 0.2}
+    spec = parse_model_spec("sim-oracle?task_planner=0.1&task_executor=0.2")
+    assert dict(spec.error_rates) == {"task_planner": 0.1, "task_executor": 0.2}
 
 
 @pytest.mark.slow
@@ -101,7 +101,7 @@ def test_alrm_end_to_end(task: str, mode: str) -> None:
 @pytest.mark.slow
 def test_alrm_recovers_from_injected_executor_errors() -> None:
     spec = EpisodeSpec(task="stacking", setting="lab", agent="alrm", seed=5001,
-                       model="sim-oracle?executor=0.3&seed=2",
+                       model="sim-oracle?task_executor=0.3&seed=2",
                        agent_options=(("mode", "tap"),))
     result = run_episode(spec, video=False)
     assert result.success, result.failure_detail

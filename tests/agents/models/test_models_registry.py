@@ -48,8 +48,7 @@ def test_sim_oracle_specs() -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("sim-oracle?navigator=0.1",
-         "unknown option 'navigator'.*parser, checker, detector, grasp"),
+        ("sim-oracle?vision=0.1", "unknown option 'vision'.*parser, checker, detector, grasp"),
         ("sim-oracle?checker=1.5", r"checker must be a number in \[0, 1\], got '1.5'"),
         ("sim-oracle?checker=-0.1", r"in \[0, 1\]"),
         ("sim-oracle?checker=often", r"in \[0, 1\]"),
@@ -93,8 +92,8 @@ def test_module_map() -> None:
         "parser": "gemini/x",
         "detector": "sim-oracle?detector=0.2",
     }
-    with pytest.raises(InvalidConfigError, match="unknown module 'navigator'.*parser, checker"):
-        parse_module_map("navigator=gpt-4o")
+    with pytest.raises(InvalidConfigError, match="unknown module 'vision'.*parser, checker"):
+        parse_module_map("vision=gpt-4o")
     with pytest.raises(InvalidConfigError, match="assigned twice"):
         parse_module_map("goal=gpt-4o,goal=sim-oracle")
     with pytest.raises(InvalidConfigError, match="must be 'module=model'"):
@@ -117,8 +116,8 @@ def test_router_shares_one_backend_per_spec_and_routes_modules() -> None:
     assert set(router.names()) == set(MODULES)
     with pytest.raises(InvalidConfigError, match="unknown module 'vision'"):
         router.backend_for("vision")
-    with pytest.raises(InvalidConfigError, match="unknown modules navigator"):
-        ModelRouter(router.default, {"navigator": router.default})
+    with pytest.raises(InvalidConfigError, match="unknown modules vision"):
+        ModelRouter(router.default, {"vision": router.default})
 
 
 def test_sim_oracle_without_factory_names_the_fix() -> None:

@@ -1,0 +1,160 @@
+"""The sim-oracle's answers for the planner-executor: router, chatbot, planner and critic.
+
+Privileged (it reads the simulator's true state and the task's reference plan); no agent
+imports it. The planner's answers are the next tool call of a correct agent following the
+paper's loop (reflect, snapshot, then per plan step: perceive, act, check events), replanned
+from the true state after a failed ``act``. Injected errors are the paper's failure modes
+(:data:`~agentic_env.agents.models.base.PLANNER_ERRORS`): ``verbal`` (a text reply instead of
+a call, which ends the planner's round), ``skip_events`` / ``repeat_events`` (an event check
+left out / made twice), ``blind_place`` (a place without perceiving the surface first).
+Module errors: ``router`` (the route flipped) and ``critic`` (``achieved`` <-> ``continue``).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from agentic_env.pddl.planning import PDDLError, PlanNotFoundError, PlanStep
+from agentic_env.tasks.symbolic import reference_plan
+
+if TYPE_CHECKING:
+    from agentic_env.envs.sim_env import SimEnv
+
+#: A tool call: (tool name, arguments).
+Call = tuple[str, dict[str, Any]]
+#: Plans the oracle computes from the true state per episode before it gives up.
+MAX_PLANS = 8
+#: PDDL actions that put the held object into a container (the ``insert`` action).
+_INSERTS = ("place-in", "place-in-drawer")
+
+
+def _act(action: str, *params: str) -> Call:
+    return "act", {"action": action, "params": list(params)}
+
+
+def step_calls(step: PlanStep) -> list[Call]:
+    """The planner's calls for one PDDL step: perceive what it needs, act, check events."""
+    name, args = step.name.lower(), list(step.args)
+    if name.startswith("pick"):
+        source = [args[1]] if name == "pick-from-drawer" else []
+        calls = [_act("perceive", args[0]), _act("pick", args[0], *source)]
+    elif name in _INSERTS:
+        calls = [_act("perceive", args[1]), _act("insert", args[0], args[1])]
+    elif name == "place-on-table":
+        calls = [_act("perceive", "table"), _act("place", args[0], "table")]
+    elif name.startswith("place"):
+        calls = [_act("perceive", args[1]), _act("place", args[0], args[1])]
+    elif name in ("open-drawer", "close-drawer"):
+        calls = [_act(name.replace("-", "_"), args[0])]
+    else:
+        calls = [("reflect", {"text": f"no action of mine does {step}"})]
+    return [*calls, ("check_events", {})]
+
+
+class PlannerOracle:
+    """Answers of the planner-executor's four modules from ground truth.
+
+    Args:
+        env: the episode's simulator (a symbolic task).
+        wrong: draws whether an error of a kind (a module or a planner error kind) happens.
+    """
+
+    def __init__(self, env: SimEnv, wrong: Callable[[str], bool]) -> None:
+        self._env = env
+        self._wrong = wrong
+        self._queue: deque[Call] = deque()
+        self._plans = 0
+
+    def _success(self) -> bool:
+        return bool(self._env.task.evaluate(self._env.scene_state).success)
+
+    # -- JSON modules ------------------------------------------------------------------------
+
+    def router(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """``actionable`` for the trial's instruction or any non-question, else
+        ``conversational``."""
+        utterance = str(fields.get("utterance", "")).strip()
+        trial = getattr(self._env, "trial", None)
+        actionable = (utterance == getattr(trial, "instruction", None)
+                      or not utterance.endswith("?"))
+        if self._wrong("router"):
+            actionable = not actionable
+        route = "actionable" if actionable else "conversational"
+        return {"route": route, "reasoning": f"the utterance is {route}"}
+
+    def chatbot(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """An answer read off the snapshot the chatbot was given."""
+        snapshot = str(fields.get("snapshot", "")).strip() or "nothing perceived yet"
+        return {"answer": f"Here is what I know about the scene: {snapshot}"}
+
+    def critic(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """``achieved`` when the goal truly holds; ``best_effort_stop`` once no plan to it
+        remains (or the planner's plans are used up); else ``continue`` (the agent bounds
+        its rounds)."""
+        if self._success():
+            verdict, reason = "achieved", "the goal holds"
+        elif self._plans >= MAX_PLANS or self._plan() is None:
+            verdict, reason = "best_effort_stop", "no way to the goal remains"
+        elif int(fields.get("round_actions", 0)) == 0:
+            verdict, reason = "continue", "the last round only talked; act on the goal"
+        else:
+            verdict, reason = "continue", "the goal is not met yet and a way to it remains"
+        if verdict != "best_effort_stop" and self._wrong("critic"):
+            verdict = "continue" if verdict == "achieved" else "achieved"
+            reason = "misjudged"
+        return {"verdict": verdict, "reason": reason}
+
+    # -- the planner (tool calls) ------------------------------------------------------------
+
+    def planner(self, messages: Sequence[Mapping[str, Any]]) -> Call | str:
+        """The next tool call, or a closing text (the round ends)."""
+        if _last_act_failed(messages):
+            self._queue.clear()
+        if not self._queue:
+            if self._success():
+                return "The instruction is carried out."
+            plan = self._plan() if self._plans < MAX_PLANS else None
+            if plan is None:
+                return "I cannot find a way to carry out the instruction; I stop here."
+            self._plans += 1
+            steps = "; ".join(str(s) for s in plan)
+            self._queue.extend([("reflect", {"text": f"plan: {steps}"}),
+                                ("get_state_snapshot", {})])
+            for step in plan:
+                self._queue.extend(step_calls(step))
+        if self._wrong("verbal"):
+            return f"To carry this out I would next call {self._queue[0][0]}."
+        call = self._queue[0]
+        if call[0] == "check_events" and self._wrong("skip_events"):
+            self._queue.popleft()
+            if not self._queue:
+                return "Done."
+            call = self._queue[0]
+        elif call[0] == "check_events" and self._wrong("repeat_events"):
+            return call  # asked again next turn
+        if (call[1].get("action") == "perceive" and len(self._queue) > 1
+                and self._queue[1][1].get("action") in ("place", "insert")
+                and self._wrong("blind_place")):
+            self._queue.popleft()
+            call = self._queue[0]
+        self._queue.popleft()
+        return call
+
+    def _plan(self) -> list[PlanStep] | None:
+        try:
+            return reference_plan(self._env.task, self._env.scene_state)
+        except (PlanNotFoundError, PDDLError):
+            return None
+
+
+def _last_act_failed(messages: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the conversation's last tool result was a failed ``act``."""
+    for message in reversed(messages):
+        if message.get("role") == "tool":
+            return message.get("name") == "act" and not str(
+                message.get("content", "")).startswith("OK")
+        if message.get("role") == "user":
+            return False
+    return False

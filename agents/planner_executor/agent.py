@@ -1,0 +1,203 @@
+"""The planner-executor agent (registered as ``planner-executor``), after "Agentic AI for Robot
+Control: Flexible but Still Fragile" (sections 3-5).
+
+router (small model) -> conversational: the chatbot answers from the perceived snapshot and
+speaks; actionable: the planner and executor calls its four tools
+(:mod:`agentic_env.agents.planner_executor.tools`) until it stops by itself, then the goal
+completion critic reads the execution log and the goal and answers ``achieved``,
+``best_effort_stop`` or ``continue`` (the planner is invoked again, at most
+``max_replans`` times). Prompts are the packaged templates in ``prompts/``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from importlib import resources
+from string import Template
+from typing import Any
+
+import numpy as np
+
+from agentic_env.agents.base import AgentReport, AgentSetup, RobotIO, TaskContext
+from agentic_env.agents.models.base import (
+    BudgetExceededError,
+    ModelImage,
+    ModelQuery,
+    ToolCall,
+)
+from agentic_env.agents.models.context import ModuleContext, ModuleFailedError
+from agentic_env.agents.models.conversation import run_tool_conversation
+from agentic_env.agents.planner_executor.tools import (
+    ACTIONS,
+    PlannerState,
+    PlannerToolContext,
+)
+from agentic_env.agents.tools.registry import build_tool_set
+
+ROUTES = ("conversational", "actionable")
+VERDICTS = ("achieved", "continue", "best_effort_stop")
+_TEXT = {"type": "string"}
+ROUTER_SCHEMA: dict[str, Any] = {"type": "object", "required": ["route"], "properties": {
+    "route": {"type": "string", "enum": list(ROUTES)}, "reasoning": _TEXT}}
+CHATBOT_SCHEMA: dict[str, Any] = {"type": "object", "required": ["answer"],
+                                  "properties": {"answer": _TEXT}}
+CRITIC_SCHEMA: dict[str, Any] = {"type": "object", "required": ["verdict"], "properties": {
+    "verdict": {"type": "string", "enum": list(VERDICTS)}, "reason": _TEXT}}
+#: Most lines of the execution log the critic reads (the latest ones).
+LOG_LINES = 80
+#: Characters of one tool result in the critic's log.
+RESULT_CHARS = 160
+
+
+def render(name: str, **values: Any) -> str:
+    """The prompt template ``prompts/<name>.md`` with ``$placeholders`` filled in."""
+    text = resources.files("agentic_env.agents.planner_executor").joinpath(
+        f"prompts/{name}.md").read_text()
+    return Template(text).substitute({k: str(v) for k, v in values.items()})
+
+
+def action_catalogue() -> str:
+    """The ``act`` actions and their positional parameters, one a line."""
+    return "\n".join(f"- {a.value} [{', '.join(p) or 'no parameters'}]"
+                     for a, p in ACTIONS.items())
+
+
+def make_planner_executor(setup: AgentSetup) -> PlannerExecutorAgent:
+    """The planner-executor agent of ``setup`` (option ``max_turns``: model turns per
+    planner round)."""
+    return PlannerExecutorAgent(setup.models, max_actions=setup.max_actions,
+                                max_rounds=setup.max_replans + 1,
+                                max_turns=int(setup.options.get("max_turns", 120)),
+                                seed=setup.seed, on_event=setup.on_event)
+
+
+class PlannerExecutorAgent:
+    """Router, chatbot, planner-executor and goal completion critic over one robot.
+
+    Args:
+        models: how the modules reach their models (``router``, ``chatbot``, ``planner``,
+            ``critic`` and the tools' ``detector``).
+        max_actions: primitives before ``act`` answers ``BLOCKED``.
+        max_rounds: planner invocations (the first plus the critic's ``continue``s).
+        max_turns: model turns per planner invocation.
+        seed: grasp sampling.
+        on_event: receives each decision as it happens.
+    """
+
+    def __init__(self, models: ModuleContext, *, max_actions: int = 40, max_rounds: int = 3,
+                 max_turns: int = 120, seed: int = 0,
+                 on_event: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.models = models
+        self.max_actions, self.max_rounds, self.max_turns = max_actions, max_rounds, max_turns
+        self.seed = seed
+        self._on_event = on_event
+
+    def _event(self, kind: str, **details: Any) -> None:
+        event = {"kind": kind, "t": round(time.perf_counter() - self._start, 3), **details}
+        self.report.events.append(event)
+        if self._on_event is not None:
+            self._on_event(event)
+
+    def _fail_first(self, source: str, detail: str) -> None:
+        if self.report.failure is None:
+            self.report.failure, self.report.failure_detail = source, detail
+
+    def run(self, robot: RobotIO, instruction: str, context: TaskContext) -> AgentReport:
+        """Route ``instruction`` and carry it out or answer it; never raises for agent
+        failures (they end up in the report)."""
+        self.report, self._start = AgentReport(), time.perf_counter()
+        poll: Callable[[], list[str]] = getattr(robot, "poll_events", list)
+        self.state = PlannerState(self.models, rng=np.random.default_rng(self.seed),
+                                  poll_events=poll)
+        self.tools_context = PlannerToolContext(io=robot, instruction=instruction,
+                                                max_actions=self.max_actions,
+                                                planner=self.state)
+        try:
+            route = self._ask("router", ROUTER_SCHEMA, utterance=instruction)["route"]
+            self._event("route", route=route)
+            if route == "conversational":
+                self._chat(instruction)
+            else:
+                self._plan_and_act(robot, instruction)
+        except BudgetExceededError as exc:
+            self._fail_first("limits", str(exc))
+        except ModuleFailedError as exc:
+            self._fail_first(exc.module, str(exc))
+        self.report.actions = self.tools_context.log.actions
+        self._event("metrics", event_checks=self.state.event_checks,
+                    stale_places=self.state.stale_places, spoken=self.state.spoken,
+                    reflections=len(self.state.reflections),
+                    substantive_actions=self.state.substantive)
+        return self.report
+
+    def _ask(self, module: str, schema: Mapping[str, Any], **fields: Any) -> dict[str, Any]:
+        prompt = render(module, **fields)
+        return self.models.ask(ModelQuery(module, module, prompt, (), schema, fields)).parsed
+
+    def _chat(self, utterance: str) -> None:
+        answer = self._ask("chatbot", CHATBOT_SCHEMA, utterance=utterance,
+                           snapshot=self.state.snapshot.render())["answer"]
+        self.state.spoken.append(str(answer))
+        self.report.believes_done = True
+        self._event("chatbot", answer=answer)
+
+    def _plan_and_act(self, robot: RobotIO, instruction: str) -> None:
+        tools = build_tool_set("planner", self.tools_context)
+        image = ModelImage("shoulder_rgb", np.asarray(robot.observe()["shoulder_rgb"]))
+        prompt = render("planner", actions=action_catalogue(), instruction=instruction)
+        messages: list[Mapping[str, Any]] = []
+        verbal_rounds = 0
+
+        def execute(call: ToolCall) -> tuple[str, Mapping[str, Any]]:
+            result = self.tools_context.call(tools, call.name, call.arguments)
+            self._event("tool", tool=call.name, arguments=dict(call.arguments),
+                        code=result.code.value, message=result.message[:300])
+            return result.render(), result.to_dict()
+
+        for round_index in range(1, self.max_rounds + 1):
+            before = self.state.substantive
+            query = ModelQuery("planner", "planner", prompt, (image,), {},
+                               {"instruction": instruction}, tools=tuple(tools.definitions()),
+                               messages=tuple(messages))
+            conversation = run_tool_conversation(
+                self.models.router.backend_for("planner"), query, execute,
+                max_turns=self.max_turns, max_nudges=0, retries=self.models.retries,
+                budget=self.models.budget, on_call=self.models.on_call)
+            messages = list(conversation.messages)
+            if conversation.final_text:
+                messages.append({"role": "assistant", "content": conversation.final_text})
+            acted = self.state.substantive - before
+            verbal_rounds += int(acted == 0)
+            self._event("planner_round", round=round_index, stop=conversation.stop,
+                        substantive_actions=acted, text=conversation.final_text[:300])
+            if conversation.stop == "model_error":
+                self._fail_first("planner", conversation.error or "the planner failed")
+                return
+            verdict = self._ask("critic", CRITIC_SCHEMA, goal=instruction, rounds=round_index,
+                                round_actions=acted, log=self._log_text())
+            self.report.goal_checked = True
+            self._event("critic", verdict=verdict["verdict"], reason=verdict.get("reason", ""),
+                        verbal_rounds=verbal_rounds)
+            if verdict["verdict"] == "achieved":
+                self.report.believes_done = True
+                return
+            if verdict["verdict"] == "best_effort_stop":
+                self._fail_first("execution", f"best-effort stop: {verdict.get('reason', '')}")
+                return
+            if round_index < self.max_rounds:
+                self.report.replans += 1
+                messages.append({"role": "user", "content": "The goal completion critic says "
+                                 f"continue: {verdict.get('reason', '')}. Carry on with the "
+                                 "instruction using your tools."})
+        self._fail_first("limits", f"the critic still asked to continue after "
+                         f"{self.max_rounds} planner rounds")
+
+    def _log_text(self) -> str:
+        """The execution log for the critic: every tool call with its result, latest last."""
+        lines = []
+        for index, call in enumerate(self.tools_context.log.calls, 1):
+            arguments = ", ".join(f"{k}={v}" for k, v in call.arguments.items())
+            lines.append(f"{index}. {call.tool}({arguments}) -> "
+                         f"{call.result.render()[:RESULT_CHARS]}")
+        return "\n".join(lines[-LOG_LINES:]) or "(no tool calls)"

@@ -1,0 +1,164 @@
+"""The planner-executor's four tools and its perceived snapshot (offline, no simulator)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from agentic_env.agents.models.context import ModuleContext
+from agentic_env.agents.models.registry import ModelRouter
+from agentic_env.agents.planner_executor.snapshot import SemanticSnapshot, relate
+from agentic_env.agents.planner_executor.tools import PlannerState, PlannerToolContext
+from agentic_env.agents.skills import SkillCode
+from agentic_env.agents.tools.registry import build_tool_set
+from agentic_env.agents.tools.robot import ToolContext
+from agentic_env.contract.spaces import Workspace
+
+
+class FakeRobot:
+    """A robot that records primitives and never moves."""
+
+    workspace = Workspace()
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    def observe(self) -> dict[str, np.ndarray]:
+        return {"shoulder_rgb": np.zeros((4, 4, 3), np.uint8), "joint_positions": np.zeros(6)}
+
+    def act(self, action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        self.sent.append(action)
+        return self.observe(), {"ok": True}
+
+
+class NoModel:
+    name = "none"
+
+    def complete(self, query: Any) -> Any:
+        raise AssertionError(f"no model call expected, got {query.module}")
+
+
+def tools_with(events: list[str] | None = None):
+    robot = FakeRobot()
+    queue = list(events or [])
+
+    def poll() -> list[str]:
+        taken = list(queue)
+        queue.clear()
+        return taken
+
+    state = PlannerState(ModuleContext(ModelRouter(NoModel())), poll_events=poll)
+    context = PlannerToolContext(io=robot, instruction="sort", planner=state)
+    return build_tool_set("planner", context), context, state, robot
+
+
+def test_exactly_four_tools_with_a_strict_act_schema() -> None:
+    tools, *_ = tools_with()
+    assert tools.names == ["reflect", "act", "get_state_snapshot", "check_events"]
+    act = next(d for d in tools.definitions() if d["function"]["name"] == "act")["function"]
+    parameters = act["parameters"]
+    assert parameters["additionalProperties"] is False
+    assert sorted(parameters["required"]) == ["action", "params"]
+    assert set(parameters["properties"]["action"]["enum"]) == {
+        "move_arm", "perceive", "pick", "place", "insert", "open_drawer", "close_drawer",
+        "speak", "listen"}
+    assert parameters["properties"]["params"]["type"] == "array"
+
+
+@pytest.mark.parametrize(("arguments", "expected"), [
+    ({"action": "fly", "params": ["window"]}, "move_arm"),  # the valid actions are listed
+    ({"action": "pick", "params": []}, "object, from?"),  # the positional layout is given
+    ({"action": "place", "params": ["red-cube-1"]}, "object, surface"),
+    ({"action": "listen", "params": ["now"]}, "no parameters"),
+    ({"action": "pick", "params": [" "]}, "non-empty"),
+    ({"action": "move_arm", "params": ["dance"]}, "home, observe"),
+    ({"action": "pick", "params": ["a"], "speed": 2}, "speed"),
+])
+def test_bad_act_arguments_come_back_as_bad_args_and_nothing_moves(
+        arguments: dict[str, Any], expected: str) -> None:
+    tools, context, _state, robot = tools_with()
+    result = context.call(tools, "act", arguments)
+    assert result.code is SkillCode.BAD_ARGS
+    assert expected in result.message
+    assert robot.sent == [] and context.log.actions == 0
+
+
+def test_reflect_speak_and_snapshot_change_nothing() -> None:
+    tools, context, state, robot = tools_with()
+    assert context.call(tools, "reflect", {"text": "plan: pick then place"}).ok
+    spoken = context.call(tools, "act", {"action": "speak", "params": ["hello"]})
+    assert spoken.ok and spoken.message == "completed speech"
+    snapshot = context.call(tools, "get_state_snapshot", {})
+    assert "nothing perceived yet" in snapshot.message
+    assert "not sensed" in snapshot.message
+    assert robot.sent == [] and state.reflections == ["plan: pick then place"]
+    assert state.spoken == ["hello"] and state.substantive == 0
+
+
+def test_check_events_reports_text_since_the_last_check_and_a_person_makes_facts_stale() -> None:
+    tools, context, state, _robot = tools_with(["a person moved red-cube-1"])
+    state.snapshot.perceived({"red-cube-1": np.array([[0.5, 0.0, 0.0], [0.52, 0.02, 0.04]])})
+    assert state.snapshot.fresh("red-cube-1")
+    first = context.call(tools, "check_events", {})
+    assert first.message == "a person moved red-cube-1"
+    assert not state.snapshot.fresh("red-cube-1")
+    assert context.call(tools, "check_events", {}).message == "no events"
+    assert state.event_checks == 2
+
+
+def test_move_arm_sends_one_primitive_and_records_the_posture() -> None:
+    tools, context, state, robot = tools_with()
+    result = context.call(tools, "act", {"action": "move_arm", "params": ["observe"]})
+    assert result.ok and len(robot.sent) == 1 and context.log.actions == 1
+    assert any(f.text.startswith("arm_posture(robot,") for f in state.snapshot.facts())
+
+
+def test_a_bare_tool_context_gets_tools_that_refuse_perception() -> None:
+    robot = FakeRobot()
+    context = ToolContext(io=robot, instruction="x")
+    tools = build_tool_set("planner", context)
+    result = context.call(tools, "act", {"action": "perceive", "params": ["table"]})
+    assert result.code is SkillCode.BLOCKED and "detector" in result.message
+    assert robot.sent == []
+
+
+def _box(low: tuple[float, float, float], high: tuple[float, float, float]) -> np.ndarray:
+    return np.array([low, high], float)
+
+
+def test_relations_from_geometry() -> None:
+    facts = relate({
+        "bin": _box((0.4, -0.1, 0.0), (0.6, 0.1, 0.08)),
+        "ball-1": _box((0.48, -0.02, 0.01), (0.52, 0.02, 0.05)),  # low inside the bin
+        "green-cube-1": _box((0.3, 0.3, 0.0), (0.34, 0.34, 0.04)),
+        "red-cube-1": _box((0.3, 0.3, 0.04), (0.34, 0.34, 0.08)),  # on the green cube
+    })
+    assert facts == {"bin": "on(bin, table)", "ball-1": "in(ball-1, bin)",
+                     "green-cube-1": "on(green-cube-1, table)",
+                     "red-cube-1": "on(red-cube-1, green-cube-1)"}
+
+
+def test_snapshot_facts_carry_their_time_and_go_stale_until_perceived_again() -> None:
+    snapshot = SemanticSnapshot()
+    snapshot.tick()
+    snapshot.perceived({"red-cube-1": _box((0.3, 0.3, 0.0), (0.34, 0.34, 0.04)),
+                        "blue-cube-1": _box((0.5, 0.3, 0.0), (0.54, 0.34, 0.04))},
+                       missing=["lemon-1"])
+    snapshot.surface_perceived("table")
+    snapshot.drawer("top-drawer", False)
+    text = snapshot.render()
+    assert "on(red-cube-1, table)  [seen at step 1, fresh]" in text
+    assert "not_seen(lemon-1)" in text and "drawer_closed(top-drawer)" in text
+    snapshot.tick()
+    snapshot.changed(["red-cube-1"])  # the robot picked it: its fact and the table go stale
+    assert not snapshot.fresh("red-cube-1") and not snapshot.fresh("table")
+    assert snapshot.fresh("blue-cube-1")
+    assert "on(red-cube-1, table)  [seen at step 1, STALE]" in snapshot.render()
+    snapshot.tick()
+    snapshot.perceived({"red-cube-1": _box((0.5, 0.3, 0.04), (0.54, 0.34, 0.08)),
+                        "blue-cube-1": _box((0.5, 0.3, 0.0), (0.54, 0.34, 0.04))})
+    assert "on(red-cube-1, blue-cube-1)  [seen at step 3, fresh]" in snapshot.render()
+    snapshot.invalidate()  # a person changed the scene
+    assert not any(snapshot.fresh(n) for n in ("red-cube-1", "blue-cube-1", "top-drawer"))
