@@ -26,8 +26,10 @@ bundled binary in a subprocess; nothing touches the network.
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import tempfile
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -61,6 +63,16 @@ _UP_LOCATION = re.compile(r"line:\s*(\d+),\s*col:?\s*(\d+)", re.IGNORECASE)
 _UP_INVALID_NAME = re.compile(r"Found invalid expression: ([^\s.]+)")
 #: The atom in unified-planning's "The expression 'pred(a, b)' is not well-formed" message.
 _UP_BAD_ATOM = re.compile(r"expression '([^'(]+)\(([^')]*)\)' is not well-formed")
+#: A problem's ``(define (problem NAME)`` opening, which names it and changes nothing else.
+_PROBLEM_NAME = re.compile(r"\(\s*define\s*\(\s*problem\s+[^\s()]+", re.IGNORECASE)
+#: Parsed texts and plans kept for reuse (the least recently used go first). An agent
+#: validates, plans, grounds every step's conditions and checks the goal of one problem (about
+#: 0.25 s per parse), and the episode's score plans the same problem again.
+CACHE_SIZE = 16
+
+
+#: Plans found by :func:`solve`, keyed by the texts (the problem's name aside) and options.
+_plans: OrderedDict[tuple[str, str, float, bool], tuple[PlanStep, ...]] = OrderedDict()
 
 
 class PDDLError(AgenticEnvError, ValueError):
@@ -337,11 +349,13 @@ def _bad_atom_hint(name: str, arg_text: str, text: str, domain: Problem, part: s
     return hint
 
 
+@functools.lru_cache(maxsize=CACHE_SIZE)
 def _parse(domain: str, problem: str | None) -> Problem:
     """Parse ``domain`` (and ``problem``) into a unified-planning problem.
 
-    When parsing fails, the domain is parsed on its own to attribute the error to the right
-    text (and to list the domain's names in the message).
+    The result is cached by the two texts and shared between callers, which only read it.
+    When parsing fails (not cached), the domain is parsed on its own to attribute the error to
+    the right text (and to list the domain's names in the message).
     """
     _unified_planning()
     from unified_planning.io import PDDLReader
@@ -404,7 +418,8 @@ def solve(
     problem this takes 0.15-0.2 s (mostly process start-up), as does the satisficing one; both
     find the 8-step plan. ``optimal=False`` uses the satisficing ``lama-first``
     configuration (the default of engine ``fast-downward``, as in the paper), which scales
-    to larger problems but may return longer plans.
+    to larger problems but may return longer plans. Plans are kept (:data:`CACHE_SIZE`): the
+    same problem, under any problem name, is solved once.
 
     Args:
         domain: PDDL domain text (e.g. :func:`load_domain`).
@@ -421,6 +436,21 @@ def solve(
         PlanningTimeoutError: no plan or proof within ``timeout``.
         PlannerFailedError: Fast Downward crashed or ran out of memory.
     """
+    # the problem's name and white space around the texts change nothing
+    key = (domain.strip(), _PROBLEM_NAME.sub("(define (problem p", problem.strip(), count=1),
+           timeout, optimal)
+    if key in _plans:
+        _plans.move_to_end(key)
+        return list(_plans[key])
+    plan = _solve(domain, problem, timeout, optimal)
+    _plans[key] = tuple(plan)
+    if len(_plans) > CACHE_SIZE:
+        _plans.popitem(last=False)
+    return plan
+
+
+def _solve(domain: str, problem: str, timeout: float, optimal: bool) -> list[PlanStep]:
+    """:func:`solve` without the cache."""
     shortcuts = _unified_planning()
     from unified_planning.engines import PlanGenerationResultStatus as Status
 
