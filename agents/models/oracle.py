@@ -222,7 +222,8 @@ class SimOracle:
         renderer.update_scene(env.data, camera=env.camera_id(camera))
         pixels = renderer.render()
         ids = pixels[..., 0].astype(np.int64)
-        ids[pixels[..., 1] != mujoco.mjtObj.mjOBJ_GEOM] = -1
+        # an int: numpy compares an array with MuJoCo's enum object element by element in Python
+        ids[pixels[..., 1] != int(mujoco.mjtObj.mjOBJ_GEOM)] = -1
         self._segment_cache = (key, ids)
         return ids
 
