@@ -103,8 +103,9 @@ def _splat(canvas: np.ndarray, cam: np.ndarray, colours: np.ndarray, sizes: np.n
     radius = np.clip(np.round(sizes * intrinsics[0, 0] / cam[:, 2]), 1,
                      _MAX_SPLAT_PX).astype(int)
     index, depth, source = [], [], []
-    for du in range(-_MAX_SPLAT_PX, _MAX_SPLAT_PX + 1):
-        for dv in range(-_MAX_SPLAT_PX, _MAX_SPLAT_PX + 1):
+    reach = int(radius.max())
+    for du in range(-reach, reach + 1):
+        for dv in range(-reach, reach + 1):
             inside = (abs(du) <= radius) & (abs(dv) <= radius)
             u = np.floor(uv[inside, 0]).astype(int) + du
             v = np.floor(uv[inside, 1]).astype(int) + dv

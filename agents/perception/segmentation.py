@@ -37,6 +37,10 @@ STACK_MIN_HEIGHT = 0.015
 #: Half size (pixels) of the square searched around a pointed pixel by :func:`target_cloud`
 #: when no box is given, as a fraction of the image height.
 POINT_WINDOW_FRACTION = 0.15
+#: Voxel offsets between voxels of edge ``radius / 2`` whose points may lie within ``radius``
+#: of each other (see :func:`cluster_near`): at most two voxels apart along each axis.
+_LINK_OFFSETS = np.array([(a, b, c) for a in range(-2, 3) for b in range(-2, 3)
+                          for c in range(-2, 3) if (a, b, c) != (0, 0, 0)], dtype=np.int64)
 
 
 def remove_table(cloud: PointCloud, table_z: float = 0.0, margin: float = 0.004) -> PointCloud:
@@ -53,19 +57,21 @@ def _linked_voxels(points: np.ndarray, voxel_of: np.ndarray, keys: np.ndarray, s
     points lie at most two voxels apart along each axis."""
     order = np.argsort(voxel_of, kind="stable")
     bounds = np.concatenate([[0], np.cumsum(np.bincount(voxel_of, minlength=len(keys)))])
-    lookup = {key: i for i, key in enumerate(map(tuple, keys.tolist()))}
-    offsets = [(a, b, c) for a in range(-2, 3) for b in range(-2, 3) for c in range(-2, 3)
-               if (a, b, c) != (0, 0, 0)]
+    flat = flat_keys(keys)
+    sorter = np.argsort(flat)
+    sorted_flat = flat[sorter]
+    # a flat key is linear in the voxel indices: a neighbour's is the key plus a constant
+    steps = flat_keys(_LINK_OFFSETS) - flat_keys(np.zeros((1, 3), np.int64))
     seen = np.zeros(len(keys), bool)
     seen[start] = True
     queue = deque([start])
     limit = radius * radius
-    key_list = keys.tolist()
     while queue:
         here = queue.popleft()
-        x, y, z = key_list[here]
-        around = [j for a, b, c in offsets
-                  if (j := lookup.get((x + a, y + b, z + c))) is not None and not seen[j]]
+        wanted = flat[here] + steps
+        slot = np.minimum(np.searchsorted(sorted_flat, wanted), len(keys) - 1)
+        around = sorter[slot[sorted_flat[slot] == wanted]]
+        around = around[~seen[around]].tolist()
         if not around:
             continue
         mine = points[order[bounds[here]:bounds[here + 1]]]
