@@ -17,6 +17,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench-agent": ("agentic_env.agents.bench",
                     "AgenticLab pipeline with the sim-oracle: success per task, checker-error "
                     "ablation"),
+    "bench-episode": ("agentic_env.agents.bench_episode",
+                      "sim-oracle episode speed: wall/sim time per task, time per component, "
+                      "video cost"),
     "demo": ("agentic_env.demo", "scripted expert on Tabletop-v0; writes a video and pictures"),
     "bench": ("agentic_env.bench", "speed and pick-success benchmark; prints and writes JSON"),
     "bench-tasks": ("agentic_env.bench_tasks",
