@@ -23,7 +23,7 @@ from agentic_env.agents.models.base import CallRecord
 from agentic_env.agents.models.budget import Budget
 from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.registry import ModelSpec, build_backends
-from agentic_env.agents.trace import EpisodeTrace
+from agentic_env.agents.trace import EpisodeTrace, call_verdict
 from agentic_env.contract import Workspace
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
@@ -31,48 +31,45 @@ from agentic_env.planning import PlanNotFoundError, load_domain
 
 #: Agents :func:`run_episode` can run.
 AGENTS: tuple[str, ...] = ("agenticlab",)
-#: Video frames are taken every this many control periods (20 Hz control -> 5 fps of sim).
-VIDEO_STRIDE = 4
 
 
 class SimRobotIO:
     """The agent's view of a :class:`SimEnv`: observations and primitive status reports.
 
     Privileged ``info`` stays here (for scoring); the agent gets ``info["primitive"]`` only,
-    which a real robot reports too.
+    which a real robot reports too. ``on_observation`` sees every observation the agent gets
+    (the trace shows them).
     """
 
-    def __init__(self, env: SimEnv) -> None:
+    def __init__(self, env: SimEnv,
+                 on_observation: Callable[[dict[str, np.ndarray]], None] | None = None) -> None:
         self._env = env
+        self._on_observation = on_observation
         self.workspace: Workspace = env.primitive_config.workspace
         self.last_info: dict[str, Any] = {}
 
     def observe(self) -> dict[str, np.ndarray]:
         """A fresh observation."""
-        return self._env.observe()
+        return self._seen(self._env.observe())
 
     def act(self, action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Run one primitive; the observation after it and its status report."""
         obs, _reward, _terminated, _truncated, info = self._env.step(action)
         self.last_info = info
-        return obs, dict(info.get("primitive", {}))
+        return self._seen(obs), dict(info.get("primitive", {}))
+
+    def _seen(self, obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        if self._on_observation is not None:
+            self._on_observation(obs)
+        return obs
 
 
 def _call_summary(record: CallRecord) -> ModuleCall:
-    verdict = None
-    if record.reply is not None:
-        parsed = record.reply.parsed
-        if "success" in parsed:
-            verdict = str(bool(parsed["success"])).lower()
-        elif "evaluation" in parsed:
-            verdict = str(parsed["evaluation"].get("action"))
-        elif "found" in parsed:
-            verdict = "found" if parsed["found"] else "not_found"
     usage = record.usage
     return ModuleCall(record.query.module, record.model, usage.latency_s, usage.input_tokens,
                       usage.output_tokens, usage.cost_usd,
                       record.reply.attempts if record.reply else len(record.raw_texts),
-                      verdict, record.error)
+                      call_verdict(record), record.error)
 
 
 def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
@@ -94,9 +91,9 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
     if spec.agent not in AGENTS:
         raise InvalidConfigError(f"unknown agent {spec.agent!r}; valid: {', '.join(AGENTS)}")
     start = time.perf_counter()
-    env = SimEnv(task=spec.task, setting=spec.setting,
-                 render_mode="rgb_array" if trace_root is not None and video else None)
+    env = SimEnv(task=spec.task, setting=spec.setting)
     oracles: list[SimOracle] = []
+    trace = None
 
     def make_oracle(model: ModelSpec) -> SimOracle:
         oracle = SimOracle(env, model.error_rates, seed=model.seed * 100_003 + spec.seed)
@@ -108,16 +105,13 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
         options: dict[str, Any] = {"disturbances": spec.disturbance_dicts()}
         if spec.instruction_category is not None:
             options["instruction_category"] = spec.instruction_category
-        _obs, info = env.reset(seed=spec.seed, options=options)
-        trace = None
+        obs, info = env.reset(seed=spec.seed, options=options)
         if trace_root is not None:
             trace = EpisodeTrace(Path(trace_root) / spec.key())
             if video:
-                frame_counter = iter(range(10**9))
-                trace.add_frame(env.render())
-                env.add_control_listener(
-                    lambda e: next(frame_counter) % VIDEO_STRIDE == 0 and trace.add_frame(
-                        e.render()))
+                recorder = trace.record_video(env.model, tuple(c.name for c in env.cameras))
+                env.add_control_listener(lambda e: recorder.sample(e.data))
+            trace.on_observation(obs)
         calls: list[CallRecord] = []
 
         def on_call(record: CallRecord) -> None:
@@ -135,17 +129,19 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
                              max_replans=spec.max_replans, max_wall_s=spec.max_wall_s,
                              seed=spec.seed)
         agent = AgenticLabAgent(ModuleContext(router, budget, on_call), config, event)
-        report = agent.run(SimRobotIO(env), info["instruction"], load_domain(env.task.domain))
+        robot = SimRobotIO(env, trace.on_observation if trace is not None else None)
+        report = agent.run(robot, info["instruction"], load_domain(env.task.domain))
         result = _score(spec, env, report, calls, time.perf_counter() - start,
                         str(trace.folder) if trace else None)
         if trace is not None:
             trace.finish({"title": f"{spec.task} / {spec.setting} / {spec.agent} / "
                                    f"{spec.model} / seed {spec.seed}",
                           "instruction": info["instruction"], "trial": env.trial.to_dict(),
-                          "result": result.to_dict(), "report": asdict(report)},
-                         fps=max(1, int(env.metadata["render_fps"]) // VIDEO_STRIDE))
+                          "result": result.to_dict(), "report": asdict(report)})
         return result
     finally:
+        if trace is not None and trace.video is not None:
+            trace.video.close()  # after a crash: stop its thread and ffmpeg
         for oracle in oracles:
             oracle.close()
         env.close()
