@@ -28,6 +28,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +56,10 @@ TIMED: tuple[tuple[str, str, str], ...] = (
     ("agentic_env.agents.agenticlab.reorient", "Reorienter.places", "perception"),
     ("agentic_env.agents.trace", "EpisodeTrace.on_call", "trace"),
     ("agentic_env.agents.trace", "EpisodeTrace.on_event", "trace"),
-    ("agentic_env.agents.trace", "EpisodeTrace.add_frame", "trace"),
+    ("agentic_env.agents.trace", "EpisodeTrace.on_observation", "trace"),
+    ("agentic_env.agents.trace", "EpisodeTrace.record_video", "trace"),
     ("agentic_env.agents.trace", "EpisodeTrace.finish", "trace"),
+    ("agentic_env.agents.trace_video", "TraceVideo.sample", "trace"),
 )
 #: Modules whose functions, as the pipeline calls them, count as perception.
 PERCEPTION_MODULES: tuple[str, ...] = ("agentic_env.agents.perception",
@@ -143,8 +146,10 @@ def timed_episode(spec: EpisodeSpec, clock: ComponentClock, trace_root: Path,
     from agentic_env.agents.runner import run_episode
 
     clock.take()
-    cpu = time.process_time()
+    cpu, wall = time.process_time(), time.perf_counter()
     result = run_episode(spec, trace_root=trace_root, video=video)
+    # the trace is finished after the result's wall time is taken: count it
+    result = replace(result, wall_s=time.perf_counter() - wall)
     cpu = time.process_time() - cpu
     seconds = clock.take()
     seconds["other"] = result.wall_s - sum(seconds.values())
