@@ -5,15 +5,16 @@ reflections, coarser spheres and cylinders) beside the shoulder and wrist images
 agent's last observation (reused, not rendered again). Frames are sampled every ``1 / fps`` s
 of simulated time: the control loop only copies the joint positions and the few model fields
 a disturbance may change (microseconds); a worker thread renders them with its own copy of the
-model, MuJoCo data and OpenGL context, and streams them to ffmpeg (H.264). MuJoCo releases
-the GIL while it renders, so where a core is free the video costs the episode little wall
-time.
+model, MuJoCo data and OpenGL context, and streams them to an ffmpeg process (H.264).
+MuJoCo releases the GIL while it renders, so where a core is free the video costs the
+episode little wall time.
 """
 
 from __future__ import annotations
 
 import copy
 import queue
+import subprocess
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,18 +103,12 @@ class TraceVideo:
             self.path.unlink(missing_ok=True)
 
     def _encode(self) -> None:
-        import imageio_ffmpeg
-
         width, height = OVERVIEW_SIZE
-        model, renderer, writer = self._model, None, None
+        model, renderer, ffmpeg = self._model, None, None
         try:
             renderer = _OverviewRenderer(model, width, height)
             data = mujoco.MjData(model)
-            writer = imageio_ffmpeg.write_frames(
-                str(self.path), (width * 3 // 2, height), fps=self.fps, codec="libx264",
-                macro_block_size=8, ffmpeg_log_level="error",
-                output_params=["-preset", "veryfast"])
-            writer.send(None)
+            ffmpeg = _start_ffmpeg(self.path, (width * 3 // 2, height), self.fps)
             while (frame := self._queue.get()) is not None:
                 data.qpos[:] = frame.qpos
                 data.mocap_pos[:], data.mocap_quat[:] = frame.mocap
@@ -122,19 +117,33 @@ class TraceVideo:
                 mujoco.mj_fwdPosition(model, data)
                 side = [resize_nearest(image, width // 2, height // len(frame.cameras))
                         for image in frame.cameras]
-                writer.send(np.concatenate([renderer.render(data), np.concatenate(side)],
-                                           axis=1))
+                image = np.concatenate([renderer.render(data), np.concatenate(side)], axis=1)
+                ffmpeg.stdin.write(image.tobytes())  # type: ignore[union-attr]
         except Exception as exc:  # the episode goes on; the trace says why it has no video
             self.error = f"{type(exc).__name__}: {exc}"
             while self._queue.get() is not None:  # let close() finish
                 pass
         finally:
-            for closing in (writer, renderer):
-                if closing is not None:
-                    try:
-                        closing.close()
-                    except Exception as exc:  # e.g. ffmpeg gone: report, do not raise
-                        self.error = self.error or f"{type(exc).__name__}: {exc}"
+            if renderer is not None:
+                renderer.close()
+            if ffmpeg is not None:
+                _, errors = ffmpeg.communicate()
+                if ffmpeg.returncode != 0 and self.error is None:
+                    self.error = f"ffmpeg failed: {errors.decode(errors='replace').strip()}"
+
+
+def _start_ffmpeg(path: Path, size: tuple[int, int], fps: int) -> subprocess.Popen[bytes]:
+    """ffmpeg (imageio-ffmpeg's binary) encoding raw RGB frames of ``size`` (width, height)
+    from its stdin to H.264 in ``path``. Started without running Python in the child (a
+    ``preexec_fn`` can hang a fork from a process whose other threads hold locks)."""
+    import imageio_ffmpeg
+
+    command = [imageio_ffmpeg.get_ffmpeg_exe(), "-y", "-loglevel", "error",
+               "-f", "rawvideo", "-pix_fmt", "rgb24", "-s", f"{size[0]}x{size[1]}",
+               "-r", str(fps), "-i", "-", "-an", "-c:v", "libx264", "-preset", "veryfast",
+               "-pix_fmt", "yuv420p", "-movflags", "+faststart", str(path)]
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, start_new_session=True)
 
 
 class _OverviewRenderer:
