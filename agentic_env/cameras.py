@@ -28,8 +28,9 @@ SKYBOX_DEPTH_FRACTION = 0.4
 MUJOCO_TO_OPENCV = np.diag([1.0, -1.0, -1.0])
 #: OpenGL contexts of this thread by (width, height), shared by its camera renderers: the
 #: first MuJoCo render context made in an OpenGL context costs ~0.13 s of CPU with a software
-#: rasteriser, each later one ~0.01 s.
+#: rasteriser, each later one ~0.01 s. All of them are also listed, to be freed at exit.
 _THREAD_GL = threading.local()
+_ALL_GL: list[object] = []
 
 
 @dataclass(frozen=True)
@@ -139,10 +140,38 @@ def project_points(points_cam: np.ndarray, intrinsics: np.ndarray) -> np.ndarray
     return uvw[:, :2] / uvw[:, 2:3]
 
 
-def _free_thread_contexts() -> None:
-    """Free this thread's shared OpenGL contexts (at exit, while the GL library is up)."""
-    for context in _THREAD_GL.__dict__.pop("contexts", {}).values():
-        context.free()
+def thread_gl_context(width: int, height: int) -> object:
+    """This thread's shared OpenGL context for offscreen images up to ``width`` x ``height``
+    pixels (MuJoCo's ``gl_context.GLContext``, made current), created on first use.
+
+    Renderers keep their own MuJoCo render context (``MjrContext``) in it and bind its
+    offscreen buffer before each render; they never free the shared context.
+
+    Raises:
+        RenderingUnavailableError: no OpenGL backend (``MUJOCO_GL``) is available.
+    """
+    from mujoco import gl_context
+
+    if gl_context.GLContext is None:
+        raise RenderingUnavailableError(
+            "no OpenGL backend for offscreen rendering: set MUJOCO_GL=egl (Debian packages "
+            "libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1) or MUJOCO_GL=osmesa (libosmesa6)"
+        )
+    contexts = _THREAD_GL.__dict__.setdefault("contexts", {})
+    if (width, height) not in contexts:
+        contexts[width, height] = gl_context.GLContext(width, height)
+        if not _ALL_GL:  # before the GL library's exit handler, registered with its context
+            atexit.register(_free_gl_contexts)
+        _ALL_GL.append(contexts[width, height])
+    context = contexts[width, height]
+    context.make_current()
+    return context
+
+
+def _free_gl_contexts() -> None:
+    """Free every thread's shared OpenGL contexts (at exit, while the GL library is up)."""
+    for context in _ALL_GL:
+        context.free()  # type: ignore[attr-defined]
 
 
 class CameraRenderer:
@@ -187,27 +216,14 @@ class CameraRenderer:
             # another renderer sharing the OpenGL context may have bound its own buffer
             mujoco.mjr_setBuffer(mujoco.mjtFramebuffer.mjFB_OFFSCREEN, self._context)
             return
-        from mujoco import gl_context
-
-        if gl_context.GLContext is None:
-            raise RenderingUnavailableError(
-                "no OpenGL backend for offscreen rendering: set MUJOCO_GL=egl (Debian packages "
-                "libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1) or MUJOCO_GL=osmesa (libosmesa6)"
-            )
         cfg, model = self.config, self._model
         if cfg.width > model.vis.global_.offwidth or cfg.height > model.vis.global_.offheight:
             raise InvalidConfigError(
                 f"camera {cfg.name!r}: {cfg.width}x{cfg.height} exceeds the model's offscreen "
                 f"buffer {model.vis.global_.offwidth}x{model.vis.global_.offheight}"
             )
-        contexts = _THREAD_GL.__dict__.setdefault("contexts", {})
-        if (cfg.width, cfg.height) not in contexts:
-            contexts[cfg.width, cfg.height] = gl_context.GLContext(cfg.width, cfg.height)
-            # before the GL library's own exit handler (registered with its first context)
-            atexit.register(_free_thread_contexts)
-        self._gl = contexts[cfg.width, cfg.height]
+        self._gl = thread_gl_context(cfg.width, cfg.height)
         self._thread = threading.get_ident()
-        self._gl.make_current()
         self._context = mujoco.MjrContext(model, mujoco.mjtFontScale.mjFONTSCALE_150)
         mujoco.mjr_setBuffer(mujoco.mjtFramebuffer.mjFB_OFFSCREEN, self._context)
         self._context.readDepthMap = mujoco.mjtDepthMap.mjDEPTH_ZEROFAR

@@ -192,9 +192,11 @@ class EpisodeTrace:
         title = esc(str(summary.get("title", "episode")))
         video = ""
         if self.video is not None and self.video.error is None:
+            speed = self.video.fps * self.video.period
             video = ("<video controls muted src='video.mp4'></video><p class='note'>Overview "
-                     "beside the shoulder (top) and wrist cameras' latest views, "
-                     f"{self.video.fps} frames per simulated second.</p>")
+                     "beside the shoulder (top) and wrist cameras' latest views; a frame every "
+                     f"{_number(self.video.period)} simulated s, played at {_number(speed)}x "
+                     "speed.</p>")
         elif self.video is not None:
             video = f"<p class='bad'>No video: {esc(self.video.error or '')}</p>"
         timeline = "".join(self._row(row) for row in self._rows)

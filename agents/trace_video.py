@@ -2,10 +2,11 @@
 
 A frame is the scene's ``overview`` camera (:data:`OVERVIEW_SIZE`, no shadows or
 reflections, coarser spheres and cylinders) beside the shoulder and wrist images of the
-agent's last observation (reused, not rendered again). Frames are sampled every ``1 / fps`` s
-of simulated time: the control loop only copies the joint positions and the few model fields
+agent's last observation (reused, not rendered again). A frame is sampled every
+:data:`FRAME_PERIOD` s of simulated time and the video plays at :data:`VIDEO_FPS`, twice real
+time: the control loop only copies the joint positions and the few model fields
 a disturbance may change (microseconds); a worker thread renders them with its own copy of the
-model, MuJoCo data and OpenGL context, and streams them to an ffmpeg process (H.264).
+model and MuJoCo data, and streams them to an ffmpeg process (H.264).
 MuJoCo releases the GIL while it renders, so where a core is free the video costs the
 episode little wall time.
 """
@@ -22,11 +23,14 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
+from agentic_env.cameras import thread_gl_context
 from agentic_env.visualize import resize_nearest
 
 #: Overview image (width, height), pixels; each camera image beside it is half of it.
 OVERVIEW_SIZE = (384, 216)
-#: Frames per second of simulated time (the video plays in real time).
+#: Simulated seconds between frames, and frames per second of the video (so it plays at
+#: twice the speed of the episode: each frame costs ~7-11 ms of CPU to render).
+FRAME_PERIOD = 0.4
 VIDEO_FPS = 5
 #: Slices and stacks of the overview's spheres, capsules and cylinders (MuJoCo's: 28, 16).
 _TESSELLATION = (12, 6)
@@ -50,12 +54,15 @@ class TraceVideo:
         path: the ``.mp4`` to write.
         model: the simulated model (copied; never changed).
         cameras: names of the observation cameras shown beside the overview, top first.
-        fps: frames per second of simulated time (and of the video).
+        period: simulated seconds between frames.
+        fps: frames per second of the video.
     """
 
     def __init__(self, path: str | Path, model: mujoco.MjModel,
-                 cameras: tuple[str, ...] = ("shoulder", "wrist"), fps: int = VIDEO_FPS) -> None:
+                 cameras: tuple[str, ...] = ("shoulder", "wrist"),
+                 period: float = FRAME_PERIOD, fps: int = VIDEO_FPS) -> None:
         self.path = Path(path)
+        self.period = period
         self.fps = fps
         self.frames = 0
         self.error: str | None = None
@@ -66,9 +73,10 @@ class TraceVideo:
         self._images: dict[str, np.ndarray] = {}
         self._next_time = -np.inf
         self._closed = False
+        self._done = threading.Event()
         self._queue: queue.SimpleQueue[_Frame | None] = queue.SimpleQueue()
-        self._worker = threading.Thread(target=self._encode, name="trace-video", daemon=True)
-        self._worker.start()
+        _JOBS.put(self)
+        _start_worker()
 
     def observe(self, observation: dict[str, np.ndarray]) -> None:
         """Keep the camera images of the agent's latest observation for the next frames."""
@@ -77,14 +85,13 @@ class TraceVideo:
                 self._images[name] = observation[f"{name}_rgb"]
 
     def sample(self, data: mujoco.MjData) -> None:
-        """Take a frame of the simulation's state if ``1 / fps`` s of it passed since the
+        """Take a frame of the simulation's state if :attr:`period` s of it passed since the
         last one (call after every control period)."""
         if data.time < self._next_time - 1e-6:
             return
-        period = 1.0 / self.fps
-        self._next_time += period
+        self._next_time += self.period
         if self._next_time <= data.time:  # the first frame, or the samples stopped a while
-            self._next_time = data.time + period
+            self._next_time = data.time + self.period
         self.frames += 1
         self._queue.put(_Frame(
             data.qpos.copy(), (data.mocap_pos.copy(), data.mocap_quat.copy()),
@@ -98,7 +105,7 @@ class TraceVideo:
             return
         self._closed = True
         self._queue.put(None)
-        self._worker.join()
+        self._done.wait()
         if self.error is not None:
             self.path.unlink(missing_ok=True)
 
@@ -132,6 +139,33 @@ class TraceVideo:
                     self.error = f"ffmpeg failed: {errors.decode(errors='replace').strip()}"
 
 
+#: Videos waiting for the worker thread, which makes them one after another. It lives as long
+#: as the process, so its OpenGL context is made once (0.13 s of CPU), not once per episode.
+_JOBS: queue.SimpleQueue[TraceVideo] = queue.SimpleQueue()
+_WORKER_LOCK = threading.Lock()
+_worker: threading.Thread | None = None
+
+
+def _start_worker() -> None:
+    """Start the worker thread unless it runs (a forked child has none running)."""
+    global _worker
+    with _WORKER_LOCK:
+        if _worker is None or not _worker.is_alive():
+            _worker = threading.Thread(target=_work, name="trace-video", daemon=True)
+            _worker.start()
+
+
+def _work() -> None:
+    while True:
+        video = _JOBS.get()
+        try:
+            video._encode()
+        except Exception as exc:  # e.g. ffmpeg gone at the end: the next video still runs
+            video.error = video.error or f"{type(exc).__name__}: {exc}"
+        finally:
+            video._done.set()
+
+
 def _start_ffmpeg(path: Path, size: tuple[int, int], fps: int) -> subprocess.Popen[bytes]:
     """ffmpeg (imageio-ffmpeg's binary) encoding raw RGB frames of ``size`` (width, height)
     from its stdin to H.264 in ``path``. Started without running Python in the child (a
@@ -148,14 +182,11 @@ def _start_ffmpeg(path: Path, size: tuple[int, int], fps: int) -> subprocess.Pop
 
 class _OverviewRenderer:
     """The ``overview`` camera of a model, rendered offscreen without shadows or
-    reflections (an OpenGL context of its own, current in the thread that made it)."""
+    reflections (in the thread's shared OpenGL context)."""
 
     def __init__(self, model: mujoco.MjModel, width: int, height: int) -> None:
-        from mujoco import gl_context
-
         self._model = model
-        self._gl = gl_context.GLContext(width, height)
-        self._gl.make_current()
+        self._gl = thread_gl_context(width, height)
         self._context = mujoco.MjrContext(model, mujoco.mjtFontScale.mjFONTSCALE_50)
         mujoco.mjr_setBuffer(mujoco.mjtFramebuffer.mjFB_OFFSCREEN, self._context)
         self._scene = mujoco.MjvScene(model, maxgeom=2_000)
@@ -170,6 +201,8 @@ class _OverviewRenderer:
 
     def render(self, data: mujoco.MjData) -> np.ndarray:
         """The overview (H, W, 3) uint8 of ``data``'s state."""
+        self._gl.make_current()  # type: ignore[attr-defined]
+        mujoco.mjr_setBuffer(mujoco.mjtFramebuffer.mjFB_OFFSCREEN, self._context)
         mujoco.mjv_updateScene(self._model, data, self._option, None, self._camera,
                                mujoco.mjtCatBit.mjCAT_ALL, self._scene)
         mujoco.mjr_render(self._rect, self._scene, self._context)
@@ -177,6 +210,6 @@ class _OverviewRenderer:
         return np.flipud(self._rgb)
 
     def close(self) -> None:
-        """Release the OpenGL context."""
+        """Release the MuJoCo render context (the thread's OpenGL context stays)."""
+        self._gl.make_current()  # type: ignore[attr-defined]
         self._context.free()
-        self._gl.free()

@@ -132,7 +132,8 @@ def test_call_verdicts() -> None:
 def _video(tmp_path: Path, xml: str) -> TraceVideo:
     model = mujoco.MjModel.from_xml_string(xml)
     data = mujoco.MjData(model)
-    video = TraceVideo(tmp_path / "video.mp4", model, cameras=("shoulder", "wrist"), fps=5)
+    video = TraceVideo(tmp_path / "video.mp4", model, cameras=("shoulder", "wrist"),
+                       period=0.2)
     video.observe({"shoulder_rgb": np.full((36, 64, 3), 200, np.uint8)})
     while data.time < 2.0:  # 100 physics steps of 20 ms: a frame every 0.2 s
         mujoco.mj_step(model, data)
