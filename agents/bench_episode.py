@@ -7,9 +7,11 @@ time of each component: physics (``mj_step``), control (primitive motion plannin
 control loop around the physics), observation renders, model calls (the sim-oracle's answers,
 its segmentation renders included), perception and grounding (point clouds, segmentation,
 grasps, placement), planning (PDDL parsing, Fast Downward, plan checks), the trace (call
-images, the page, video frames and encoding) and the rest (env construction and reset,
-scoring). Part 2 runs one episode per setting with the trace video on and off and prints the
-ratio of their wall times.
+images, the page, taking video frames and waiting for the video at the end; the frames are
+rendered and encoded in a worker thread) and the rest (env construction and reset, scoring).
+``cpu/sim`` is the CPU time of the process and its subprocesses over simulated time: on a
+loaded machine wall time grows with the load, CPU time hardly. Part 2 runs one episode per
+setting with the trace video on and off and prints the ratio of their wall times.
 
 Episodes run one after another in this process, after one warm-up episode that pays the
 imports and first-use costs (printed, not counted). Timings depend on the machine's load:
@@ -22,6 +24,7 @@ import argparse
 import functools
 import importlib
 import json
+import resource
 import statistics
 import tempfile
 import time
@@ -142,18 +145,24 @@ def timed_episode(spec: EpisodeSpec, clock: ComponentClock, trace_root: Path,
                   video: bool) -> tuple[EpisodeResult, dict[str, float]]:
     """Run ``spec`` with its trace under ``trace_root``; the result and its times in seconds:
     each component's (``other`` included, summing to the episode's wall time) and ``cpu``,
-    the process's CPU time (all its threads)."""
+    the CPU time of the process (all its threads) and of its finished subprocesses (Fast
+    Downward, ffmpeg)."""
     from agentic_env.agents.runner import run_episode
 
     clock.take()
-    cpu, wall = time.process_time(), time.perf_counter()
+    cpu, wall = _cpu_seconds(), time.perf_counter()
     result = run_episode(spec, trace_root=trace_root, video=video)
     # the trace is finished after the result's wall time is taken: count it
     result = replace(result, wall_s=time.perf_counter() - wall)
-    cpu = time.process_time() - cpu
+    cpu = _cpu_seconds() - cpu
     seconds = clock.take()
     seconds["other"] = result.wall_s - sum(seconds.values())
     return result, {**{name: seconds.get(name, 0.0) for name in COMPONENTS}, "cpu": cpu}
+
+
+def _cpu_seconds() -> float:
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def _task_row(task: str, runs: list[tuple[EpisodeResult, dict[str, float]]]) -> dict[str, Any]:
