@@ -303,7 +303,8 @@ class CameraRenderer:
 
     def close(self) -> None:
         """Release the MuJoCo render context (safe to call twice); the thread's shared
-        OpenGL context stays for its other renderers."""
+        OpenGL context stays for its other renderers. From another thread (the garbage
+        collector's), the render context is left to the OpenGL context's end."""
         if self._context is not None and self._thread == threading.get_ident():
             self._gl.make_current()  # type: ignore[union-attr]
             self._context.free()

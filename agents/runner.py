@@ -93,7 +93,7 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
     start = time.perf_counter()
     env = SimEnv(task=spec.task, setting=spec.setting)
     oracles: list[SimOracle] = []
-    trace = None
+    trace: EpisodeTrace | None = None
 
     def make_oracle(model: ModelSpec) -> SimOracle:
         oracle = SimOracle(env, model.error_rates, seed=model.seed * 100_003 + spec.seed)
