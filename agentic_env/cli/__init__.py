@@ -19,6 +19,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("agentic_env.cli.serve:main",
               "one episode as an MCP server (tools + camera/instruction resources), scored "
               "into SQLite"),
+    "bench-episode": ("agentic_env.cli.bench.episode:main",
+                      "sim-oracle agent episodes: wall vs simulated time per task, time per "
+                      "component, trace-video cost per setting"),
     "bench-tools": ("agentic_env.cli.bench.tools:main",
                     "overhead of one tool call through MCP (stdio, HTTP) vs in-process, ms"),
     "bench-agent": ("agentic_env.cli.bench.agent:main",

@@ -439,6 +439,15 @@ class SimEnv(gym.Env):
         return assemble_observation(views, self.robot.joint_positions(),
                                     self._tcp_pose_matrix(), self.robot.gripper_width())
 
+    def segmentation(self, camera: str) -> np.ndarray:
+        """Privileged: the MuJoCo geom id seen at each pixel of ``camera``'s image, (H, W)
+        int64, -1 where no geom is (for the sim-oracle and ground-truth labels)."""
+        cam = next((c for c in self.cameras if c.name == camera), None)
+        if cam is None:
+            valid = ", ".join(c.name for c in self.cameras)
+            raise InvalidConfigError(f"no camera {camera!r}; valid: {valid}")
+        return self._camera_renderer(cam).render_segmentation(self.data)
+
     def _camera_renderer(self, cam: CameraConfig) -> CameraRenderer:
         renderer = self._renderers.get(cam.name)
         if renderer is None:

@@ -1,1 +1,1 @@
-
+"""Geometry helpers, numpy only: rotations and angles, planar overlap tests, the pinhole camera."""

@@ -159,7 +159,7 @@ class _Segmenter:
         root = model.body(target).id
         geoms = [g for g in range(model.ngeom) if _in_subtree(model, int(model.geom_bodyid[g]),
                                                               root)]
-        return (pixels[..., 1] == mujoco.mjtObj.mjOBJ_GEOM) & np.isin(pixels[..., 0], geoms)
+        return (pixels[..., 1] == int(mujoco.mjtObj.mjOBJ_GEOM)) & np.isin(pixels[..., 0], geoms)
 
     def close(self) -> None:
         if self._renderer is not None:

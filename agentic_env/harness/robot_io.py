@@ -8,6 +8,7 @@ to the simulator.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import numpy as np
@@ -40,6 +41,8 @@ class EnvRobotIO:
 
     Args:
         env: a ``SimEnv`` or ``RealEnv`` in ``primitive`` control mode, already reset.
+        on_observation: the harness's view of every observation the agent gets (the trace
+            shows them); never the agent's.
 
     Attributes:
         workspace: the reachable box of the primitives (base frame, metres).
@@ -50,15 +53,21 @@ class EnvRobotIO:
 
     __slots__ = ("_act", "_events", "_observe", "actions", "stopped", "workspace")
 
-    def __init__(self, env: PrimitiveEnv) -> None:
+    def __init__(self, env: PrimitiveEnv,
+                 on_observation: Callable[[dict[str, np.ndarray]], None] | None = None) -> None:
         self.workspace: Workspace = env.primitive_config.workspace
         self.actions = 0
         self.stopped = ""
         self._events: list[str] = []
         reported = [0]
 
+        def seen(obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+            if on_observation is not None:
+                on_observation(obs)
+            return obs
+
         def observe() -> dict[str, np.ndarray]:
-            return env.observe()
+            return seen(env.observe())
 
         def act(action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
             obs, _reward, _terminated, _truncated, info = env.step(action)
@@ -71,7 +80,7 @@ class EnvRobotIO:
                                         f"{fault.get('message')}")
             if info.get("operator_declined"):
                 raise RobotStoppedError("the operator declined a primitive")
-            return obs, dict(info.get("primitive", {}))
+            return seen(obs), dict(info.get("primitive", {}))
 
         self._observe, self._act = observe, act
 

@@ -31,16 +31,13 @@ from agentic_env.agents.models.budget import Budget
 from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.registry import ModelSpec, build_backends
-from agentic_env.agents.trace import EpisodeTrace
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
 from agentic_env.harness.judging import ground_truth, judge_episode
 from agentic_env.harness.robot_io import EnvRobotIO
+from agentic_env.harness.trace import EpisodeTrace, call_verdict
 from agentic_env.pddl.planning import PlanNotFoundError, load_domain
-
-#: Video frames are taken every this many control periods (20 Hz control -> 5 fps of sim).
-VIDEO_STRIDE = 4
 
 
 @contextmanager
@@ -156,20 +153,11 @@ def episode_result(spec: EpisodeSpec, report: AgentReport, calls: list[CallRecor
 
 def call_summary(record: CallRecord) -> ModuleCall:
     """One model call as the results database stores it."""
-    verdict = None
-    if record.reply is not None:
-        parsed = record.reply.parsed
-        if "success" in parsed:
-            verdict = str(bool(parsed["success"])).lower()
-        elif "evaluation" in parsed:
-            verdict = str(parsed["evaluation"].get("action"))
-        elif "found" in parsed:
-            verdict = "found" if parsed["found"] else "not_found"
     usage = record.usage
     return ModuleCall(record.query.module, record.model, usage.latency_s, usage.input_tokens,
                       usage.output_tokens, usage.cost_usd,
                       record.reply.attempts if record.reply else len(record.raw_texts),
-                      verdict, record.error)
+                      call_verdict(record), record.error)
 
 
 def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
@@ -193,8 +181,7 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
         MissingAPIKeyError: a real model's API key is not set.
     """
     start = time.perf_counter()
-    env = SimEnv(task=spec.task, setting=spec.setting,
-                 render_mode="rgb_array" if trace_root is not None and video else None)
+    env = SimEnv(task=spec.task, setting=spec.setting)
     calls: list[CallRecord] = []
     trace: EpisodeTrace | None = None
 
@@ -217,11 +204,13 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
             options: dict[str, Any] = {"disturbances": spec.disturbance_dicts()}
             if spec.instruction_category is not None:
                 options["instruction_category"] = spec.instruction_category
-            _obs, info = env.reset(seed=spec.seed, options=options)
+            obs, info = env.reset(seed=spec.seed, options=options)
             truth = ground_truth(env)
             if trace_root is not None:
                 trace = _start_trace(env, Path(trace_root) / spec.key(), video)
-            report, stopped = run_agent(agent, EnvRobotIO(env), info["instruction"],
+                trace.on_observation(obs)
+            robot = EnvRobotIO(env, trace.on_observation if trace is not None else None)
+            report, stopped = run_agent(agent, robot, info["instruction"],
                                         TaskContext(load_domain(env.task.domain)))
         result = _score(spec, env, report, stopped, calls, time.perf_counter() - start,
                         str(trace.folder) if trace else None)
@@ -231,20 +220,19 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
             trace.finish({"title": f"{spec.task} / {spec.setting} / {spec.agent} / "
                                    f"{spec.model} / seed {spec.seed}",
                           "instruction": info["instruction"], "trial": env.trial.to_dict(),
-                          "result": result.to_dict(), "report": asdict(report)},
-                         fps=max(1, int(env.metadata["render_fps"]) // VIDEO_STRIDE))
+                          "result": result.to_dict(), "report": asdict(report)})
         return result
     finally:
+        if trace is not None and trace.video is not None:
+            trace.video.close()  # after a crash: stop its thread and ffmpeg
         env.close()
 
 
 def _start_trace(env: SimEnv, folder: Path, video: bool) -> EpisodeTrace:
     trace = EpisodeTrace(folder)
     if video:
-        frame_counter = iter(range(10**9))
-        trace.add_frame(env.render())
-        env.add_control_listener(
-            lambda e: next(frame_counter) % VIDEO_STRIDE == 0 and trace.add_frame(e.render()))
+        recorder = trace.record_video(env.model, tuple(c.name for c in env.cameras))
+        env.add_control_listener(lambda e: recorder.sample(e.data))
     return trace
 
 

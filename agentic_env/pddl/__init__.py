@@ -1,1 +1,1 @@
-
+"""PDDL: domains, problem text, validation with precise errors, Fast Downward, plan simulation."""

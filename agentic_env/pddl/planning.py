@@ -26,14 +26,17 @@ bundled binary in a subprocess; nothing touches the network.
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import tempfile
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
+from agentic_env.pddl.diagnostics import describe_error
 
 if TYPE_CHECKING:
     from unified_planning.model import FNode, Problem
@@ -55,12 +58,16 @@ __all__ = [
 
 #: A PDDL name: a letter followed by letters, digits, ``-`` or ``_``.
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-]*")
-#: The location unified-planning puts into its SyntaxError messages.
-_UP_LOCATION = re.compile(r"line:\s*(\d+),\s*col:?\s*(\d+)", re.IGNORECASE)
-#: The name in unified-planning's "Found invalid expression: NAME." message.
-_UP_INVALID_NAME = re.compile(r"Found invalid expression: ([^\s.]+)")
-#: The atom in unified-planning's "The expression 'pred(a, b)' is not well-formed" message.
-_UP_BAD_ATOM = re.compile(r"expression '([^'(]+)\(([^')]*)\)' is not well-formed")
+#: A problem's ``(define (problem NAME)`` opening, which names it and changes nothing else.
+_PROBLEM_NAME = re.compile(r"\(\s*define\s*\(\s*problem\s+[^\s()]+", re.IGNORECASE)
+#: Parsed texts and plans kept for reuse (the least recently used go first). An agent
+#: validates, plans, grounds every step's conditions and checks the goal of one problem (about
+#: 0.25 s per parse), and the episode's score plans the same problem again.
+CACHE_SIZE = 16
+
+
+#: Plans found by :func:`solve`, keyed by the texts (the problem's name aside) and options.
+_plans: OrderedDict[tuple[str, str, float, bool], tuple[PlanStep, ...]] = OrderedDict()
 
 
 class PDDLError(AgenticEnvError, ValueError):
@@ -231,117 +238,13 @@ def _unified_planning() -> Any:
     return shortcuts
 
 
-def _declared_objects(problem: str) -> dict[str, str]:
-    """Object name -> type from a problem's ``(:objects ...)`` section, read leniently (for
-    error messages about a problem that did not parse)."""
-    match = re.search(r"\(\s*:objects\b([^()]*)\)", problem, re.IGNORECASE)
-    if match is None:
-        return {}
-    declared: dict[str, str] = {}
-    pending: list[str] = []
-    tokens = match.group(1).lower().split()
-    index = 0
-    while index < len(tokens):
-        if tokens[index] == "-" and index + 1 < len(tokens):
-            declared.update(dict.fromkeys(pending, tokens[index + 1]))
-            pending = []
-            index += 2
-        else:
-            pending.append(tokens[index])
-            index += 1
-    declared.update(dict.fromkeys(pending, "object"))
-    return declared
-
-
-def _signature(fluent: Any) -> str:
-    params = " ".join(f"?{p.name} - {p.type}" for p in fluent.signature)
-    return f"({fluent.name}{' ' + params if params else ''})"
-
-
-def _quote_line(text: str, line: int, col: int | None) -> str:
-    lines = text.splitlines()
-    if not 1 <= line <= len(lines):
-        return ""
-    source = lines[line - 1].replace("\t", " ")
-    caret = "" if col is None else "\n    " + " " * max(col - 1, 0) + "^"
-    return f"\n    {source}{caret}"
-
-
-def _describe(exc: Exception, part: str, text: str, domain: Problem | None) -> str:
-    """A precise message for a parse failure of ``part`` ("domain" or "problem")."""
-    import pyparsing
-
-    if isinstance(exc, pyparsing.ParseBaseException):
-        if exc.loc >= len(text.rstrip()):
-            return (
-                f"{part} PDDL syntax error at the end of the text (line {exc.lineno}): "
-                f"{exc.msg} (a parenthesis left unclosed?)"
-            )
-        return (
-            f"{part} PDDL syntax error at line {exc.lineno}, column {exc.col}: {exc.msg}"
-            + _quote_line(text, exc.lineno, exc.col)
-        )
-    if isinstance(exc, KeyError):
-        name = exc.args[0] if exc.args else "?"
-        if domain is None:
-            return f"{part} PDDL uses the undeclared name {name!r} (a type or requirement)"
-        types = ", ".join(sorted(t.name for t in domain.user_types)) or "(none)"
-        return (
-            f"{part} PDDL uses the undeclared type {name!r}; the domain's types are: {types} "
-            "(use one of these, or declare the new type in the domain's :types)"
-        )
-    message = str(exc).strip() or type(exc).__name__
-    where = quote = ""
-    location = _UP_LOCATION.search(message)
-    if location is not None:
-        line, col = int(location.group(1)), int(location.group(2))
-        where = f" at line {line}, column {col}"
-        quote = _quote_line(text, line, col)
-        message = message[: location.start()]
-        message = re.sub(r"\s*(Error )?[Ff]rom\s*$", "", message)
-    # unified-planning wraps some errors as "UPTypeError('...')": keep the inner text
-    message = re.sub(r"^UP\w*\((['\"])(.*)\1\)", r"\2", message.strip(), flags=re.DOTALL)
-    message = message.split(" Different elements of a problem")[0]
-    message = " ".join(message.split()).rstrip(" .:,")
-    invalid = _UP_INVALID_NAME.search(message)
-    bad_atom = _UP_BAD_ATOM.search(message)
-    if invalid is not None and part == "problem" and domain is not None:
-        objects = ", ".join(_declared_objects(text)) or "(none)"
-        predicates = ", ".join(_signature(f) for f in domain.fluents)
-        message = (
-            f"{invalid.group(1)!r} is neither a declared object nor a predicate of the domain. "
-            f"Declared objects: {objects}. Predicates: {predicates}"
-        )
-    elif invalid is not None and part == "domain":
-        message = (
-            f"{invalid.group(1)!r} is not a parameter of the enclosing action, a constant or a "
-            "declared predicate"
-        )
-    elif bad_atom is not None and domain is not None:
-        message += _bad_atom_hint(bad_atom.group(1), bad_atom.group(2), text, domain, part)
-    return f"{part} PDDL error{where}: {message}{quote}"
-
-
-def _bad_atom_hint(name: str, arg_text: str, text: str, domain: Problem, part: str) -> str:
-    """Explain a type error such as ``on-table(white-bin)`` from the predicate's signature."""
-    if not domain.has_fluent(name):
-        return ""
-    fluent = domain.fluent(name)
-    args = [a.strip() for a in arg_text.split(",") if a.strip()]
-    hint = f"; the predicate is declared as {_signature(fluent)}"
-    if part == "problem":
-        objects = _declared_objects(text)
-        typed = [f"{a} is of type {objects[a]}" for a in args if a in objects]
-        if typed:
-            hint += f", but {', '.join(typed)}"
-    return hint
-
-
+@functools.lru_cache(maxsize=CACHE_SIZE)
 def _parse(domain: str, problem: str | None) -> Problem:
     """Parse ``domain`` (and ``problem``) into a unified-planning problem.
 
-    When parsing fails, the domain is parsed on its own to attribute the error to the right
-    text (and to list the domain's names in the message).
+    The result is cached by the two texts and shared between callers, which only read it.
+    When parsing fails (not cached), the domain is parsed on its own to attribute the error to
+    the right text (and to list the domain's names in the message).
     """
     _unified_planning()
     from unified_planning.io import PDDLReader
@@ -353,9 +256,9 @@ def _parse(domain: str, problem: str | None) -> Problem:
     try:
         domain_only = PDDLReader().parse_problem_string(domain)
     except Exception as exc:
-        raise PDDLError(_describe(exc, "domain", domain, None)) from exc
+        raise PDDLError(describe_error(exc, "domain", domain, None)) from exc
     assert problem is not None  # the domain alone parsed, so the problem failed
-    raise PDDLError(_describe(error, "problem", problem, domain_only)) from error
+    raise PDDLError(describe_error(error, "problem", problem, domain_only)) from error
 
 
 def validate(domain: str, problem: str) -> None:
@@ -404,7 +307,8 @@ def solve(
     problem this takes 0.15-0.2 s (mostly process start-up), as does the satisficing one; both
     find the 8-step plan. ``optimal=False`` uses the satisficing ``lama-first``
     configuration (the default of engine ``fast-downward``, as in the paper), which scales
-    to larger problems but may return longer plans.
+    to larger problems but may return longer plans. Plans are kept (:data:`CACHE_SIZE`): the
+    same problem, under any problem name, is solved once.
 
     Args:
         domain: PDDL domain text (e.g. :func:`load_domain`).
@@ -421,6 +325,21 @@ def solve(
         PlanningTimeoutError: no plan or proof within ``timeout``.
         PlannerFailedError: Fast Downward crashed or ran out of memory.
     """
+    # the problem's name and white space around the texts change nothing
+    key = (domain.strip(), _PROBLEM_NAME.sub("(define (problem p", problem.strip(), count=1),
+           timeout, optimal)
+    if key in _plans:
+        _plans.move_to_end(key)
+        return list(_plans[key])
+    plan = _solve(domain, problem, timeout, optimal)
+    _plans[key] = tuple(plan)
+    if len(_plans) > CACHE_SIZE:
+        _plans.popitem(last=False)
+    return plan
+
+
+def _solve(domain: str, problem: str, timeout: float, optimal: bool) -> list[PlanStep]:
+    """:func:`solve` without the cache."""
     shortcuts = _unified_planning()
     from unified_planning.engines import PlanGenerationResultStatus as Status
 

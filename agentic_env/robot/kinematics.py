@@ -139,11 +139,20 @@ class ArmKinematics:
         """
         self._data.qpos[:] = q
         mujoco.mj_kinematics(self.model, self._data)
-        mask = np.zeros(len(points), dtype=bool)
+        boxes = []
         for geom in self._moving_geoms:
             rotation = self._data.geom_xmat[geom].reshape(3, 3)
             centre = self._data.geom_xpos[geom] + rotation @ self.model.geom_aabb[geom, :3]
-            half = self.model.geom_aabb[geom, 3:] + margin
-            local = (points - centre) @ rotation
-            mask |= np.all(np.abs(local) <= half, axis=1)
+            boxes.append((rotation, centre, self.model.geom_aabb[geom, 3:] + margin))
+        # only points inside the boxes' bounding spheres' common bounding box can be inside
+        reach = np.array([np.linalg.norm(half) for _, _, half in boxes]) + 1e-6
+        centres = np.array([centre for _, centre, _ in boxes])
+        low, high = np.min(centres.T - reach, axis=1), np.max(centres.T + reach, axis=1)
+        candidates = np.flatnonzero(np.all((points >= low) & (points <= high), axis=1))
+        near = points[candidates]
+        inside = np.zeros(len(near), dtype=bool)
+        for rotation, centre, half in boxes:
+            inside |= np.all(np.abs((near - centre) @ rotation) <= half, axis=1)
+        mask = np.zeros(len(points), dtype=bool)
+        mask[candidates[inside]] = True
         return mask

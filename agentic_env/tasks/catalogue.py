@@ -26,6 +26,7 @@ Heights, footprints and grasp widths are computed from the geometry (:func:`rest
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,7 +103,7 @@ class CatalogueEntry:
         """(3, 3) body rotation when resting with yaw 0."""
         return quat_to_matrix(self.rest_quat)
 
-    @property
+    @functools.cached_property
     def rest_height(self) -> float:
         """Height of the body origin above the table when resting, metres."""
         return rest_height(self.spec, self.rest_quat)
@@ -110,6 +111,12 @@ class CatalogueEntry:
     @property
     def footprint(self) -> tuple[np.ndarray, np.ndarray]:
         """(centre (2,), half extents (2,)) of the footprint in the rest frame, metres."""
+        centre, half = self._footprint
+        return centre.copy(), half.copy()
+
+    @functools.cached_property
+    def _footprint(self) -> tuple[np.ndarray, np.ndarray]:
+        # layouts are sampled by rejection: computed once, not for every try (0.4 ms each)
         return footprint(self.spec, self.rest_quat)
 
     @property

@@ -49,6 +49,7 @@ from agentic_env.agents.models.oracle_planner import PlannerOracle
 from agentic_env.errors import InvalidConfigError
 from agentic_env.pddl.planning import problem_text
 from agentic_env.tasks.base import SymbolicTask
+from agentic_env.visualize import resize_nearest
 
 if TYPE_CHECKING:
     from agentic_env.envs.sim_env import SimEnv
@@ -98,7 +99,6 @@ class SimOracle:
         self._env = env
         self._rates = rates
         self._rng = np.random.default_rng(seed)
-        self._segmenter: mujoco.Renderer | None = None
         self._segment_cache: tuple[tuple[str, int, int, float], np.ndarray] | None = None
         self._alrm = AlrmOracle(env, self._wrong)
         self._planner = PlannerOracle(env, self._wrong)
@@ -138,10 +138,8 @@ class SimOracle:
         return Completion("", usage, (ToolCall(f"call_{turn}", *answer),), "native")
 
     def close(self) -> None:
-        """Free the segmentation renderer's OpenGL context."""
-        if self._segmenter is not None:
-            self._segmenter.close()
-            self._segmenter = None
+        """Drop the cached segmentation (the env owns the renderer that made it)."""
+        self._segment_cache = None
 
     def _wrong(self, module: str) -> bool:
         rate = self._rates.get(module, 0.0)
@@ -258,22 +256,12 @@ class SimOracle:
     def _segment(self, camera: str, width: int, height: int) -> np.ndarray:
         """Geom id of every pixel of ``camera`` at ``width`` x ``height`` (-1 = none)."""
         env = self._env
-        if width <= 0 or height <= 0:
-            config = next(c for c in env.cameras if c.name == camera)
-            width, height = config.width, config.height
         key = (camera, width, height, float(env.data.time))
         if self._segment_cache is not None and self._segment_cache[0] == key:
             return self._segment_cache[1]
-        renderer = self._segmenter
-        if renderer is None or (renderer.width, renderer.height) != (width, height):
-            self.close()
-            renderer = mujoco.Renderer(env.model, height, width)
-            renderer.enable_segmentation_rendering()
-            self._segmenter = renderer
-        renderer.update_scene(env.data, camera=env.camera_id(camera))
-        pixels = renderer.render()
-        ids = pixels[..., 0].astype(np.int64)
-        ids[pixels[..., 1] != mujoco.mjtObj.mjOBJ_GEOM] = -1
+        ids = env.segmentation(camera)
+        if width > 0 and height > 0 and (height, width) != ids.shape:
+            ids = resize_nearest(ids, width, height)  # the image was sent at another size
         self._segment_cache = (key, ids)
         return ids
 

@@ -93,7 +93,8 @@ def _view(candidate: GraspCandidate, size: tuple[int, int]) -> tuple[np.ndarray,
 def _splat(canvas: np.ndarray, cam: np.ndarray, colours: np.ndarray, sizes: np.ndarray,
            intrinsics: np.ndarray) -> None:
     """Z-buffered square splats of camera-frame points (N, 3) of half size ``sizes`` (N,) m
-    onto ``canvas`` (H, W, 3)."""
+    onto ``canvas`` (H, W, 3). Of points at one depth on one pixel, the one drawn by the
+    lower pixel offset (column, then row), then the earlier point, wins."""
     height, width = canvas.shape[:2]
     front = cam[:, 2] > 0.02
     cam, colours, sizes = cam[front], colours[front], sizes[front]
@@ -102,21 +103,31 @@ def _splat(canvas: np.ndarray, cam: np.ndarray, colours: np.ndarray, sizes: np.n
     uv = cam[:, :2] / cam[:, 2:3] * intrinsics[[0, 1], [0, 1]] + intrinsics[:2, 2]
     radius = np.clip(np.round(sizes * intrinsics[0, 0] / cam[:, 2]), 1,
                      _MAX_SPLAT_PX).astype(int)
-    index, depth, source = [], [], []
-    for du in range(-_MAX_SPLAT_PX, _MAX_SPLAT_PX + 1):
-        for dv in range(-_MAX_SPLAT_PX, _MAX_SPLAT_PX + 1):
-            inside = (abs(du) <= radius) & (abs(dv) <= radius)
-            u = np.floor(uv[inside, 0]).astype(int) + du
-            v = np.floor(uv[inside, 1]).astype(int) + dv
-            ok = (u >= 0) & (u < width) & (v >= 0) & (v < height)
-            index.append(v[ok] * width + u[ok])
-            depth.append(cam[inside, 2][ok])
-            source.append(np.flatnonzero(inside)[ok])
+    corner = np.floor(uv).astype(int)
+    reach = int(radius.max())
+    index, depth, source, rank = [], [], [], []
+    for size in np.unique(radius):  # the points of one splat size at once
+        points = np.flatnonzero(radius == size)
+        steps = np.arange(-size, size + 1)
+        du, dv = (g.ravel() for g in np.meshgrid(steps, steps, indexing="ij"))
+        u = corner[points, 0][None, :] + du[:, None]
+        v = corner[points, 1][None, :] + dv[:, None]
+        ok = (u >= 0) & (u < width) & (v >= 0) & (v < height)
+        index.append((v * width + u)[ok])
+        depth.append(np.broadcast_to(cam[points, 2], ok.shape)[ok])
+        source.append(np.broadcast_to(points, ok.shape)[ok])
+        offset = (du + reach) * (2 * reach + 1) + dv + reach
+        rank.append(np.broadcast_to(offset[:, None], ok.shape)[ok])
     flat_index, flat_depth = np.concatenate(index), np.concatenate(depth)
-    flat_source = np.concatenate(source)
-    order = np.lexsort((flat_depth, flat_index))
-    pixels, first = np.unique(flat_index[order], return_index=True)
-    canvas.reshape(-1, 3)[pixels] = colours[flat_source[order][first]]
+    nearest = np.full(height * width, np.inf)
+    np.minimum.at(nearest, flat_index, flat_depth)
+    front = flat_depth == nearest[flat_index]
+    # among the nearest at a pixel: the lowest offset rank, then the lowest point index
+    tie = np.concatenate(rank)[front] * len(cam) + np.concatenate(source)[front]
+    winner = np.full(height * width, np.iinfo(np.int64).max)
+    np.minimum.at(winner, flat_index[front], tie)
+    pixels = np.flatnonzero(np.isfinite(nearest))
+    canvas.reshape(-1, 3)[pixels] = colours[winner[pixels] % len(cam)]
 
 
 def _box_faces(centre: np.ndarray, half: np.ndarray) -> list[np.ndarray]:

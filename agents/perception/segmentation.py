@@ -3,7 +3,7 @@ Euclidean clustering around a pointed pixel or inside a detection box (base fram
 
 from __future__ import annotations
 
-from collections import deque
+import itertools
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -37,6 +37,15 @@ STACK_MIN_HEIGHT = 0.015
 #: Half size (pixels) of the square searched around a pointed pixel by :func:`target_cloud`
 #: when no box is given, as a fraction of the image height.
 POINT_WINDOW_FRACTION = 0.15
+#: Offsets between voxels of edge ``radius / 2`` whose points may lie within ``radius`` of
+#: each other (at most two voxels apart along each axis), one of each pair +-o, grouped by
+#: length (see :func:`cluster_near`).
+_LINK_SHELLS = [np.array(list(shell), dtype=np.int64) for _, shell in itertools.groupby(
+    sorted(((a, b, c) for a in range(-2, 3) for b in range(-2, 3) for c in range(-2, 3)
+            if (a, b, c) > (0, 0, 0)), key=lambda o: np.dot(o, o)),
+    key=lambda o: np.dot(o, o))]
+#: Point pairs whose distances :func:`cluster_near` computes at once (bounds its memory).
+_PAIR_CHUNK = 1 << 20
 
 
 def remove_table(cloud: PointCloud, table_z: float = 0.0, margin: float = 0.004) -> PointCloud:
@@ -45,38 +54,82 @@ def remove_table(cloud: PointCloud, table_z: float = 0.0, margin: float = 0.004)
     return cloud.select(cloud.points[:, 2] > table_z + margin)
 
 
+def _ranges(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(which range, position in it) for ranges of the given lengths laid end to end."""
+    which = np.repeat(np.arange(len(lengths)), lengths)
+    return which, np.arange(len(which)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+
+
+def _merge(label: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Component labels (each the smallest voxel of its component) after also linking each
+    ``a[k]`` with ``b[k]``, given the labels of the links so far."""
+    root = np.arange(len(label))
+    ends = label[a], label[b]
+    while True:
+        low = np.minimum(root[ends[0]], root[ends[1]])
+        merged = root.copy()
+        np.minimum.at(merged, ends[0], low)
+        np.minimum.at(merged, ends[1], low)
+        merged = merged[merged]
+        if np.array_equal(merged, root):
+            return root[label]
+        root = merged
+
+
+def _close_pairs(points: np.ndarray, members: tuple[np.ndarray, np.ndarray, np.ndarray],
+                 first: np.ndarray, second: np.ndarray, limit: float,
+                 sample: bool) -> np.ndarray:
+    """Which voxel pairs have a point pair at most ``sqrt(limit)`` m apart: among all their
+    point pairs, or (``sample``) between the second voxel's first point and the first's."""
+    order, bounds, sizes = members
+    counts = sizes[first] * (1 if sample else sizes[second])
+    linked = np.zeros(len(first), bool)
+    edges = np.searchsorted(np.cumsum(counts), np.arange(_PAIR_CHUNK, int(counts.sum()),
+                                                         _PAIR_CHUNK), side="right")
+    for low, high in zip([0, *edges], [*edges, len(first)], strict=True):
+        pair, within = _ranges(counts[low:high])
+        pair += low
+        other = 1 if sample else sizes[second[pair]]
+        mine = order[bounds[first[pair]] + within // other]
+        theirs = order[bounds[second[pair]] + within % other]
+        close = np.sum((points[theirs] - points[mine]) ** 2, axis=-1) <= limit
+        linked[pair[close]] = True
+    return linked
+
+
 def _linked_voxels(points: np.ndarray, voxel_of: np.ndarray, keys: np.ndarray, start: int,
                    radius: float) -> np.ndarray:
     """Mask of the voxels (rows of ``keys``, unique; ``voxel_of`` maps points to rows) of
     edge ``radius / 2`` reachable from voxel ``start`` through point pairs at most ``radius``
     apart. Points of one voxel are closer than that, so they are linked; linked pairs of
-    points lie at most two voxels apart along each axis."""
+    points lie at most two voxels apart along each axis.
+
+    Neighbouring voxels are linked shell by shell, nearest offsets first, and a pair already
+    in one component is not tested again: in a dense cloud the first shell joins nearly
+    everything."""
+    count = len(keys)
     order = np.argsort(voxel_of, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(voxel_of, minlength=len(keys)))])
-    lookup = {key: i for i, key in enumerate(map(tuple, keys.tolist()))}
-    offsets = [(a, b, c) for a in range(-2, 3) for b in range(-2, 3) for c in range(-2, 3)
-               if (a, b, c) != (0, 0, 0)]
-    seen = np.zeros(len(keys), bool)
-    seen[start] = True
-    queue = deque([start])
+    sizes = np.bincount(voxel_of, minlength=count)
+    members = (order, np.concatenate([[0], np.cumsum(sizes)]), sizes)
+    flat = flat_keys(keys)
+    sorter = np.argsort(flat)
+    sorted_flat = flat[sorter]
+    base = flat_keys(np.zeros((1, 3), np.int64))
+    label = np.arange(count)
     limit = radius * radius
-    key_list = keys.tolist()
-    while queue:
-        here = queue.popleft()
-        x, y, z = key_list[here]
-        around = [j for a, b, c in offsets
-                  if (j := lookup.get((x + a, y + b, z + c))) is not None and not seen[j]]
-        if not around:
-            continue
-        mine = points[order[bounds[here]:bounds[here + 1]]]
-        members = [order[bounds[j]:bounds[j + 1]] for j in around]
-        theirs = points[np.concatenate(members)]
-        near = np.min(np.sum((theirs[:, None, :] - mine[None, :, :]) ** 2, axis=-1), axis=1)
-        owner = np.repeat(np.arange(len(around)), [len(m) for m in members])
-        for k in np.unique(owner[near <= limit]):
-            seen[around[k]] = True
-            queue.append(around[k])
-    return seen
+    for shell in _LINK_SHELLS:
+        # a flat key is linear in the voxel indices: a neighbour's is the key plus a constant
+        wanted = (flat[:, None] + (flat_keys(shell) - base)).ravel()
+        slot = np.minimum(np.searchsorted(sorted_flat, wanted), count - 1)
+        found = sorted_flat[slot] == wanted
+        first = np.repeat(np.arange(count), len(shell))[found]
+        second = sorter[slot[found]]
+        for sample in (True, False):
+            apart = label[first] != label[second]
+            first, second = first[apart], second[apart]
+            linked = _close_pairs(points, members, first, second, limit, sample)
+            label = _merge(label, first[linked], second[linked])
+    return label == label[start]
 
 
 def cluster_near(cloud: PointCloud, seed: np.ndarray, radius: float = 0.01) -> PointCloud:

@@ -8,16 +8,19 @@ import sys
 import pytest
 
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
+from agentic_env.pddl import planning
 from agentic_env.pddl.planning import (
     PDDLError,
     PlanningTimeoutError,
     PlanNotFoundError,
     PlanStep,
     domain_names,
+    goal_literals,
     load_domain,
     problem_text,
     simulate,
     solve,
+    step_conditions,
     validate,
 )
 
@@ -247,6 +250,26 @@ def test_solve_prints_nothing(stacking: str, capfd: pytest.CaptureFixture[str]) 
     captured = capfd.readouterr()
     assert captured.out == ""
     assert captured.err == ""
+
+
+def test_a_problem_is_planned_once_under_any_name(stacking: str,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    plan = solve(stacking, FIG10_PROBLEM)
+    expected = list(plan)
+    plan.clear()  # the caller's list is its own
+    renamed = FIG10_PROBLEM.replace("stacking-stack-cubes-on-pink-plate", "another-name")
+    monkeypatch.setattr(planning, "_solve", lambda *args: pytest.fail("planned again"))
+    assert solve(stacking.strip(), renamed + "\n") == expected
+    assert len(expected) == 8
+
+
+def test_a_text_is_parsed_once_for_validation_steps_and_goal(stacking: str) -> None:
+    planning._parse.cache_clear()
+    validate(stacking, FIG10_PROBLEM)
+    step_conditions(stacking, FIG10_PROBLEM, PlanStep("pick", ("yellow-cube-1", "blue-cube-1")))
+    assert goal_literals(stacking, FIG10_PROBLEM)[0] == "(on-top-of green-cube-1 pink-plate-1)"
+    info = planning._parse.cache_info()
+    assert (info.misses, info.hits) == (1, 2)
 
 
 # --------------------------------------------------------------------------- no plan

@@ -317,3 +317,25 @@ def test_seeded_depth_noise(make_sim_env) -> None:
     assert abs(correlation) < 0.2, "different seeds must give independent noise"
     # the wrist camera has no noise configured: its depth is noise-free
     assert np.array_equal(obs_b["wrist_depth"], env_clean.reset(seed=6)[0]["wrist_depth"])
+
+
+@pytest.mark.parametrize("name", CAMERAS)
+def test_segmentation_matches_mujoco_renderer(
+    camera_env: SimEnv, views: dict[str, View], name: str
+) -> None:
+    # the env was left in the "above" view's state
+    reference = views["above"].segmentation[name]
+    expected = np.where(reference[..., 1] == int(mujoco.mjtObj.mjOBJ_GEOM), reference[..., 0], -1)
+    assert np.array_equal(camera_env.segmentation(name), expected)
+
+
+def test_renderers_share_a_gl_context_and_outlive_each_other(make_sim_env) -> None:
+    first, second = make_sim_env(task="tabletop"), make_sim_env(task="tabletop")
+    observation, _ = first.reset(seed=SEED)
+    second.reset(seed=SEED)
+    shared = {id(renderer._gl) for env in (first, second) for renderer in env._renderers.values()}
+    assert len(shared) == 1  # both cameras are 640x360
+    first.close()
+    again = second.observe()  # the other env's renderers are gone, the GL context is not
+    for name in CAMERAS:
+        assert np.array_equal(again[f"{name}_rgb"], observation[f"{name}_rgb"])
