@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import multiprocessing
 import statistics
 import sys
@@ -60,7 +61,8 @@ def summarise(label: str, results: Iterable[EpisodeResult]) -> dict[str, float |
     """One table row: success rate, means of score, actions, replans, wall time, model
     latency (s, summed over the episode's calls) and tokens per episode; for agents judged
     by ALRM's trace judge also its success rate (sum of scores / 2n) and the share of
-    episodes where judge and world state disagree (``nan`` when none was judged)."""
+    episodes where judge and world state disagree (``nan`` when none was judged; printed
+    as ``-``)."""
     results = list(results)
     judged = [(r.judge_score, r.success) for r in results if r.judge_score is not None]
     return {
@@ -88,8 +90,13 @@ def format_rows(rows: list[dict[str, float | str | int]]) -> str:
         lines.append(f"{row['config']:<46}{row['episodes']:>4}{row['success']:>9.0%}"
                      f"{row['score']:>7.2f}{row['actions']:>9.1f}{row['replans']:>9.1f}"
                      f"{row['wall_s']:>8.1f}{row['model_s']:>9.2f}{row['tokens']:>8.0f}"
-                     f"{row['judge']:>7.0%}{row['disagree']:>9.0%}")
+                     f"{_share(row['judge']):>7}{_share(row['disagree']):>9}")
     return "\n".join(lines)
+
+
+def _share(value: float) -> str:
+    """A rate as a percentage, ``-`` when there was nothing to measure (``nan``)."""
+    return "-" if math.isnan(value) else f"{value:.0%}"
 
 
 def parse_seeds(text: str) -> range:
