@@ -200,8 +200,11 @@ def _order(finding: Finding, rows: Sequence[Mapping[str, Any]]) -> tuple[str, bo
     sign = 1.0 if finding.direction == "increasing" else -1.0
     ok = all(sign * (b[1] - a[1]) >= finding.margin - finding.tolerance
              for a, b in itertools.pairwise(values))
-    joiner = " ≤ " if sign > 0 else " ≥ "
-    text = joiner.join(f"{level} {value:.2f}" for level, value, _ in values)
+    text = f"{values[0][0]} {values[0][1]:.2f}"
+    for (_, before, _), (level, value, _) in itertools.pairwise(values):
+        holds = sign * (value - before) >= finding.margin - finding.tolerance
+        text += f" {('≤' if sign > 0 else '≥') if holds else ('>' if sign > 0 else '<')} "
+        text += f"{level} {value:.2f}"
     return f"{finding.metric}: {text} (n={min(n for *_, n in values)}+ each)", ok
 
 
