@@ -75,3 +75,16 @@ def trial_report_main(argv: list[str] | None = None) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text)
     return 0
+
+
+def add_real_backend_arguments(parser: argparse.ArgumentParser) -> None:
+    """The real-robot options shared by ``agentic-env trial`` and ``agentic-env serve``:
+    ``--twin``, ``--robot-host``, ``--gripper-port``, ``--calibration``,
+    ``--confirm-each-step``."""
+    real = parser.add_argument_group("real backend")
+    real.add_argument("--twin", action="store_true", help="MuJoCo twin drivers, no hardware")
+    real.add_argument("--robot-host", help="UR controller address")
+    real.add_argument("--gripper-port", default="/dev/ttyACM0")
+    real.add_argument("--calibration", type=Path, default=Path("calibration.json"))
+    real.add_argument("--confirm-each-step", action="store_true",
+                      help="ask the operator (on the terminal) before every primitive")

@@ -22,6 +22,7 @@ import socket
 import sys
 from pathlib import Path
 
+from agentic_env.cli.real import add_real_backend_arguments
 from agentic_env.errors import AgenticEnvError
 
 #: Environment variable holding the bearer token, unless --token-env names another.
@@ -64,13 +65,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="allow a non-loopback --host (needs a bearer token)")
     http.add_argument("--token-env", default=TOKEN_ENV,
                       help=f"environment variable with the bearer token (default {TOKEN_ENV})")
-    real = parser.add_argument_group("real backend")
-    real.add_argument("--twin", action="store_true", help="MuJoCo twin drivers, no hardware")
-    real.add_argument("--robot-host", help="UR controller address")
-    real.add_argument("--gripper-port", default="/dev/ttyACM0")
-    real.add_argument("--calibration", type=Path, default=Path("calibration.json"))
-    real.add_argument("--confirm-each-step", action="store_true",
-                      help="ask the operator (on the terminal) before every primitive")
+    add_real_backend_arguments(parser)
     return parser
 
 

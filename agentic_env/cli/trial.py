@@ -8,6 +8,7 @@ import socket
 from pathlib import Path
 
 from agentic_env.agents.base import agent_names
+from agentic_env.cli.real import add_real_backend_arguments
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
 from agentic_env.harness.db import Finished, ResultStore
@@ -40,13 +41,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="results database (default runs/trials.sqlite)")
     parser.add_argument("--out", type=Path, default=Path("runs/trial"),
                         help="setup sheet (real) or trace (sim) folder")
-    real = parser.add_argument_group("real backend")
-    real.add_argument("--twin", action="store_true", help="MuJoCo twin drivers, no hardware")
-    real.add_argument("--robot-host", help="UR controller address")
-    real.add_argument("--gripper-port", default="/dev/ttyACM0")
-    real.add_argument("--calibration", type=Path, default=Path("calibration.json"))
-    real.add_argument("--confirm-each-step", action="store_true",
-                      help="ask the operator before every primitive")
+    add_real_backend_arguments(parser)
     return parser
 
 
