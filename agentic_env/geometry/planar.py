@@ -48,3 +48,33 @@ def origin_segment_distance(start: np.ndarray, ends: np.ndarray) -> np.ndarray:
     delta = ends - start
     t = np.clip(-(delta @ start) / np.maximum(np.sum(delta**2, axis=1), 1e-12), 0.0, 1.0)
     return np.linalg.norm(start + t[:, None] * delta, axis=1)
+
+
+def segment_distances(points: np.ndarray, start: np.ndarray,
+                      end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distance (m) of each 2-D point (N, 2) to the segment from ``start`` to ``end`` (2,),
+    and how far along the segment (m from ``start``, clipped to its length) its nearest
+    point lies; a zero-length segment is its start point."""
+    direction = np.asarray(end, float) - np.asarray(start, float)
+    length = float(np.linalg.norm(direction))
+    if length < 1e-9:
+        return np.linalg.norm(points - start, axis=1), np.zeros(len(points))
+    along = np.clip((points - start) @ direction / length, 0.0, length)
+    nearest = start + along[:, None] * (direction / length)
+    return np.linalg.norm(points - nearest, axis=1), along
+
+
+def slice_boxes(centre: np.ndarray, half: np.ndarray, rotation: np.ndarray,
+                slices: int = 4) -> list[list[float]]:
+    """Axis-aligned bounding boxes [x0, x1, y0, y1] of ``slices`` equal slices along the
+    local x of a turned rectangle (centre (2,), half extents (2,), rotation (2, 2)): a
+    tighter cover of it than one box. Metres, in the rectangle's parent frame."""
+    boxes = []
+    step = 2 * half[0] / slices
+    for k in range(slices):
+        low_x = -half[0] + k * step
+        corners = np.array([centre + rotation @ np.array([x, y])
+                            for x in (low_x, low_x + step) for y in (-half[1], half[1])])
+        low, high = corners.min(axis=0), corners.max(axis=0)
+        boxes.append([float(low[0]), float(high[0]), float(low[1]), float(high[1])])
+    return boxes

@@ -234,7 +234,7 @@ class PrimitiveExecutor:
         for segment in to_pre:
             self._follow(segment, grip)
         self._follow(descend, grip)
-        self._settle_pose(pose, descend.waypoints[-1])
+        self._settle_pose(pose, descend.waypoints[-1], touchdown=self.config.place_touchdown)
         release = min(held + 0.03, GRIPPER_WIDTH_RANGE[1])
         self._set_gripper(release)
         self._follow(self._reverse(descend), release)
@@ -431,13 +431,24 @@ class PrimitiveExecutor:
         for joint_target in time_parameterize(path, self.robot.control_dt, self.config.motion):
             self._send(joint_target, width_target)
 
-    def _settle_pose(self, pose: np.ndarray, q_goal: np.ndarray) -> None:
+    def _settle_pose(self, pose: np.ndarray, q_goal: np.ndarray, touchdown: float = 0.0) -> None:
+        """Hold ``q_goal`` until the TCP is within tolerance of ``pose``; with ``touchdown``
+        > 0, also stop once the arm stalls (moves under 0.5 mm in 0.2 s) at most
+        ``touchdown`` m short of ``pose`` along its approach axis (a held object resting on
+        its support). ``timeout`` after :attr:`PrimitiveConfig.settle_time`."""
         cfg = self.config
         steps = int(np.ceil(cfg.settle_time / self.robot.control_dt))
+        window = max(1, int(round(0.2 / self.robot.control_dt)))
+        history: list[np.ndarray] = []
         for _ in range(steps):
             tcp = self.robot.kinematics.forward(self.robot.joint_positions())
             position_error, rotation_error = pose_error(tcp, pose)
             if position_error < cfg.position_tolerance and rotation_error < cfg.rotation_tolerance:
+                return
+            history.append(tcp[:3, 3])
+            if (touchdown > 0.0 and len(history) > window
+                    and np.linalg.norm(history[-1] - history[-1 - window]) < 5e-4
+                    and _short_along_approach(tcp, pose, touchdown, cfg)):
                 return
             self._send(q_goal, self.robot.gripper_reference())
         raise PrimitiveError(
@@ -487,3 +498,14 @@ class PrimitiveExecutor:
                 return
 
 
+def _short_along_approach(tcp: np.ndarray, pose: np.ndarray, limit: float,
+                          config: PrimitiveConfig) -> bool:
+    """Whether ``tcp`` (4x4) stopped 0..``limit`` m short of ``pose`` (4x4) along the pose's
+    approach (z) axis, at most ``limit / 2`` off it sideways (a held object meeting a bowl's
+    slope is nudged) and within the rotation tolerance."""
+    offset = pose[:3, 3] - tcp[:3, 3]
+    short = float(offset @ pose[:3, 2])
+    sideways = float(np.linalg.norm(offset - short * pose[:3, 2]))
+    _position_error, rotation_error = pose_error(tcp, pose)
+    return (0.0 <= short <= limit and sideways <= limit / 2
+            and rotation_error < config.rotation_tolerance)

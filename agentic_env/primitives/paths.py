@@ -11,16 +11,20 @@ import numpy as np
 def transit_poses(start: np.ndarray, goal: np.ndarray, height: float) -> list[np.ndarray]:
     """Via poses (4x4, base frame) from ``start`` to ``goal`` through the transit ``height``.
 
-    Rise vertically to ``height`` (if lower), cross to above ``goal``, descend to it; the last
-    pose is ``goal`` itself (or the one above it, when ``goal`` is that high already).
+    The crossing height is ``height`` or ``goal``'s height, whichever is higher: rise
+    vertically to it (if lower), cross to above ``goal``, descend to it; the last pose is
+    ``goal`` itself (or the one above it, when ``goal`` is that high already). A caller that
+    raises ``goal`` above the obstacles along the way (a longer approach) therefore raises the
+    whole crossing, not only its end.
     """
+    crossing = max(height, goal[2, 3])
     via = []
-    if start[2, 3] < height:
+    if start[2, 3] < crossing:
         up = start.copy()
-        up[2, 3] = height
+        up[2, 3] = crossing
         via.append(up)
     above_goal = goal.copy()
-    above_goal[2, 3] = max(height, goal[2, 3])
+    above_goal[2, 3] = crossing
     via.append(above_goal)
     if goal[2, 3] < above_goal[2, 3]:
         via.append(goal)

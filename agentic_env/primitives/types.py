@@ -76,6 +76,9 @@ class PrimitiveConfig:
             drawer stroke before the arm counts as stalled (blocked), metres.
         drawer_min_fraction: an ``open_drawer`` fails (``timeout``) if the hand pulled the
             handle less than this fraction of the requested distance.
+        place_touchdown: a ``place`` whose held object meets its support early releases
+            there when the arm stalls at most this far short of the place pose along its
+            approach axis (and at most half this far off it sideways), metres.
     """
 
     motion: MotionLimits = field(default_factory=MotionLimits)
@@ -93,6 +96,7 @@ class PrimitiveConfig:
     drawer_speed: float = 0.12
     stall_lag: float = 0.01
     drawer_min_fraction: float = 0.8
+    place_touchdown: float = 0.02
 
 
 def parse_primitive_action(action: object) -> tuple[str, np.ndarray, float, float]:

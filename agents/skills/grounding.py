@@ -8,6 +8,7 @@ closing axis about the vertical).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -15,6 +16,7 @@ import numpy as np
 from agentic_env.agents.perception import GraspCandidate, PointCloud
 from agentic_env.contract.actions import top_down_pose
 from agentic_env.contract.spaces import Workspace
+from agentic_env.geometry.planar import segment_distances
 from agentic_env.geometry.rotations import wrap_angle
 from agentic_env.robot.constants import TCP_TO_FINGERTIP
 
@@ -47,6 +49,10 @@ HANDLE_BAND = 0.05
 
 #: Fixtures taller than this (m) are not crossed on the way to a table spot.
 TALL_FIXTURE = 0.2
+#: Height (m) up to which a table spot's column must be seen empty (a drawer, a shelf).
+COLUMN_HEIGHT = 0.32
+#: Share of a table spot's column samples that must be seen empty (depth noise, thin edges).
+COLUMN_SEEN_SHARE = 0.9
 #: Height (m) above a container's floor above which its points count as walls.
 WALL_HEIGHT = 0.05
 #: Vertical gap (m) that separates a held object from what lies under it.
@@ -144,13 +150,21 @@ def measure_held(name: str, scene: PointCloud, tcp_pose: np.ndarray,
 
 
 def approach_over(scene: PointCloud, xy: np.ndarray, z: float,
-                  radius: float = OBSTACLE_RADIUS, hanging: float = 0.0) -> float:
+                  radius: float = OBSTACLE_RADIUS, hanging: float = 0.0,
+                  start: np.ndarray | None = None) -> float:
     """Approach distance (m, along a downward approach to a TCP at height ``z``) that starts
     with the TCP, and ``hanging`` m of held object below it, above every scene point within
-    ``radius`` of ``xy``: the hand comes straight down over walls, rims and cabinets."""
+    ``radius`` of ``xy`` (and, given the hand's ``start`` (x, y), within ``radius`` of the
+    straight way from there): the hand comes straight down over walls, rims and cabinets,
+    and, since the primitives cross at the pre-pose's height, carries nothing into an open
+    drawer or a cabinet on the way. At most :data:`MAX_APPROACH`."""
     if len(scene) == 0:
         return 0.0
-    near = np.linalg.norm(scene.points[:, :2] - xy, axis=1) < radius
+    if start is None:
+        start = xy
+    gaps, _along = segment_distances(scene.points[:, :2], np.asarray(start, float)[:2],
+                                     np.asarray(xy, float)[:2])
+    near = gaps < radius
     if not near.any():
         return 0.0
     top = float(np.percentile(scene.points[near, 2], 99))
@@ -303,16 +317,23 @@ def lowest_layer(heights: np.ndarray, band: float = 0.01, share: float = 0.03) -
 
 
 def table_spot(scene: PointCloud, held: HeldObject, tcp_pose: np.ndarray,
-               workspace: Workspace) -> tuple[np.ndarray, float] | None:
+               workspace: Workspace,
+               seen_free: Callable[[np.ndarray], np.ndarray] | None = None
+               ) -> tuple[np.ndarray, float] | None:
     """Place pose (4x4) and approach (m) on a free patch of the table, nearest to the
     workspace's middle band, reached from the hand's position without crossing tall
-    fixtures (:func:`path_blocked`); ``None`` when the observed table has no such patch."""
+    fixtures (:func:`path_blocked`); ``None`` when the observed table has no such patch.
+
+    ``seen_free`` (points (N, 3) -> mask (N,), e.g. :meth:`SceneView.seen_free`) also asks
+    that the column the held object comes down through was seen empty: seeing the table
+    there is not enough under an open drawer or a shelf, or where the arm hid what stands
+    above it."""
     clearance = held.radius + 0.03
     above = scene.points[scene.points[:, 2] > 0.006, :2]
     table = scene.points[np.abs(scene.points[:, 2]) < 0.004, :2]
     x0, y0 = max(workspace.low[0], 0.3), max(workspace.low[1], -0.45)
     x1, y1 = min(workspace.high[0], 0.75), min(workspace.high[1], 0.45)
-    best, best_distance = None, np.inf
+    spots: list[tuple[float, np.ndarray]] = []
     for x in np.arange(x0, x1, 0.025):
         for y in np.arange(y0, y1, 0.025):
             xy = np.array([x, y])
@@ -320,16 +341,30 @@ def table_spot(scene: PointCloud, held: HeldObject, tcp_pose: np.ndarray,
                 continue
             if len(table) == 0 or np.min(np.linalg.norm(table - xy, axis=1)) > 0.01:
                 continue  # no table seen there (off the edge, or occluded)
-            if path_blocked(scene, np.asarray(tcp_pose[:2], float), xy):
-                continue
-            distance = float(np.linalg.norm(xy - np.array([0.5, 0.0])))
-            if distance < best_distance:
-                best, best_distance = xy, distance
-    if best is None:
-        return None
-    position = np.array([*best, held.below_tcp + RELEASE_GAP])
-    pose = top_down_pose(position, tcp_yaw(tcp_pose))
-    return pose, approach_over(scene, best, position[2], hanging=held.below_tcp)
+            spots.append((float(np.linalg.norm(xy - np.array([0.5, 0.0]))), xy))
+    spots.sort(key=lambda spot: spot[0])
+    start = np.asarray(tcp_pose[:2], float)
+    for _distance, xy in spots:
+        if path_blocked(scene, start, xy):
+            continue
+        if seen_free is not None and not column_seen_free(seen_free, xy, held.radius):
+            continue
+        position = np.array([*xy, held.below_tcp + RELEASE_GAP])
+        pose = top_down_pose(position, tcp_yaw(tcp_pose))
+        return pose, approach_over(scene, xy, position[2], hanging=held.below_tcp)
+    return None
+
+
+def column_seen_free(seen_free: Callable[[np.ndarray], np.ndarray], xy: np.ndarray,
+                     radius: float, height: float = COLUMN_HEIGHT) -> bool:
+    """Whether the vertical column of ``radius`` m around ``xy`` from just above the table
+    up to ``height`` m was seen empty (at least :data:`COLUMN_SEEN_SHARE` of its samples:
+    its axis and 8 points on its rim, every 3 cm of height)."""
+    angles = np.linspace(0.0, 2 * np.pi, 8, endpoint=False)
+    ring = np.vstack([[0.0, 0.0], radius * np.column_stack([np.cos(angles), np.sin(angles)])])
+    heights = np.arange(0.02, height, 0.03)
+    samples = np.array([[*(xy + offset), z] for z in heights for offset in ring])
+    return float(np.mean(seen_free(samples))) >= COLUMN_SEEN_SHARE
 
 
 def path_blocked(scene: PointCloud, start: np.ndarray, end: np.ndarray,
@@ -338,15 +373,10 @@ def path_blocked(scene: PointCloud, start: np.ndarray, end: np.ndarray,
     taller than ``height`` m (a cabinet, a drawer front) within ``corridor`` m of it, away
     from the start (where the hand itself is)."""
     tall = scene.points[scene.points[:, 2] > height, :2]
-    if len(tall) == 0:
+    if len(tall) == 0 or float(np.linalg.norm(end - start)) < 1e-6:
         return False
-    direction = end - start
-    length = float(np.linalg.norm(direction))
-    if length < 1e-6:
-        return False
-    along = np.clip((tall - start) @ direction / length**2, 0.0, 1.0)
-    gaps = np.linalg.norm(tall - (start + along[:, None] * direction), axis=1)
-    return bool(np.any((gaps < corridor) & (along * length > 0.1)))
+    gaps, along = segment_distances(tall, start, end)
+    return bool(np.any((gaps < corridor) & (along > 0.1)))
 
 
 def handle_grasp(handle: PointCloud, surround: PointCloud) -> np.ndarray | None:

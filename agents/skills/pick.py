@@ -3,7 +3,9 @@ callable, executed best first with fallbacks. Base frame (z up, table top z = 0)
 radians.
 
 ``pick`` plans in the view that located the target; when every judged candidate is
-rejected it looks from the wrist camera straight above the target and plans again. A grasp
+rejected, or the first grasp fails (blocked on its way down, or closed on nothing: the
+shoulder camera's grazing view misplaced it), it looks from the wrist camera straight above
+the target and plans again, once. A grasp
 the arm cannot reach (refused before moving) gives way to the next one, and when those run
 out with the wrist turned away from the hand's yaw, planning starts again at the hand's yaw.
 """
@@ -42,6 +44,9 @@ from agentic_env.contract.actions import pick as pick_action
 GraspJudge = Callable[[np.ndarray, GraspCandidate, Target], tuple[bool, str]]
 #: Candidates within this yaw (rad) of the preferred one are tried first.
 YAW_PREFERENCE = np.pi / 6
+#: Failed picks after which the target is looked at again from the wrist camera: the hand
+#: was blocked on its way down, or closed on nothing.
+LOOK_AGAIN = frozenset({SkillCode.TIMEOUT, SkillCode.GRASP_FAILED, SkillCode.COLLISION})
 
 
 @dataclass(frozen=True)
@@ -108,18 +113,12 @@ def pick(io: SkillIO, detector: Detector, name: str, rng: np.random.Generator, *
     target: Target = found.data["target"]
     grasps = accepted_grasps(io, target, yaw, rng, judge, judged)
     grasp = next(grasps, None)
-    if grasp is None:
-        centre, top = grounding.top_of(target.cloud)
-        look = wrist_look_pose(io.obs, np.array([*centre, top + LOOK_HEIGHT]),
-                               camera_over=False)
-        status = io.act(move_to(look), f"wrist view of {name}")
-        if not status.get("ok"):
-            return SkillResult.from_status(status, f"the wrist view of {name}", look=True)
-        found = locate(io, detector, name, camera="wrist")
-        if not found.ok:
-            return found
-        grasps = accepted_grasps(io, found.data["target"], yaw, rng, judge, judged)
-        grasp = next(grasps, None)
+    from_wrist = target.camera == "wrist"
+    if grasp is None and not from_wrist:
+        looked = _wrist_grasps(io, detector, target, yaw, rng, judge, judged)
+        if isinstance(looked, SkillResult):
+            return looked
+        grasps, grasp, from_wrist = looked, next(looked, None), True
     if grasp is None:
         return SkillResult(SkillCode.GRASP_FAILED, f"every grasp candidate for {name} was "
                            "rejected in the shoulder and the wrist views", {"rejected": True})
@@ -132,7 +131,15 @@ def pick(io: SkillIO, detector: Detector, name: str, rng: np.random.Generator, *
                                                               "failures": failures})
         failures.append(result.message)
         if result.code is not SkillCode.UNREACHABLE:
-            break
+            if from_wrist or result.code not in LOOK_AGAIN:
+                break
+            # blocked or empty-handed: the shoulder camera's view of the target was wrong
+            # (a grazing view at the edge of the table); look again from straight above
+            looked = _wrist_grasps(io, detector, grasp.target, yaw, rng, judge, judged)
+            if isinstance(looked, SkillResult):
+                break
+            grasps, grasp, from_wrist = looked, next(looked, None), True
+            continue
         grasp = next(grasps, None)
         hand_yaw = grounding.tcp_yaw(io.obs["tcp_pose"])
         if grasp is None and abs(grounding.wrap_angle(yaw - hand_yaw)) > YAW_PREFERENCE:
@@ -145,12 +152,29 @@ def pick(io: SkillIO, detector: Detector, name: str, rng: np.random.Generator, *
     return SkillResult(result.code, result.message, {"failures": failures})
 
 
+def _wrist_grasps(io: SkillIO, detector: Detector, target: Target, yaw: float,
+                  rng: np.random.Generator, judge: GraspJudge | None,
+                  judged: int) -> Iterator[Grasp] | SkillResult:
+    """Look at ``target`` from the wrist camera straight above it and plan its grasps
+    there; the failed look or locate as a result otherwise."""
+    centre, top = grounding.top_of(target.cloud)
+    look = wrist_look_pose(io.obs, np.array([*centre, top + LOOK_HEIGHT]), camera_over=False)
+    status = io.act(move_to(look), f"wrist view of {target.name}")
+    if not status.get("ok"):
+        return SkillResult.from_status(status, f"the wrist view of {target.name}", look=True)
+    found = locate(io, detector, target.name, camera="wrist")
+    if not found.ok:
+        return found
+    return accepted_grasps(io, found.data["target"], yaw, rng, judge, judged)
+
+
 def execute_grasp(io: SkillIO, grasp: Grasp, why: str) -> SkillResult:
     """Run one accepted grasp (e.g. one a model chose from :func:`plan_grasps`), coming down
     above the obstacles around it; measure what the gripper holds on success."""
     candidate, cloud, scene = grasp.candidate, grasp.target.cloud, grasp.scene
     obstacles = without_robot(scene.select(~near_box(scene, cloud)), io.obs)
-    approach = grounding.approach_over(obstacles, candidate.pose[:2, 3], candidate.pose[2, 3])
+    approach = grounding.approach_over(obstacles, candidate.pose[:2, 3], candidate.pose[2, 3],
+                                       start=np.asarray(io.obs["tcp_pose"][:2], float))
     status = io.act(pick_action(candidate.pose, candidate.width, approach), why)
     name = grasp.target.name
     result = SkillResult.from_status(status, f"pick of {name}")

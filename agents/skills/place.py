@@ -67,7 +67,7 @@ def place_at(io: SkillIO, held: HeldObject, position: np.ndarray | None = None,
     view = view or SceneView(io.obs)
     obstacles, tcp = view.obstacles(), io.obs["tcp_pose"]
     if position is None:
-        spot = grounding.table_spot(obstacles, held, tcp, io.workspace)
+        spot = grounding.table_spot(obstacles, held, tcp, io.workspace, view.seen_free)
         if spot is None:
             return SkillResult(SkillCode.BLOCKED, "no free spot on the table is visible")
         pose, approach = spot
@@ -92,7 +92,7 @@ def place_at(io: SkillIO, held: HeldObject, position: np.ndarray | None = None,
 def _release(io: SkillIO, held: HeldObject, pose: np.ndarray, approach: float,
              view: SceneView, why: str) -> SkillResult:
     here = np.asarray(io.obs["tcp_pose"][:3], float)
-    approach = max(approach, grounding.approach_over(view.obstacles(), here[:2], pose[2, 3],
-                                                     hanging=held.below_tcp))
+    approach = max(approach, grounding.approach_over(view.obstacles(), pose[:2, 3], pose[2, 3],
+                                                     hanging=held.below_tcp, start=here[:2]))
     status = io.act(place(pose, approach), why or f"place {held.name}")
     return SkillResult.from_status(status, f"place of {held.name}", pose=pose)

@@ -11,7 +11,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from agentic_env.agents.perception import PointCloud, box_cloud, camera_cloud
+from agentic_env.agents.perception import (
+    PointCloud,
+    box_cloud,
+    camera_cloud,
+    project_to_image,
+)
 from agentic_env.robot.constants import HOME_JOINT_POSITIONS
 from agentic_env.robot.kinematics import ArmKinematics
 
@@ -21,6 +26,8 @@ HAND_COLUMN = 0.07
 HAND_DEPTH = 0.12
 #: Largest joint distance (rad) from the home configuration that still counts as home.
 HOME_TOLERANCE = 0.05
+#: A point counts as seen free when its camera ray reaches at least this far (m) beyond it.
+SEEN_THROUGH = 0.01
 
 
 @functools.cache
@@ -115,6 +122,25 @@ class SceneView:
             if len(spots) == limit:
                 break
         return spots
+
+    def seen_free(self, points: np.ndarray, camera: str = "shoulder") -> np.ndarray:
+        """Mask (N,) of the base-frame ``points`` (N, 3) that ``camera`` saw through: the
+        depth along each point's pixel lies more than :data:`SEEN_THROUGH` beyond it, so
+        nothing stood there. Points behind something nearer (the arm included), on a
+        surface, outside the image or where the pixel has no depth are not seen free."""
+        points = np.asarray(points, float).reshape(-1, 3)
+        depth = np.asarray(self.obs[f"{camera}_depth"], float)
+        extrinsics = np.asarray(self.obs[f"{camera}_extrinsics"], float)
+        uv = project_to_image(points, self.obs[f"{camera}_intrinsics"], extrinsics)
+        height, width = depth.shape
+        inside = np.all(np.isfinite(uv), axis=1)
+        cols = np.floor(np.where(inside, uv[:, 0], -1)).astype(int)
+        rows = np.floor(np.where(inside, uv[:, 1], -1)).astype(int)
+        inside &= (cols >= 0) & (cols < width) & (rows >= 0) & (rows < height)
+        seen = np.zeros(len(points))
+        seen[inside] = depth[rows[inside], cols[inside]]
+        along = (points - extrinsics[:3, 3]) @ extrinsics[:3, 2]  # depth of each point
+        return inside & (seen > along + SEEN_THROUGH)
 
     def robot_share(self, camera: str, region: Sequence[int]) -> float:
         """Share (0..1) of the pixels of ``region`` = (u0, v0, u1, v1) of ``camera`` that are

@@ -4,9 +4,10 @@ Part 1 runs ``--agent`` (default AgenticLab) with ``--model`` (default the perfe
 sim-oracle) over the seeds ``--seeds START:COUNT`` of every task in every ``--settings``
 setting (verification ``full``) and prints success rate, progress score, actions, replans and
 wall time per task x setting, then each failed episode with its failure. Part 2 injects
-action-checker errors (rates ``--checker-errors``; none given: no part 2) in the ``full`` and
-``goal`` verification modes on the ablation tasks in the first setting, so the compounding of
-module errors and the verification ablation show in one table. Episodes run in spawned
+action-checker errors (rates ``--checker-errors``, default 0.1 and 0.3; the flag with no rates
+skips part 2) in the ``full`` and ``goal`` verification modes on the ablation tasks in the
+first setting, so the compounding of module errors and the verification ablation show in one
+table. Episodes run in spawned
 worker processes; results are also written as JSON.
 """
 
@@ -144,7 +145,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="model spec of part 1 (default: the perfect sim-oracle)")
     parser.add_argument("--ablation-tasks", nargs="*", default=["sorting", "stacking"],
                         choices=TASKS)
-    parser.add_argument("--checker-errors", nargs="*", type=float, default=[0.1, 0.3])
+    parser.add_argument("--checker-errors", nargs="*", type=float, default=[0.1, 0.3],
+                        help="checker error rates of part 2 (default 0.1 0.3); give the flag "
+                             "with no rates to skip part 2")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("bench_agent.json"))
     return parser

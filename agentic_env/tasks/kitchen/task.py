@@ -15,7 +15,7 @@ import numpy as np
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.errors import InvalidConfigError
 from agentic_env.experts.kitchen import KitchenExpert
-from agentic_env.geometry.planar import origin_segment_distance, segments_hit_box
+from agentic_env.geometry.planar import origin_segment_distance, segments_hit_box, slice_boxes
 from agentic_env.geometry.rotations import rotation_z
 from agentic_env.pddl.planning import PlanStep
 from agentic_env.sim.cabinet import (
@@ -49,6 +49,9 @@ from agentic_env.tasks.kitchen.props import (
 from agentic_env.tasks.predicates import hand_facts, on_table
 from agentic_env.tasks.vocabulary import task_vocabulary
 
+#: Depth (m, along the pull) and half width (m) of the room in front of the cabinet that the
+#: arm's wrist sweeps while it works the drawer, behind where ``open_drawer`` leaves the TCP.
+DRAWER_ARM_REACH, DRAWER_ARM_HALF_WIDTH = 0.2, 0.06
 
 @dataclass(frozen=True)
 class KitchenConfig:
@@ -322,17 +325,16 @@ class KitchenTask:
     @property
     def dressing_keepout(self) -> list[list[float]]:
         """Base-frame rectangles [x0, x1, y0, y1] the setting's clutter must avoid: the
-        cabinet with its drawer pulled fully out, as the bounding boxes of four slices across
-        its depth (tighter than one box when the cabinet is turned)."""
+        cabinet with its drawer pulled fully out, and the room the arm's wrist sweeps in front
+        of it while it opens and closes the drawer (:data:`DRAWER_ARM_REACH` back from where
+        ``open_drawer`` leaves the TCP, :data:`DRAWER_ARM_HALF_WIDTH` to each side), each as
+        the bounding boxes of four slices along the pull (tighter than one box when the
+        cabinet is turned)."""
         centre, half, rotation = self._cabinet_rect()
-        rects = []
-        for k in range(4):
-            low_x = -half[0] + k * half[0] / 2
-            corners = np.array([centre + rotation @ np.array([x, y])
-                                for x in (low_x, low_x + half[0] / 2) for y in (-half[1], half[1])])
-            low, high = corners.min(axis=0), corners.max(axis=0)
-            rects.append([float(low[0]), float(high[0]), float(low[1]), float(high[1])])
-        return rects
+        arm_half = np.array([DRAWER_ARM_REACH / 2, DRAWER_ARM_HALF_WIDTH])
+        arm_centre = self._retreat_xy() + rotation @ np.array([-DRAWER_ARM_REACH / 2, 0.0])
+        return [*slice_boxes(centre, half, rotation),
+                *slice_boxes(arm_centre, arm_half, rotation)]
 
     def _sample_layout(self, rng: np.random.Generator, on_table: list[str]
                        ) -> dict[str, tuple[float, float, float]] | None:
