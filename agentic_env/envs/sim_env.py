@@ -24,11 +24,11 @@ from agentic_env.contract.spaces import (
 )
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.contract.workcell import ROBOT_PREFIX, SceneConfig
+from agentic_env.envs.schedule import EpisodeSchedule
 from agentic_env.errors import InvalidActionError, InvalidConfigError, SimulationDivergedError
 from agentic_env.geometry.camera import CameraConfig
 from agentic_env.geometry.rotations import log_rotation
 from agentic_env.pddl.planning import PlanNotFoundError
-from agentic_env.envs.schedule import EpisodeSchedule
 from agentic_env.primitives.executor import PrimitiveError, PrimitiveExecutor
 from agentic_env.primitives.types import (
     FailureReason,

@@ -25,11 +25,11 @@ import numpy as np
 
 from agentic_env.contract.events import EventSpec
 from agentic_env.errors import InvalidConfigError
+from agentic_env.pddl.planning import PDDLError, PlanNotFoundError
 from agentic_env.sim.scene import SceneBuilder
 from agentic_env.sim.state import SceneState
 from agentic_env.tasks.base import SymbolicTask, TaskEvaluation
 from agentic_env.tasks.instructions import Instruction
-from agentic_env.pddl.planning import PDDLError, PlanNotFoundError
 from agentic_env.tasks.symbolic import reference_plan
 
 #: Trial kinds and the behaviour each expects.
@@ -50,9 +50,10 @@ DESCRIPTIONS: tuple[tuple[str, frozenset[str]], ...] = (
     ("something I could eat", frozenset({"fruit", "food"})),
     ("anything I could build a tower with", frozenset({"block"})),
 )
-#: The e-stop script: pressed just before this primitive request, released this many
+#: The e-stop script: pressed at the first motion request (the planner-executor's first pick
+#: primitive), released this many
 #: simulated seconds later.
-ESTOP_AT, ESTOP_FOR_S = 2, 4.0
+ESTOP_AT, ESTOP_FOR_S = 1, 4.0
 #: A changed preference is spoken just before this primitive request.
 PREFERENCE_AT = 2
 #: A person moves an object just before this primitive request, by this much (metres).
