@@ -35,7 +35,6 @@ from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
 from agentic_env.harness.interventions import kind_success, measure
-
 from agentic_env.harness.judging import ground_truth, judge_episode
 from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.harness.trace import EpisodeTrace, call_verdict

@@ -2,8 +2,9 @@
 
 The env calls :meth:`EventRunner.primitive_requested` before every primitive request (it
 fires the events scheduled at that request and says whether the e-stop now refuses it) and
-:meth:`EventRunner.control_step` after every control period (events at a simulated time).
-A person's changes act on the free bodies directly; the e-stop is a flag the env obeys.
+:meth:`EventRunner.control_step` after every control period (events at a time). A person's
+changes act on the free bodies (:func:`sim_hands`); the e-stop is a flag the env obeys. The
+real robot's harness runs the same runner on wall time with the twin's hands.
 Every applied event is kept in :attr:`EventRunner.applied` (``info["events"]``).
 
 This module acts on the simulator (privileged): it is the harness's hand, not the agent's.
@@ -11,12 +12,13 @@ This module acts on the simulator (privileged): it is the harness's hand, not th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import mujoco
 import numpy as np
 
-from agentic_env.contract.events import EventSpec, announcement
+from agentic_env.contract.events import OBJECT_KINDS, EventSpec, announcement
 from agentic_env.contract.workcell import TABLE_HEIGHT
 from agentic_env.sim.state import SceneState, body_box, holding, shift_free_body
 
@@ -24,24 +26,32 @@ from agentic_env.sim.state import SceneState, body_box, holding, shift_free_body
 REMOVED_XY = (-0.7, 0.7)
 
 
+#: Applies one event to the world; returns details for its ``info["events"]`` entry.
+Hands = Callable[[EventSpec], dict[str, Any]]
+
+
 class EventRunner:
     """Fires one episode's schedule.
 
     Args:
         specs: the schedule, in order.
-        scene: privileged simulator access.
+        clock: the episode's time, seconds (the simulated time; wall time on a real robot).
+        hands: what carries out a person's change (:func:`sim_hands` in the simulator); the
+            runner itself only keeps the e-stop's state and the operator's words.
 
     Attributes:
-        applied: the fired events (spec fields, ``sim_time``, ``primitive``, ``text``).
+        applied: the fired events (spec fields, ``sim_time``: the clock's time,
+            ``primitive``: the request count, ``announced``: what the robot is told).
         estop: whether the e-stop is pressed.
         requests: primitive requests so far (refused ones included).
         refused: motion requests refused while the e-stop was pressed, not counting one
             that was already under way when it was pressed.
     """
 
-    def __init__(self, specs: list[EventSpec], scene: SceneState) -> None:
+    def __init__(self, specs: list[EventSpec], clock: Callable[[], float],
+                 hands: Hands) -> None:
         self.specs = list(specs)
-        self._scene = scene
+        self._clock, self._hands = clock, hands
         self._pending = list(range(len(self.specs)))
         self._fired_at: dict[int, float] = {}
         self.applied: list[dict[str, Any]] = []
@@ -75,7 +85,7 @@ class EventRunner:
             if index == 0 or index - 1 not in self._fired_at:
                 return False
             start = self._fired_at[index - 1]
-        return float(self._scene.data.time) >= start + spec.at_time
+        return self._clock() >= start + spec.at_time
 
     def _fire(self, condition: Any) -> None:
         for index in list(self._pending):
@@ -83,33 +93,36 @@ class EventRunner:
             if not condition(spec):
                 continue
             self._pending.remove(index)
-            self._fired_at[index] = float(self._scene.data.time)
-            details = self._apply(spec)
-            entry = {**spec.to_dict(), "sim_time": float(self._scene.data.time),
+            self._fired_at[index] = self._clock()
+            if spec.kind in ("estop", "estop_release"):
+                self.estop = spec.kind == "estop"
+            details = self._hands(spec)
+            entry = {**spec.to_dict(), "sim_time": self._clock(),
                      "primitive": self.requests, **details}
-            entry["text"] = announcement(entry)
-            self.applied.append(entry)
+            self.applied.append({**entry, "announced": announcement(entry)})
 
-    def _apply(self, spec: EventSpec) -> dict[str, Any]:
-        if spec.kind in ("estop", "estop_release"):
-            self.estop = spec.kind == "estop"
-            return {}
-        if spec.kind == "say":
-            return {"spoken": spec.text}
-        scene = self._scene
-        if spec.kind == "move_object" and not holding(scene, spec.body):
-            shift_free_body(scene, spec.body, np.array([*spec.shift, 0.0]))
-        elif spec.kind == "remove_object":
-            self._put(spec.body, np.array(REMOVED_XY), -TABLE_HEIGHT)
-        elif spec.kind == "add_object":
-            self._put(spec.body, np.asarray(spec.position, dtype=float), 0.0)
-        mujoco.mj_forward(scene.model, scene.data)
-        return {"moved_to": scene.body_position(spec.body).tolist()}
 
-    def _put(self, body: str, xy: np.ndarray, surface_z: float) -> None:
-        """Set ``body`` upright-as-it-is at ``xy`` resting on a surface at ``surface_z``
-        (base frame, metres; 0 = the table top)."""
-        scene = self._scene
+
+def sim_hands(scene: SceneState) -> Hands:
+    """A person's changes in the simulator: ``move_object`` shifts a free body (unless the
+    gripper holds it), ``remove_object`` puts it on the floor behind the robot,
+    ``add_object`` on the table at ``position``; other kinds change nothing physical."""
+
+    def put(body: str, xy: np.ndarray, surface_z: float) -> None:
         above = scene.body_position(body)[2] - body_box(scene, body).low[2]
         shift = np.array([*xy, surface_z + above + 0.002]) - scene.body_position(body)
         shift_free_body(scene, body, shift)
+
+    def hands(spec: EventSpec) -> dict[str, Any]:
+        if spec.kind not in OBJECT_KINDS:
+            return {}
+        if spec.kind == "move_object" and not holding(scene, spec.body):
+            shift_free_body(scene, spec.body, np.array([*spec.shift, 0.0]))
+        elif spec.kind == "remove_object":
+            put(spec.body, np.array(REMOVED_XY), -TABLE_HEIGHT)
+        elif spec.kind == "add_object":
+            put(spec.body, np.asarray(spec.position, dtype=float), 0.0)
+        mujoco.mj_forward(scene.model, scene.data)
+        return {"moved_to": scene.body_position(spec.body).tolist()}
+
+    return hands

@@ -51,8 +51,7 @@ DESCRIPTIONS: tuple[tuple[str, frozenset[str]], ...] = (
     ("anything I could build a tower with", frozenset({"block"})),
 )
 #: The e-stop script: pressed at the first motion request (the planner-executor's first pick
-#: primitive), released this many
-#: simulated seconds later.
+#: primitive), released this many simulated seconds later.
 ESTOP_AT, ESTOP_FOR_S = 1, 4.0
 #: A changed preference is spoken just before this primitive request.
 PREFERENCE_AT = 2

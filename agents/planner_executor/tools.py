@@ -29,7 +29,6 @@ from agentic_env.agents.planner_executor.snapshot import TABLE, SemanticSnapshot
 from agentic_env.agents.skills import SkillCode, SkillResult, grounding
 from agentic_env.agents.skills.locate import Target, locate
 from agentic_env.agents.skills.result import code_for_reason, fail, ok
-
 from agentic_env.agents.skills.scene import at_home
 from agentic_env.agents.tools.registry import ToolFunction, register_tool_set
 from agentic_env.agents.tools.robot import ToolContext
