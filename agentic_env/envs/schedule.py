@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from agentic_env.contract.events import EventSpec
-from agentic_env.sim.events import EventRunner, sim_hands
+from agentic_env.sim.events import EventRunner, SimClock, SimHands
 from agentic_env.sim.state import SceneState
 from agentic_env.tasks.base import SymbolicTask, Task
 from agentic_env.tasks.variants import Variant, VariantTask, make_variant
@@ -41,7 +41,7 @@ class EpisodeSchedule:
             variant = Variant("task", base.instruction().text, "act",
                               tuple(base.goal_facts()))
         self.task: Task = base if variant is None else VariantTask(base, variant)  # type: ignore[arg-type]
-        self.runner = EventRunner(events, lambda: float(scene.data.time), sim_hands(scene))
+        self.runner = EventRunner(events, SimClock(scene), SimHands(scene))
         self._handled = 0
 
     @classmethod

@@ -20,7 +20,7 @@ import numpy as np
 from agentic_env.contract.events import OBJECT_KINDS, EventSpec
 from agentic_env.real.real_env import RealEnv
 from agentic_env.real.twin import Twin
-from agentic_env.sim.events import EventRunner, Hands, sim_hands
+from agentic_env.sim.events import EventRunner, Hands, SimHands
 from agentic_env.tasks.variants import VariantTask
 
 
@@ -40,7 +40,7 @@ def twin_hands(env: RealEnv, twin: Twin) -> Hands:
             world.env.task.change_goal(list(spec.goal))
         elif spec.kind in OBJECT_KINDS:
             with world.lock:
-                return sim_hands(world.env.scene_state)(spec)
+                return SimHands(world.env.scene_state)(spec)
         return {}
 
     return hands

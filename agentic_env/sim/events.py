@@ -3,7 +3,7 @@
 The env calls :meth:`EventRunner.primitive_requested` before every primitive request (it
 fires the events scheduled at that request and says whether the e-stop now refuses it) and
 :meth:`EventRunner.control_step` after every control period (events at a time). A person's
-changes act on the free bodies (:func:`sim_hands`); the e-stop is a flag the env obeys. The
+changes act on the free bodies (:class:`SimHands`); the e-stop is a flag the env obeys. The
 real robot's harness runs the same runner on wall time with the twin's hands.
 Every applied event is kept in :attr:`EventRunner.applied` (``info["events"]``).
 
@@ -36,7 +36,7 @@ class EventRunner:
     Args:
         specs: the schedule, in order.
         clock: the episode's time, seconds (the simulated time; wall time on a real robot).
-        hands: what carries out a person's change (:func:`sim_hands` in the simulator); the
+        hands: what carries out a person's change (:class:`SimHands` in the simulator); the
             runner itself only keeps the e-stop's state and the operator's words.
 
     Attributes:
@@ -103,26 +103,40 @@ class EventRunner:
 
 
 
-def sim_hands(scene: SceneState) -> Hands:
+class SimClock:
+    """The simulated time of ``scene``, seconds (picklable, like the env)."""
+
+    def __init__(self, scene: SceneState) -> None:
+        self.scene = scene
+
+    def __call__(self) -> float:
+        return float(self.scene.data.time)
+
+
+class SimHands:
     """A person's changes in the simulator: ``move_object`` shifts a free body (unless the
     gripper holds it), ``remove_object`` puts it on the floor behind the robot,
-    ``add_object`` on the table at ``position``; other kinds change nothing physical."""
+    ``add_object`` on the table at ``position``; other kinds change nothing physical.
+    Returns the body's new position (base frame, metres) for the event's entry."""
 
-    def put(body: str, xy: np.ndarray, surface_z: float) -> None:
+    def __init__(self, scene: SceneState) -> None:
+        self.scene = scene
+
+    def _put(self, body: str, xy: np.ndarray, surface_z: float) -> None:
+        scene = self.scene
         above = scene.body_position(body)[2] - body_box(scene, body).low[2]
         shift = np.array([*xy, surface_z + above + 0.002]) - scene.body_position(body)
         shift_free_body(scene, body, shift)
 
-    def hands(spec: EventSpec) -> dict[str, Any]:
+    def __call__(self, spec: EventSpec) -> dict[str, Any]:
+        scene = self.scene
         if spec.kind not in OBJECT_KINDS:
             return {}
         if spec.kind == "move_object" and not holding(scene, spec.body):
             shift_free_body(scene, spec.body, np.array([*spec.shift, 0.0]))
         elif spec.kind == "remove_object":
-            put(spec.body, np.array(REMOVED_XY), -TABLE_HEIGHT)
+            self._put(spec.body, np.array(REMOVED_XY), -TABLE_HEIGHT)
         elif spec.kind == "add_object":
-            put(spec.body, np.asarray(spec.position, dtype=float), 0.0)
+            self._put(spec.body, np.asarray(spec.position, dtype=float), 0.0)
         mujoco.mj_forward(scene.model, scene.data)
         return {"moved_to": scene.body_position(spec.body).tolist()}
-
-    return hands
