@@ -132,3 +132,24 @@ def test_the_planner_executor_recovers_from_each_intervention(kind: str) -> None
     if kind == "estop":
         assert measures["events"] == ["estop", "estop_release"]
         assert measures["estop_refused"] == 0
+
+
+def test_the_database_keeps_the_measures_and_the_report_prints_the_table(tmp_path) -> None:
+    from agentic_env.harness.db import Finished, ResultStore
+    from agentic_env.harness.episode import EpisodeResult
+    from agentic_env.harness.report import Code, build_blocks
+
+    db = tmp_path / "db.sqlite"
+    with ResultStore(db) as store:
+        for model, success in (("sim-oracle", True), ("sim-oracle?verbal=0.1&seed=1", False),
+                               ("sim-oracle?verbal=0.1&seed=2", True)):
+            spec = EpisodeSpec("stacking", seed=1, model=model, kind="estop")
+            measures = result("estop", success, refused=0).intervention
+            store.record(Finished(spec.key(), EpisodeResult(
+                spec, success, 1.0, 1.0, intervention=measures), 0.1, "test"))
+        rows = store.episodes()
+    assert rows[0]["intervention"]["kind"] == "estop"
+    blocks = build_blocks(rows, [], [], tmp_path)
+    tables = [b for b in blocks if isinstance(b, Code) and "e-stop ok" in b.text]
+    assert [t.summary for t in tables] == ["perfect models", "models with injected errors"]
+    assert tables[1].text.splitlines()[1].split()[-1] == "0.50"  # std of 0 % and 100 %
