@@ -329,11 +329,13 @@ class RealEnv(gym.Env):
                     name, False, FailureReason.ESTOP.value,
                     "refused: the e-stop is pressed").as_info()
             self._steps += 1
-            try:
-                observation = self.observe()
+            try:  # a latched e-stop fault: the arm is braked, nothing is read or sent
+                observation = (self._faulted_observation() if self.latch.fault is not None
+                               else self.observe())
             except SafetyFaultError:
                 observation = self._faulted_observation()
             return observation, 0.0, False, False, self._info(extra)
+
         if self.latch.fault is not None:  # nothing moves while a fault is latched
             if name:
                 extra["primitive"] = PrimitiveOutcome(
