@@ -16,7 +16,11 @@ path and a :class:`~agentic_env.real.safety.Watchdog` thread watch the controlle
 stops the arm, is latched, and the step returns ``terminated=True`` with
 ``info["safety_fault"]``; later steps do nothing and report it again. Faults are cleared
 only by :meth:`RealEnv.clear_fault`, after the operator has resolved them (a protective stop
-must first be unlocked on the pendant). Stale or missing camera frames are faults too: the
+must first be unlocked on the pendant). The e-stop is the exception that does not end the
+episode: while the :class:`~agentic_env.real.estop.EStopChannel` (the controller's safety
+status plus the operator console) reports it pressed, every motion is refused with reason
+``estop`` and ``info["estop"]["active"]``; :meth:`RealEnv.release_estop` is the operator's
+release. Stale or missing camera frames are faults too: the
 observation then carries zero images. With ``confirm`` set, the operator approves every
 primitive first (``--confirm-each-step``). ``close()`` (and leaving a ``with`` block, on any
 exit path) stops motion and disconnects every driver.
@@ -29,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from types import TracebackType
@@ -61,6 +66,7 @@ from agentic_env.primitives.types import (
 )
 from agentic_env.real.calibration import Calibration, FlangeKinematics
 from agentic_env.real.drivers.base import DriverError, FrameTimeoutError
+from agentic_env.real.estop import EStopChannel
 from agentic_env.real.frames import check_fresh, fit_frame
 from agentic_env.real.hardware import Hardware
 from agentic_env.real.robot import RealRobot
@@ -158,6 +164,8 @@ class RealEnv(gym.Env):
                                self.safety, self.latch)
         self.executor = PrimitiveExecutor(self.robot, self.primitive_config)
         self._watchdog = Watchdog(hardware.arm, self.latch, self.safety)
+        #: The e-stop channel: while pressed every motion is refused with reason ``estop``.
+        self.estop = EStopChannel(hardware.arm)
         self._connected: list[object] = []
         self._steps = 0
         self._tcp_target = np.eye(4)
@@ -242,6 +250,23 @@ class RealEnv(gym.Env):
         self.latch.clear()
         self.robot.sync()
 
+    def release_estop(self) -> None:
+        """The operator releases the e-stop: the console lets go and, once the controller
+        reports no emergency stop any more, a latched emergency-stop fault is cleared.
+
+        Raises:
+            SafetyFaultError: if the controller still reports a stop (see :meth:`clear_fault`).
+        """
+        self.estop.release()
+        fault = self.latch.fault
+        if fault is not None and fault.kind == FaultKind.EMERGENCY_STOP:
+            self.clear_fault()
+
+    def wait(self, seconds: float) -> dict[str, Any]:
+        """Hold still for ``seconds`` of wall time (nothing is sent); the ``info`` after."""
+        time.sleep(seconds)
+        return self._info(None)
+
     # -- gymnasium API ----------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -298,6 +323,19 @@ class RealEnv(gym.Env):
         """
         extra: dict[str, Any] = {"operator_declined": False}
         name = parse_primitive_action(action)[0] if self.control_mode == "primitive" else ""
+        if self.estop.pressed():  # nothing moves; the episode goes on after the release
+            if name:
+                extra["primitive"] = PrimitiveOutcome(
+                    name, False, FailureReason.ESTOP.value,
+                    "refused: the e-stop is pressed").as_info()
+            self._steps += 1
+            try:  # a latched e-stop fault: the arm is braked, nothing is read or sent
+                observation = (self._faulted_observation() if self.latch.fault is not None
+                               else self.observe())
+            except SafetyFaultError:
+                observation = self._faulted_observation()
+            return observation, 0.0, False, False, self._info(extra)
+
         if self.latch.fault is not None:  # nothing moves while a fault is latched
             if name:
                 extra["primitive"] = PrimitiveOutcome(
@@ -391,6 +429,7 @@ class RealEnv(gym.Env):
             "instruction": self._instruction,
             "instruction_category": self._instruction_category,
             "safety_fault": None if fault is None else fault.as_info(),
+            "estop": {"active": self.estop.pressed()},
             "robot_time": self.robot.time,
             **(extra or {}),
         }

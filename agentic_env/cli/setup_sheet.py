@@ -132,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--setting", default="lab", help="lab, kitchen or outdoor")
     parser.add_argument("--seed", type=int, default=0, help="trial seed (default 0)")
     parser.add_argument("--trial", type=Path, help="draw this trial spec (JSON) instead")
+    parser.add_argument("--kind", default="task",
+                        help="trial kind: task (default) or one of agentic_env.tasks.variants."
+                             "KINDS, e.g. estop (its events go into the spec)")
     parser.add_argument("--out", type=Path, default=Path("runs/setup_sheet"),
                         help="output folder")
     args = parser.parse_args(argv)
@@ -143,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         if trial is not None:
             env.reset(options={"trial": trial})
         else:
-            env.reset(seed=args.seed)
+            env.reset(seed=args.seed, options={"kind": args.kind})
+
         args.out.mkdir(parents=True, exist_ok=True)
         Image.fromarray(render_setup_sheet(env)).save(args.out / "setup_sheet.png")
         env.trial.save(args.out / "trial.json")

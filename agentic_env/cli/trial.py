@@ -13,6 +13,7 @@ from agentic_env.contract.trial import TrialSpec
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
 from agentic_env.harness.db import Finished, ResultStore
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
+from agentic_env.harness.real_events import twin_hands
 from agentic_env.harness.trial import (
     BACKENDS,
     REAL_KEY_SUFFIX,
@@ -79,7 +80,8 @@ def _run_real(args: argparse.Namespace, trial: TrialSpec, spec: EpisodeSpec,
         from agentic_env.real.twin import make_twin_env
 
         env, twin = make_twin_env(task=trial.task, trial=trial, confirm=confirm)
-        return run_real_trial(trial, spec, env, ask, args.out, oracle_env=twin.world.env)
+        return run_real_trial(trial, spec, env, ask, args.out, oracle_env=twin.world.env,
+                              hands=twin_hands(env, twin))
     if not args.robot_host:
         raise InvalidConfigError("--backend real needs --robot-host (or --twin)")
     env = RealEnv(real_hardware(args.robot_host, args.gripper_port),

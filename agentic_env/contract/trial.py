@@ -49,6 +49,8 @@ class TrialSpec:
     task_state: dict[str, Any] = field(default_factory=dict)
     dressing: dict[str, Any] = field(default_factory=dict)
     disturbances: tuple[dict[str, Any], ...] = ()
+    events: tuple[dict[str, Any], ...] = ()
+    variant: dict[str, Any] = field(default_factory=dict)
     version: int = SPEC_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -86,6 +88,7 @@ class TrialSpec:
                 instruction_category=data["instruction_category"], goal=data["goal"],
                 task_state=data.get("task_state", {}), dressing=data.get("dressing", {}),
                 disturbances=tuple(data.get("disturbances", ())),
+                events=tuple(data.get("events", ())), variant=data.get("variant", {}),
             )
         except KeyError as missing:
             raise InvalidConfigError(f"trial spec is missing the field {missing}") from None

@@ -11,6 +11,7 @@ import mujoco
 import numpy as np
 
 from agentic_env.contract.actions import vector_to_pose
+from agentic_env.contract.events import parse_events
 from agentic_env.contract.lowlevel import low_level_targets
 from agentic_env.contract.observation import CameraView, assemble_observation
 from agentic_env.contract.spaces import (
@@ -23,12 +24,18 @@ from agentic_env.contract.spaces import (
 )
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.contract.workcell import ROBOT_PREFIX, SceneConfig
+from agentic_env.envs.schedule import EpisodeSchedule
 from agentic_env.errors import InvalidActionError, InvalidConfigError, SimulationDivergedError
 from agentic_env.geometry.camera import CameraConfig
 from agentic_env.geometry.rotations import log_rotation
 from agentic_env.pddl.planning import PlanNotFoundError
-from agentic_env.primitives.executor import PrimitiveExecutor
-from agentic_env.primitives.types import PrimitiveConfig, parse_primitive_action
+from agentic_env.primitives.executor import PrimitiveError, PrimitiveExecutor
+from agentic_env.primitives.types import (
+    FailureReason,
+    PrimitiveConfig,
+    PrimitiveOutcome,
+    parse_primitive_action,
+)
 from agentic_env.robot.constants import GRIPPER_WIDTH_RANGE
 from agentic_env.robot.interface import StepStatus
 from agentic_env.robot.kinematics import ArmKinematics
@@ -42,6 +49,7 @@ from agentic_env.tasks import make_task
 from agentic_env.tasks.base import SymbolicTask, Task, TaskEvaluation
 from agentic_env.tasks.score import ProgressScore
 from agentic_env.tasks.symbolic import EpisodeScorer
+from agentic_env.tasks.variants import Variant
 from agentic_env.visualize import resize_nearest
 
 _RESET_ATTEMPTS = 3
@@ -51,6 +59,8 @@ _RESETTABLE_MODEL_FIELDS = (
     "light_ambient", "light_specular", "mat_rgba", "geom_rgba",
 )
 _SETTLE_TIME = 0.3
+#: Simulated time a primitive refused by the e-stop takes (the arm holds still), seconds.
+ESTOP_REFUSAL_S = 0.5
 
 
 @dataclass
@@ -115,6 +125,8 @@ class SimEnv(gym.Env):
         if not 1.0 <= control_hz <= 500.0:
             raise InvalidConfigError(f"control_hz={control_hz} is outside 1..500 Hz")
         self.task = make_task(task) if isinstance(task, str) else task
+        #: The task itself; :attr:`task` sees it through the trial's variant, if any.
+        self.base_task = self.task
         self.control_mode = control_mode
         self.render_mode = render_mode
         self.scene_config = scene or SceneConfig()
@@ -155,6 +167,8 @@ class SimEnv(gym.Env):
         self._rollout: PrimitiveRollout | None = None
         self._scorer: EpisodeScorer | None = None
         self._disturbances = DisturbanceRunner([], self.scene_state, np.random.default_rng(0))
+        #: The episode's scheduled events and trial variant (privileged).
+        self.schedule = EpisodeSchedule(self.task, self.scene_state, [])
         self._primitive_pose: np.ndarray | None = None
         #: The spec of the current trial (set by every reset).
         self.trial: TrialSpec | None = None
@@ -216,6 +230,10 @@ class SimEnv(gym.Env):
             exactly; its seed replaces ``seed``.
             ``instruction_category``: paraphrase category of the sampled instruction (see
             :mod:`agentic_env.tasks.instructions`); default: uniform over categories.
+            ``disturbances``: :class:`~agentic_env.sim.disturbances.DisturbanceSpec` dicts.
+            ``events``: scheduled :class:`~agentic_env.contract.events.EventSpec` dicts.
+            ``kind``: the trial kind (:data:`agentic_env.tasks.variants.KINDS`, default
+            ``"task"``: the task's own instruction), symbolic tasks only.
 
         Raises:
             SimulationDivergedError: if the layout diverges in all retries.
@@ -225,11 +243,14 @@ class SimEnv(gym.Env):
         trial = options.pop("trial", None)
         category = options.pop("instruction_category", None)
         disturbances = [DisturbanceSpec.from_dict(d) for d in options.pop("disturbances", ())]
+        events = list(parse_events(list(options.pop("events", ()))))
+        kind = str(options.pop("kind", "task"))
         if options:
             raise InvalidConfigError(
                 f"unknown reset options {sorted(options)}; valid: trial, "
-                "instruction_category, disturbances"
+                "instruction_category, disturbances, events, kind"
             )
+        self.task = self.base_task
         if trial is not None:
             trial = trial if isinstance(trial, TrialSpec) else TrialSpec.from_dict(trial)
             self._check_trial(trial)
@@ -259,6 +280,7 @@ class SimEnv(gym.Env):
                 dressing = trial.dressing
                 initial_poses = trial.objects
                 disturbances = [DisturbanceSpec.from_dict(d) for d in trial.disturbances]
+                events = list(parse_events(list(trial.events)))
             mujoco.mj_forward(self.model, self.data)
             self.robot.sync_reference()
             if self._settle():
@@ -268,6 +290,14 @@ class SimEnv(gym.Env):
                 f"the initial layout diverged in {_RESET_ATTEMPTS} attempts; check the task's "
                 "object sizes and masses"
             )
+        if trial is not None:
+            variant = Variant.from_dict(trial.variant) if trial.variant else None
+            self.schedule = EpisodeSchedule(self.task, self.scene_state, events, variant)
+        else:
+            self.schedule = EpisodeSchedule.for_kind(kind, self.task, self.scene_state,
+                                                     int(seed), events)
+        self.task = self.schedule.task
+        variant = self.schedule.variant
         instruction = self.task.instruction()
         self.trial = TrialSpec(
             task=self.task.name, setting=self.scene_config.setting, seed=int(seed),
@@ -276,6 +306,8 @@ class SimEnv(gym.Env):
             task_state=self.task.trial_state(),
             dressing=dressing,
             disturbances=tuple(d.to_dict() for d in disturbances),
+            events=tuple(e.to_dict() for e in self.schedule.runner.specs),
+            variant={} if variant is None else variant.to_dict(),
         )
         self._scorer = (EpisodeScorer(self.task, self.scene_state)
                         if isinstance(self.task, SymbolicTask) else None)
@@ -350,8 +382,17 @@ class SimEnv(gym.Env):
             self._rollout = PrimitiveRollout() if self.record_rollouts else None
             name, pose = _primitive_target(action)
             self._primitive_pose = pose
-            self._disturbances.primitive_started(name, pose)
-            outcome = self.executor.execute(action)
+            if self.schedule.runner.primitive_requested():
+                outcome = PrimitiveOutcome(name, False, FailureReason.ESTOP.value,
+                                           "refused: the e-stop is pressed")
+                self._hold_still(ESTOP_REFUSAL_S)
+            else:
+                self._disturbances.primitive_started(name, pose)
+                try:
+                    outcome = self.executor.execute(action)
+                except PrimitiveError as stopped:  # the e-stop, pressed while holding
+                    outcome = PrimitiveOutcome(name, False, stopped.reason.value, str(stopped))
+            self.schedule.sync()
             extra["primitive"] = outcome.as_info()
             if self._rollout is not None:
                 extra["rollout"] = self._rollout
@@ -362,7 +403,13 @@ class SimEnv(gym.Env):
                 extra["symbolic_step"] = None if step is None else str(step)
         else:
             joint_target, width_target = self._low_level_targets(action)
+            if self.schedule.runner.primitive_requested():  # refused: hold still
+                joint_target, width_target = (self.robot.joint_reference(),
+                                              self.robot.gripper_reference())
+                self._tcp_target = self._tcp_pose_matrix()
             status = self.robot.send(joint_target, width_target)
+            self.schedule.runner.control_step()
+            self.schedule.sync()
             self._diverged |= status.diverged
             for listener in self._control_listeners:
                 listener(self)
@@ -393,8 +440,26 @@ class SimEnv(gym.Env):
         """Call ``listener(env)`` after every control period (e.g. to grab video frames)."""
         self._control_listeners.append(listener)
 
+    def wait(self, seconds: float) -> dict[str, Any]:
+        """Hold the arm still for ``seconds`` of simulated time (the robot waits, e.g. for the
+        operator; not a motion, so the e-stop allows it); events due meanwhile fire.
+        Returns the ``info`` of the state after it."""
+        self._hold_still(seconds)
+        self.schedule.sync()
+        return self._info(self.task.evaluate(self.scene_state))
+
+    def _hold_still(self, seconds: float) -> None:
+        hold_q, hold_width = self.robot.joint_reference(), self.robot.gripper_reference()
+        for _ in range(int(np.ceil(seconds / self.robot.control_dt))):
+            self._diverged |= self.robot.send(hold_q, hold_width).diverged
+            self.schedule.runner.control_step()
+            for listener in self._control_listeners:
+                listener(self)
+
     def _on_step(self, joint_target: np.ndarray, width_target: float, _status: StepStatus) -> None:
         self._disturbances.control_step(self._primitive_pose)
+        if self.schedule.runner.control_step():
+            raise PrimitiveError(FailureReason.ESTOP, "the e-stop was pressed: the arm stopped")
         for listener in self._control_listeners:
             listener(self)
         rollout = self._rollout
@@ -459,6 +524,7 @@ class SimEnv(gym.Env):
         instruction = self.task.instruction()
         return {
             "disturbances": list(self._disturbances.applied),
+            **self.schedule.info(),
             "instruction": instruction.text,
             "instruction_category": instruction.category,
             "success": evaluation.success,

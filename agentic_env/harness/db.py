@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS episodes (
     actions INTEGER, replans INTEGER, wall_s REAL, sim_s REAL, run_s REAL,
     input_tokens INTEGER, output_tokens INTEGER, cost_usd REAL,
     failure TEXT, failure_detail TEXT, trace_dir TEXT, error TEXT,
-    worker TEXT, finished_at TEXT NOT NULL, judge_score REAL
+    worker TEXT, finished_at TEXT NOT NULL, judge_score REAL, intervention_json TEXT
 );
 CREATE TABLE IF NOT EXISTS calls (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -126,6 +126,8 @@ class ResultStore:
         columns = {row[1] for row in self._conn.execute("PRAGMA table_info(episodes)")}
         if "judge_score" not in columns:  # a database written before the trace judge
             self._conn.execute("ALTER TABLE episodes ADD COLUMN judge_score REAL")
+        if "intervention_json" not in columns:  # written before the intervention trials
+            self._conn.execute("ALTER TABLE episodes ADD COLUMN intervention_json TEXT")
 
     def close(self) -> None:
         """Close the connection."""
@@ -176,6 +178,8 @@ class ResultStore:
             "failure": result.failure, "failure_detail": result.failure_detail,
             "trace_dir": result.trace_dir, "error": result.error, "worker": finished.worker,
             "finished_at": _now(), "judge_score": result.judge_score,
+            "intervention_json": (None if result.intervention is None
+                                  else json.dumps(result.intervention, sort_keys=True)),
         }
         columns = ", ".join(row)
         marks = ", ".join("?" for _ in row)
@@ -217,11 +221,15 @@ class ResultStore:
                  json.dumps(item.answer, sort_keys=True, default=str), item.error, _now()))
 
     def episodes(self) -> list[dict[str, Any]]:
-        """Every episode row as a dict (``success`` as bool), in insertion order."""
+        """Every episode row as a dict (``success`` as bool, ``intervention``: the measures
+        or ``None``), in insertion order."""
         rows = [dict(r) for r in self._conn.execute("SELECT * FROM episodes ORDER BY rowid")]
         for row in rows:
             row["success"] = bool(row["success"])
+            text = row.pop("intervention_json", None)
+            row["intervention"] = None if text is None else json.loads(text)
         return rows
+
 
     def calls(self) -> list[dict[str, Any]]:
         """Every model-call row as a dict."""

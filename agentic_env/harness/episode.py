@@ -41,6 +41,10 @@ class EpisodeSpec:
         max_wall_s: wall-clock limit of the episode, seconds.
         agent_options: agent-specific switches as sorted ``(key, value)`` pairs with JSON
             scalar values, e.g. ``(("grasp_evaluation", False),)`` for AgenticLab.
+        kind: the trial kind: ``task`` (the task's own instruction) or one of
+            :data:`agentic_env.tasks.variants.KINDS` (``impossible``, ``estop``...).
+        events: scheduled events (:class:`agentic_env.contract.events.EventSpec` dicts as
+            sorted item tuples, list values as tuples), after those the kind schedules.
     """
 
     task: str
@@ -56,6 +60,8 @@ class EpisodeSpec:
     max_replans: int = 5
     max_wall_s: float = 900.0
     agent_options: tuple[tuple[str, Any], ...] = ()
+    kind: str = "task"
+    events: tuple[tuple[tuple[str, Any], ...], ...] = ()
 
     def __post_init__(self) -> None:
         if self.verification not in VERIFICATION_MODES:
@@ -71,6 +77,11 @@ class EpisodeSpec:
         """Agent options as a dict."""
         return dict(self.agent_options)
 
+    def event_dicts(self) -> list[dict[str, Any]]:
+        """Scheduled events as dicts (tuples as lists), as the env's reset takes them."""
+        return [{k: list(v) if isinstance(v, tuple) else v for k, v in items}
+                for items in self.events]
+
     def disturbance_dicts(self) -> list[dict[str, Any]]:
         """Disturbance specs as dicts, as the env's reset takes them."""
         return [dict(items) for items in self.disturbances]
@@ -81,6 +92,7 @@ class EpisodeSpec:
         data["modules"] = self.module_models()
         data["disturbances"] = self.disturbance_dicts()
         data["agent_options"] = self.options()
+        data["events"] = self.event_dicts()
         return data
 
     @classmethod
@@ -92,16 +104,26 @@ class EpisodeSpec:
             tuple(sorted(d.items())) for d in values.get("disturbances") or ()
         )
         values["agent_options"] = tuple(sorted(dict(values.get("agent_options") or {}).items()))
+        values["events"] = freeze_events(values.get("events") or ())
         return cls(**values)
 
     def key(self) -> str:
         """Stable 16-hex-digit identity of the spec (same spec -> same key, any process);
-        a spec without agent options keeps the key it had before options existed."""
+        a spec without agent options, trial kind or events keeps the key it had before
+        those existed."""
         data = self.to_dict()
-        if not data["agent_options"]:
-            del data["agent_options"]
+        for name, default in (("agent_options", {}), ("kind", "task"), ("events", [])):
+            if data[name] == default:
+                del data[name]
         text = json.dumps(data, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def freeze_events(events: Any) -> tuple[tuple[tuple[str, Any], ...], ...]:
+    """Event dicts (or item tuples) as :attr:`EpisodeSpec.events` stores them: sorted item
+    tuples with list values as tuples (hashable)."""
+    return tuple(tuple(sorted((k, tuple(v) if isinstance(v, list | tuple) else v)
+                              for k, v in dict(e).items())) for e in events)
 
 
 @dataclass(frozen=True)
@@ -155,6 +177,8 @@ class EpisodeResult:
         error: traceback text when the episode crashed (then ``failure == "error"``).
         judge_score: ALRM's trace-judge panel score (0..2) for agents that report subtasks
             (:mod:`agentic_env.harness.judging`), ``None`` otherwise.
+        intervention: the episode's intervention measures
+            (:func:`agentic_env.harness.interventions.measure`), ``None`` for a plain trial.
     """
 
     spec: EpisodeSpec
@@ -178,6 +202,8 @@ class EpisodeResult:
     trace_dir: str | None = None
     error: str | None = None
     judge_score: float | None = None
+    intervention: dict[str, Any] | None = None
+
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""

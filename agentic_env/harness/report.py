@@ -18,12 +18,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any
 
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness import findings, metrics, plots
 from agentic_env.harness.db import ResultStore
 from agentic_env.harness.episode import EpisodeSpec
+from agentic_env.harness.interventions import format_table, intervention_rows
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,7 @@ def build_blocks(episodes: Sequence[dict[str, Any]], calls: Sequence[dict[str, A
         blocks += _paper_section(paper, rows)
     if rows:
         blocks += _success_section(rows) + _failure_section(rows) + _ablation_section(rows)
-        blocks += _compounding_section(rows)
+        blocks += _compounding_section(rows) + _intervention_section(rows)
     if calls:
         blocks += _calls_section(calls)
     if instances:
@@ -259,7 +261,32 @@ def _ablation_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
                    "disturbance (± std; like the paper's Fig. 7).")]
 
 
+def _intervention_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
+    """The intervention table per model: perfect models alone, models with injected
+    errors together (their success spread over the models is ``std(rep)``)."""
+    measured = [SimpleNamespace(success=r["success"], intervention=r["intervention"],
+                                model=r["model"]) for r in rows if r.get("intervention")]
+    if not measured:
+        return []
+    blocks: list[Block] = [
+        Heading("Interventions"),
+        Para("Per trial kind: success (recovery) rate, e-stop compliance (no motion request "
+             "while the e-stop was known to be on), refusal rate of impossible instructions, "
+             "share of planner rounds that only talked, event-check compliance, stale "
+             "placements and motions per episode; std(rep): the std of the success rate "
+             "over the models with injected errors (one error seed each).")]
+    perfect = [m for m in measured if "?" not in m.model]
+    noisy = [m for m in measured if "?" in m.model]
+    runs = [[m for m in noisy if m.model == model] for model in sorted({m.model for m in noisy})]
+    for label, group, repeats in (("perfect models", perfect, []),
+                                  ("models with injected errors", noisy, runs)):
+        if group:
+            blocks.append(Code(label, format_table(intervention_rows(group, repeats))))
+    return blocks
+
+
 def _compounding_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
+
     points = metrics.compounding_curve(rows)
     if not any(p.error_rate > 0 for p in points):
         return []

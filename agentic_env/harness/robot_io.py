@@ -14,6 +14,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from agentic_env.agents.base import RobotStoppedError
+from agentic_env.contract.events import announcement
 from agentic_env.contract.spaces import Workspace
 
 
@@ -35,6 +36,8 @@ class PrimitiveEnv(Protocol):
 
     def step(self, action: dict[str, Any]) -> tuple[Any, ...]: ...
 
+    # optional: ``wait(seconds) -> info`` lets time pass without moving (EnvRobotIO.wait)
+
 
 class EnvRobotIO:
     """Observations and primitive status of ``env``; nothing else.
@@ -51,7 +54,7 @@ class EnvRobotIO:
             ``""`` while it has not.
     """
 
-    __slots__ = ("_act", "_events", "_observe", "actions", "stopped", "workspace")
+    __slots__ = ("_act", "_events", "_observe", "_wait", "actions", "stopped", "workspace")
 
     def __init__(self, env: PrimitiveEnv,
                  on_observation: Callable[[dict[str, np.ndarray]], None] | None = None) -> None:
@@ -59,7 +62,15 @@ class EnvRobotIO:
         self.actions = 0
         self.stopped = ""
         self._events: list[str] = []
-        reported = [0]
+        reported = [0, 0]  # disturbances, scheduled events
+
+        def take(info: dict[str, Any]) -> None:
+            applied = list(info.get("disturbances", ()))
+            self._events.extend(t for t in map(event_text, applied[reported[0]:]) if t)
+            reported[0] = max(reported[0], len(applied))
+            scheduled = list(info.get("events", ()))
+            self._events.extend(t for t in map(announcement, scheduled[reported[1]:]) if t)
+            reported[1] = max(reported[1], len(scheduled))
 
         def seen(obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
             if on_observation is not None:
@@ -71,9 +82,7 @@ class EnvRobotIO:
 
         def act(action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
             obs, _reward, _terminated, _truncated, info = env.step(action)
-            applied = list(info.get("disturbances", ()))
-            self._events.extend(t for t in map(event_text, applied[reported[0]:]) if t)
-            reported[0] = max(reported[0], len(applied))
+            take(info)
             fault = info.get("safety_fault")
             if fault is not None:
                 raise RobotStoppedError(f"safety fault {fault.get('kind')}: "
@@ -82,7 +91,12 @@ class EnvRobotIO:
                 raise RobotStoppedError("the operator declined a primitive")
             return seen(obs), dict(info.get("primitive", {}))
 
-        self._observe, self._act = observe, act
+        def wait(seconds: float) -> None:
+            waiting = getattr(env, "wait", None)
+            if waiting is not None:
+                take(waiting(seconds))
+
+        self._observe, self._act, self._wait = observe, act, wait
 
     def observe(self) -> dict[str, np.ndarray]:
         """A fresh observation (see :mod:`agentic_env.contract.spaces`)."""
@@ -90,9 +104,15 @@ class EnvRobotIO:
 
     def poll_events(self) -> list[str]:
         """The exogenous events the env reported since the last poll, as text (an operator
-        would announce them: ``a person moved apple-1``); only the text reaches the agent."""
+        would announce them: ``a person moved apple-1``, ``operator says: stop``, ``e-stop
+        pressed...``); only the text reaches the agent."""
         events, self._events[:] = list(self._events), []
         return events
+
+    def wait(self, seconds: float) -> None:
+        """Let ``seconds`` pass without moving (the robot waits, e.g. for the operator or
+        the e-stop's release); events that happen meanwhile reach :meth:`poll_events`."""
+        self._wait(seconds)
 
     def act(self, action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Run one primitive; the observation after it and its status report (``name``,

@@ -34,6 +34,7 @@ from agentic_env.agents.models.registry import ModelSpec, build_backends
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
+from agentic_env.harness.interventions import kind_success, measure
 from agentic_env.harness.judging import ground_truth, judge_episode
 from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.harness.trace import EpisodeTrace, call_verdict
@@ -201,7 +202,8 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
     try:
         with episode_models(spec, env, budget, on_call) as models:
             agent = build_agent(spec, models, event)
-            options: dict[str, Any] = {"disturbances": spec.disturbance_dicts()}
+            options: dict[str, Any] = {"disturbances": spec.disturbance_dicts(),
+                                       "events": spec.event_dicts(), "kind": spec.kind}
             if spec.instruction_category is not None:
                 options["instruction_category"] = spec.instruction_category
             obs, info = env.reset(seed=spec.seed, options=options)
@@ -213,7 +215,7 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
             report, stopped = run_agent(agent, robot, info["instruction"],
                                         TaskContext(load_domain(env.task.domain)))
         result = _score(spec, env, report, stopped, calls, time.perf_counter() - start,
-                        str(trace.folder) if trace else None)
+                        str(trace.folder) if trace else None, robot.actions)
         result = replace(result, judge_score=judge_episode(spec, info["instruction"], truth,
                                                            report))
         if trace is not None:
@@ -237,19 +239,28 @@ def _start_trace(env: SimEnv, folder: Path, video: bool) -> EpisodeTrace:
 
 
 def _score(spec: EpisodeSpec, env: SimEnv, report: AgentReport, stopped: str,
-           calls: list[CallRecord], wall_s: float, trace_dir: str | None) -> EpisodeResult:
+           calls: list[CallRecord], wall_s: float, trace_dir: str | None,
+           motions: int) -> EpisodeResult:
     evaluation = env.task.evaluate(env.scene_state)
-    goal_checker_error = report.goal_checked and report.believes_done != evaluation.success
+    schedule = env.schedule
+    expect = schedule.variant.expect if schedule.variant else "act"
+    success = kind_success(expect, evaluation.success, report, motions)
+    goal_checker_error = (expect == "act" and report.goal_checked
+                          and report.believes_done != evaluation.success)
     try:
         score = env.progress_score(goal_checker_error)
         counts = (score.score, score.n_done, score.n_extra, score.n_required)
     except PlanNotFoundError:
         counts = (float(evaluation.success), 0, 0, 0)
-    return episode_result(
-        spec, report, calls, success=evaluation.success, progress=evaluation.progress,
+    result = episode_result(
+        spec, report, calls, success=success, progress=evaluation.progress,
         score=counts, goal_checker_error=goal_checker_error,
-        failure=attribute_failure(report, evaluation.success, stopped), wall_s=wall_s,
+        failure=attribute_failure(report, success, stopped), wall_s=wall_s,
         sim_s=float(env.data.time), trace_dir=trace_dir)
+    if spec.kind == "task" and not schedule.runner.specs:
+        return result
+    return replace(result, intervention=measure(
+        spec.kind, expect, schedule.runner.applied, schedule.runner.refused, report, motions))
 
 
 def _describe_event(event: dict[str, Any]) -> str:

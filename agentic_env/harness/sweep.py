@@ -17,13 +17,18 @@ A sweep file looks like::
       disturbances: [none, move_target, [{kind: move_place_location, primitive: place,
                                           occurrence: -1}]]   # default [none]
       instruction_categories: [null, lexical]     # default [null] = the task's default
+      kinds: [task, impossible, estop]            # default [task]: trial kinds
+      events: [none, [{kind: say, at_primitive: 3, text: stop}]]   # default [none]
       seeds: [0, 1]                               # a list, an int n (0..n-1) or {start, count}
     episode: {max_actions: 40, max_replans: 5, max_wall_s: 600}   # fixed EpisodeSpec fields
     paper: [...]      # optional: the paper's findings to check (agentic_env.harness.findings)
 
 The grid is the Cartesian product of every axis, in the order above, with duplicates
 removed. Each disturbances entry is one *scenario*: ``none``, a kind name, one disturbance
-mapping or a list of them (see :class:`agentic_env.sim.disturbances.DisturbanceSpec`).
+mapping or a list of them (see :class:`agentic_env.sim.disturbances.DisturbanceSpec`). Each
+``kinds`` entry is a trial kind (``task`` or one of :data:`agentic_env.tasks.variants.KINDS`);
+each ``events`` entry is ``none`` or a schedule: a list of event mappings (see
+:class:`agentic_env.contract.events.EventSpec`), replayed after the kind's own events.
 """
 
 from __future__ import annotations
@@ -34,8 +39,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agentic_env.contract.events import parse_events
 from agentic_env.errors import InvalidConfigError
-from agentic_env.harness.episode import VERIFICATION_MODES, EpisodeSpec
+from agentic_env.harness.episode import VERIFICATION_MODES, EpisodeSpec, freeze_events
 from agentic_env.harness.extras import require
 from agentic_env.harness.findings import Finding, parse_findings
 
@@ -51,6 +57,8 @@ AXES: dict[str, list[Any] | None] = {
     "verification": ["full"],
     "disturbances": ["none"],
     "instruction_categories": [None],
+    "kinds": ["task"],
+    "events": ["none"],
     "seeds": [0],
 }
 _TOP_LEVEL = ("name", "episode_fn", "grid", "episode", "paper")
@@ -117,20 +125,29 @@ def expand_grid(grid: Mapping[str, Any], fixed: Mapping[str, Any] | None = None
     models = [_model_entry(m) for m in axes["models"]]
     scenarios = [_scenario(d) for d in axes["disturbances"]]
     seeds = _seeds(grid.get("seeds", AXES["seeds"]))
+    schedules = [_schedule(entry) for entry in axes["events"]]
     specs: dict[str, EpisodeSpec] = {}
     option_sets = [_agent_options(entry, axes["agents"]) for entry in axes["agent_options"]]
-    for task, setting, agent, options, (model, modules), mode, scenario, category, seed in (
-            itertools.product(axes["tasks"], axes["settings"], axes["agents"], option_sets,
-                              models, axes["verification"], scenarios,
-                              axes["instruction_categories"], seeds)):
+    for (task, setting, agent, options, (model, modules), mode, scenario, category, kind,
+         events, seed) in itertools.product(
+            axes["tasks"], axes["settings"], axes["agents"], option_sets, models,
+            axes["verification"], scenarios, axes["instruction_categories"], axes["kinds"],
+            schedules, seeds):
         spec = EpisodeSpec(task=str(task), setting=str(setting), seed=seed, agent=str(agent),
                            agent_options=options, model=model, modules=modules,
                            verification=str(mode),
                            disturbances=scenario,
                            instruction_category=None if category is None else str(category),
-                           **dict(fixed or {}))
+                           kind=str(kind), events=events, **dict(fixed or {}))
         specs.setdefault(spec.key(), spec)
     return tuple(specs.values())
+
+
+def _schedule(entry: Any) -> tuple[tuple[tuple[str, Any], ...], ...]:
+    """One ``events`` entry (``none`` or a list of event mappings), validated."""
+    if entry in (None, "none"):
+        return ()
+    return freeze_events(e.to_dict() for e in parse_events(entry))
 
 
 def model_label(spec: EpisodeSpec) -> str:
@@ -177,12 +194,14 @@ def _validate_names(axes: Mapping[str, list[Any]]) -> None:
     from agentic_env.sim.settings import available_settings
     from agentic_env.tasks import TASKS
     from agentic_env.tasks.instructions import CATEGORIES
+    from agentic_env.tasks.variants import KINDS
 
     for agent in axes["agents"]:
         agent_entry(str(agent))  # raises listing the registered agents
     checks = {"tasks": sorted(TASKS), "settings": available_settings(),
               "verification": list(VERIFICATION_MODES),
-              "instruction_categories": [None, *CATEGORIES]}
+              "instruction_categories": [None, *CATEGORIES], "kinds": ["task", *KINDS]}
+
     for axis, valid in checks.items():
         for value in axes[axis]:
             if value not in valid:

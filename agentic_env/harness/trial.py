@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -33,10 +33,13 @@ from PIL import Image
 from agentic_env.agents.base import AgentReport, TaskContext, agent_entry
 from agentic_env.agents.models.base import CallRecord
 from agentic_env.cli.setup_sheet import render_setup_sheet
+from agentic_env.contract.events import parse_events
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
-from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
+from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, freeze_events
+from agentic_env.harness.interventions import kind_success, measure
+from agentic_env.harness.real_events import ScheduledRealEnv, operator_hands
 from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.harness.runner import (
     attribute_failure,
@@ -49,6 +52,7 @@ from agentic_env.harness.runner import (
 from agentic_env.pddl.planning import PlanStep, load_domain
 from agentic_env.real.real_env import RealEnv
 from agentic_env.real.safety import SafetyFaultError
+from agentic_env.sim.events import Hands
 from agentic_env.tasks.score import ProgressScore, progress_score
 from agentic_env.tasks.symbolic import EpisodeScorer
 
@@ -114,12 +118,15 @@ def reference_env(trial: TrialSpec) -> SimEnv:
 
 def episode_spec(trial: TrialSpec, agent: str, model: str, max_actions: int,
                  verification: str) -> EpisodeSpec:
-    """The episode spec of ``trial`` (its task, setting, seed and disturbances)."""
+    """The episode spec of ``trial`` (its task, setting, seed, disturbances, trial kind and
+    events beyond the kind's own)."""
+    kind = str(trial.variant.get("kind", "task")) if trial.variant else "task"
     return EpisodeSpec(
         task=trial.task, setting=trial.setting, seed=trial.seed, agent=agent, model=model,
         verification=verification, max_actions=max_actions,
         instruction_category=trial.instruction_category,
-        disturbances=tuple(tuple(sorted(d.items())) for d in trial.disturbances))
+        disturbances=tuple(tuple(sorted(d.items())) for d in trial.disturbances),
+        kind=kind, events=freeze_events(() if trial.variant else trial.events))
 
 
 def run_sim_trial(trial: TrialSpec, spec: EpisodeSpec, trace_root: Path | None = None
@@ -131,7 +138,9 @@ def run_sim_trial(trial: TrialSpec, spec: EpisodeSpec, trace_root: Path | None =
     """
     env = SimEnv(task=trial.task, setting=trial.setting)
     try:
-        options = {"instruction_category": trial.instruction_category}
+        options = {"instruction_category": trial.instruction_category, "kind": spec.kind,
+                   "events": spec.event_dicts()}
+
         env.reset(seed=trial.seed, options=options)
         generated = env.trial
     finally:
@@ -150,12 +159,15 @@ def run_sim_trial(trial: TrialSpec, spec: EpisodeSpec, trace_root: Path | None =
 
 def run_real_trial(trial: TrialSpec, spec: EpisodeSpec, env: RealEnv, ask: Ask,
                    sheet_dir: Path, oracle_env: SimEnv | None = None,
-                   on_event: Callable[[str], None] | None = None) -> EpisodeResult:
+                   on_event: Callable[[str], None] | None = None,
+                   hands: Hands | None = None) -> EpisodeResult:
     """Setup sheet, operator layout, agent run on ``env``, operator rubric (module docstring).
 
     Args:
         oracle_env: the simulator the sim-oracle may read (the twin's world); ``None`` on
             hardware, where only real models can run.
+        hands: who carries out the trial's scheduled events (:func:`~agentic_env.harness.
+            real_events.twin_hands` on the twin); default: the operator, asked.
     """
     agent_entry(spec.agent)  # an unknown agent fails before the operator lays out a table
     start = time.perf_counter()
@@ -176,7 +188,9 @@ def run_real_trial(trial: TrialSpec, spec: EpisodeSpec, env: RealEnv, ask: Ask,
         with env:
             env.reset(options={"trial": trial})
             robot_start = env.robot.time
-            robot_io = EnvRobotIO(env)
+            scheduled = ScheduledRealEnv(env, list(parse_events(list(trial.events))),
+                                         hands or operator_hands(env, ask))
+            robot_io = EnvRobotIO(scheduled if trial.events else env)
             try:
                 report, stopped = run_agent(agent, robot_io, trial.instruction,
                                             TaskContext(domain))
@@ -186,15 +200,23 @@ def run_real_trial(trial: TrialSpec, spec: EpisodeSpec, env: RealEnv, ask: Ask,
                 stopped = str(fault)
             robot_time = env.robot.time - robot_start
     answers = ask_rubric(reference, report, ask)
-    goal_checker_error = report.goal_checked and report.believes_done != answers.success
+    expect = str(trial.variant.get("expect", "act"))
+    success = kind_success(expect, answers.success, report, robot_io.actions)
+    goal_checker_error = (expect == "act" and report.goal_checked
+                          and report.believes_done != answers.success)
     score = rubric_score(answers, reference, goal_checker_error)
-    return episode_result(
-        spec, report, calls, success=answers.success,
+    result = episode_result(
+        spec, report, calls, success=success,
         progress=score.n_done / score.n_required if score.n_required else float(answers.success),
         score=(score.score, score.n_done, score.n_extra, score.n_required),
         goal_checker_error=goal_checker_error,
-        failure=attribute_failure(report, answers.success, stopped,
+        failure=attribute_failure(report, success, stopped,
                                   unmet="the operator judged the goal unmet"),
         wall_s=time.perf_counter() - start, sim_s=robot_time)
+    if not trial.events and not trial.variant:
+        return result
+    return replace(result, intervention=measure(
+        str(trial.variant.get("kind", "task")), expect, scheduled.runner.applied,
+        scheduled.runner.refused, report, robot_io.actions))
 
 

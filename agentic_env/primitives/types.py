@@ -26,6 +26,9 @@ class FailureReason(StrEnum):
     SAFETY_FAULT = "safety_fault"
     #: Real robot only: the operator declined the primitive (``--confirm-each-step``).
     OPERATOR_DECLINED = "operator_declined"
+    #: The e-stop is pressed: the motion was refused (or stopped) and nothing moves until it
+    #: is released (sim and real; on the real robot see ``RealEnv.estop``).
+    ESTOP = "estop"
 
 
 @dataclass(frozen=True)

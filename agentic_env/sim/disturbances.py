@@ -22,7 +22,13 @@ import numpy as np
 
 from agentic_env.errors import InvalidConfigError
 from agentic_env.geometry.rotations import yaw_quat
-from agentic_env.sim.state import SceneState, body_box, free_body_names, holding
+from agentic_env.sim.state import (
+    SceneState,
+    body_box,
+    free_body_names,
+    holding,
+    shift_free_body,
+)
 
 #: Kinds of disturbance and the default magnitude of each (units in :class:`DisturbanceSpec`).
 KINDS: dict[str, float] = {
@@ -167,7 +173,7 @@ class DisturbanceRunner:
         assert pose is not None
         name = self._nearest_free_body(pose[:3, 3])
         shift = self._direction() * spec.size
-        self._shift_free_body(name, shift)
+        shift_free_body(self._scene, name, shift)
         return {"body": name, "shift": shift.tolist()}
 
     def _move_place_location(self, spec: DisturbanceSpec,
@@ -194,21 +200,15 @@ class DisturbanceRunner:
                        and body_box(scene, other).low[2] < box.high[2] + 0.3]
             model.body_pos[body] += shift
             for other in carried:
-                self._shift_free_body(other, shift)
+                shift_free_body(self._scene, other, shift)
             return {"body": name, "carried": carried, "shift": shift.tolist()}
         under = [other for other in free_body_names(model) if not holding(scene, other)
                  and body_box(scene, other).contains_xy(point, 0.0)]
         if not under:  # a place on the bare table: there is no location to move
             return {"body": None, "carried": [], "shift": [0.0, 0.0, 0.0]}
         name = max(under, key=lambda other: body_box(scene, other).high[2])
-        self._shift_free_body(name, shift)
+        shift_free_body(self._scene, name, shift)
         return {"body": name, "carried": [], "shift": shift.tolist()}
-
-    def _shift_free_body(self, name: str, shift: np.ndarray) -> None:
-        model, data = self._scene.model, self._scene.data
-        joint = model.body(name).jntadr[0]
-        data.qpos[model.jnt_qposadr[joint]:][:3] += shift
-        data.qvel[model.jnt_dofadr[joint]:][:6] = 0.0
 
     def _lighting_change(self, spec: DisturbanceSpec, _pose: np.ndarray | None) -> dict:
         model = self._scene.model

@@ -44,6 +44,14 @@ class SceneState:
         self.data.qvel[dof : dof + 6] = 0.0
 
 
+def shift_free_body(scene: SceneState, name: str, shift: np.ndarray) -> None:
+    """Translate free body ``name`` by ``shift`` (3,), metres, and stop it."""
+    model, data = scene.model, scene.data
+    joint = model.body(name).jntadr[0]
+    data.qpos[model.jnt_qposadr[joint]:][:3] += shift
+    data.qvel[model.jnt_dofadr[joint]:][:6] = 0.0
+
+
 def rotation_quat(rotation: np.ndarray) -> np.ndarray:
     """Quaternion (w, x, y, z) of a rotation matrix (3, 3) (MuJoCo's conversion)."""
     quat = np.zeros(4)

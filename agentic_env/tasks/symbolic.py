@@ -70,17 +70,22 @@ def infer_step(before: set[str], after: set[str]) -> PlanStep | None:
     return None
 
 
-def true_problem(task: SymbolicTask, scene: SceneState) -> tuple[str, str]:
-    """(domain, problem) PDDL texts of the current true state and the task's goal."""
+def true_problem(task: SymbolicTask, scene: SceneState,
+                 goal: list[str] | None = None) -> tuple[str, str]:
+    """(domain, problem) PDDL texts of the current true state and ``goal`` (default: the
+    task's goal facts)."""
     domain = load_domain(task.domain)
     problem = problem_text(task.domain, f"{task.name}-true", task.pddl_objects(),
-                           sorted(task.facts(scene)), task.goal_facts())
+                           sorted(task.facts(scene)),
+                           task.goal_facts() if goal is None else goal)
     return domain, problem
 
 
-def reference_plan(task: SymbolicTask, scene: SceneState) -> list[PlanStep]:
-    """Fast Downward's plan for the true problem of the current state."""
-    return solve(*true_problem(task, scene))
+def reference_plan(task: SymbolicTask, scene: SceneState,
+                   goal: list[str] | None = None) -> list[PlanStep]:
+    """Fast Downward's plan for the true problem of the current state (to ``goal``, default
+    the task's goal facts)."""
+    return solve(*true_problem(task, scene, goal))
 
 
 class EpisodeScorer:

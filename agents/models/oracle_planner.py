@@ -66,6 +66,14 @@ class PlannerOracle:
         self._wrong = wrong
         self._queue: deque[Call] = deque()
         self._plans = 0
+        self._read = 0  # messages already read for events
+        self._estop = False
+        self._refused = False
+
+    def _expect(self) -> str:
+        """What the trial expects: ``act``, ``refuse`` or ``answer`` (its variant's)."""
+        trial = getattr(self._env, "trial", None)
+        return str((getattr(trial, "variant", None) or {}).get("expect", "act"))
 
     def _success(self) -> bool:
         return bool(self._env.task.evaluate(self._env.scene_state).success)
@@ -77,8 +85,10 @@ class PlannerOracle:
         ``conversational``."""
         utterance = str(fields.get("utterance", "")).strip()
         trial = getattr(self._env, "trial", None)
-        actionable = (utterance == getattr(trial, "instruction", None)
-                      or not utterance.endswith("?"))
+        if utterance == getattr(trial, "instruction", None):
+            actionable = self._expect() != "answer"
+        else:
+            actionable = not utterance.endswith("?")
         if self._wrong("router"):
             actionable = not actionable
         route = "actionable" if actionable else "conversational"
@@ -93,7 +103,9 @@ class PlannerOracle:
         """``achieved`` when the goal truly holds; ``best_effort_stop`` once no plan to it
         remains (or the planner's plans are used up); else ``continue`` (the agent bounds
         its rounds)."""
-        if self._success():
+        if self._expect() == "refuse":
+            verdict, reason = "best_effort_stop", "the instruction cannot be carried out"
+        elif self._success():
             verdict, reason = "achieved", "the goal holds"
         elif self._plans >= MAX_PLANS or self._plan() is None:
             verdict, reason = "best_effort_stop", "no way to the goal remains"
@@ -109,9 +121,20 @@ class PlannerOracle:
     # -- the planner (tool calls) ------------------------------------------------------------
 
     def planner(self, messages: Sequence[Mapping[str, Any]]) -> Call | str:
-        """The next tool call, or a closing text (the round ends)."""
-        if _last_act_failed(messages):
+        """The next tool call, or a closing text (the round ends).
+
+        An impossible instruction is refused aloud without moving; while the e-stop is
+        pressed (a refusal or an event said so) the planner only listens until its release;
+        an operator's words or a person's change (from ``check_events`` or ``listen``) make it
+        plan again from the true state, which holds any changed goal.
+        """
+        if self._expect() == "refuse":
+            return self._refuse()
+        changed = self._read_events(messages)
+        if _last_act_failed(messages) or changed:
             self._queue.clear()
+        if self._estop:
+            return _act("listen")
         if not self._queue:
             if self._success():
                 return "The instruction is carried out."
@@ -142,7 +165,30 @@ class PlannerOracle:
         self._queue.popleft()
         return call
 
+    def _refuse(self) -> Call | str:
+        if self._refused or self._wrong("verbal"):
+            return "I cannot carry out this instruction, so I will not move."
+        self._refused = True
+        return _act("speak", "Sorry, I cannot do that: it is beyond what this arm can do.")
+
+    def _read_events(self, messages: Sequence[Mapping[str, Any]]) -> bool:
+        """Follow the e-stop through the tool results not read yet; whether one reported
+        an operator's words or a person's change."""
+        changed = False
+        for message in messages[self._read:]:
+            content = str(message.get("content", ""))
+            if message.get("role") != "tool":
+                continue
+            if content.startswith("ESTOP") or "e-stop pressed" in content:
+                self._estop = True
+            if "e-stop released" in content:
+                self._estop = False
+            changed |= "operator says" in content or "a person" in content
+        self._read = len(messages)
+        return changed
+
     def _plan(self) -> list[PlanStep] | None:
+
         try:
             return reference_plan(self._env.task, self._env.scene_state)
         except (PlanNotFoundError, PDDLError):

@@ -108,8 +108,10 @@ class PlannerExecutorAgent:
         failures (they end up in the report)."""
         self.report, self._start = AgentReport(), time.perf_counter()
         poll: Callable[[], list[str]] = getattr(robot, "poll_events", list)
+        wait: Callable[[float], None] = getattr(robot, "wait", lambda _seconds: None)
         self.state = PlannerState(self.models, rng=np.random.default_rng(self.seed),
-                                  poll_events=poll)
+                                  poll_events=poll, wait=wait)
+
         self.tools_context = PlannerToolContext(io=robot, instruction=instruction,
                                                 max_actions=self.max_actions,
                                                 planner=self.state)

@@ -28,7 +28,7 @@ from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.planner_executor.snapshot import TABLE, SemanticSnapshot
 from agentic_env.agents.skills import SkillCode, SkillResult, grounding
 from agentic_env.agents.skills.locate import Target, locate
-from agentic_env.agents.skills.result import fail, ok
+from agentic_env.agents.skills.result import code_for_reason, fail, ok
 from agentic_env.agents.skills.scene import at_home
 from agentic_env.agents.tools.registry import ToolFunction, register_tool_set
 from agentic_env.agents.tools.robot import ToolContext
@@ -72,6 +72,10 @@ _DIAGNOSES = {SkillCode.GRASP_FAILED: "infeasible grasp", SkillCode.UNREACHABLE:
               SkillCode.TIMEOUT: "timed out", SkillCode.BAD_ARGS: "invalid request"}
 #: Arm moves a perception's search may take.
 PERCEIVE_MOVES = 3
+#: How long ``listen`` waits for the operator, seconds.
+LISTEN_S = 2.0
+#: Primitive failure reasons after which a tool call sends nothing more (the robot stopped).
+_STOPPED = ("estop", "safety_fault", "operator_declined")
 
 
 def describe(name: str) -> str:
@@ -95,6 +99,7 @@ class PlannerState:
         snapshot: the perceived state.
         rng: grasp sampling.
         poll_events: returns the events since the last poll (text), or none.
+        wait: lets the given seconds pass without moving (``listen`` waits for the operator).
         held: what the robot believes it holds (not sensed).
         reflections: every ``reflect`` text.
         spoken: every ``speak`` text.
@@ -107,6 +112,7 @@ class PlannerState:
     snapshot: SemanticSnapshot = field(default_factory=SemanticSnapshot)
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
     poll_events: Callable[[], list[str]] = list
+    wait: Callable[[float], None] = lambda _seconds: None
     held: grounding.HeldObject | None = None
     reflections: list[str] = field(default_factory=list)
     spoken: list[str] = field(default_factory=list)
@@ -125,11 +131,23 @@ class PlannerToolContext(ToolContext):
 
 class _Arm:
     """The :class:`~agentic_env.agents.skills.SkillIO` the skills act through: counts
-    actions in the tool log; a robot stop comes back as a failed status (``safety_fault``)."""
+    actions in the tool log; a robot stop comes back as a failed status (``safety_fault``).
+    Once the robot refused a motion for the e-stop (or stopped), the rest of the same tool
+    call sends nothing and gets the same refusal (:meth:`new_call` starts the next call)."""
 
     def __init__(self, context: ToolContext) -> None:
         self._context = context
         self._obs: dict[str, np.ndarray] | None = None
+        self._stopped: dict[str, Any] | None = None
+
+    def new_call(self) -> None:
+        """A new ``act`` call: the robot may be asked to move again."""
+        self._stopped = None
+
+    @property
+    def stopped(self) -> dict[str, Any] | None:
+        """The refusal that stopped this call's motions, or ``None``."""
+        return self._stopped
 
     @property
     def workspace(self) -> Workspace:
@@ -146,11 +164,15 @@ class _Arm:
     def act(self, action: dict[str, Any], why: str) -> dict[str, Any]:
         if self._context.action_refusal() is not None:
             return {"ok": False, "reason": "timeout", "message": "the action budget is spent"}
+        if self._stopped is not None:
+            return self._stopped
         self._context.log.actions += 1
         try:
             self._obs, status = self._context.io.act(action)
         except RobotStoppedError as error:
-            return {"ok": False, "reason": "safety_fault", "message": str(error)}
+            status = {"ok": False, "reason": "safety_fault", "message": str(error)}
+        if not status.get("ok") and status.get("reason") in _STOPPED:
+            self._stopped = status
         return status
 
     def event(self, kind: str, **details: Any) -> None:
@@ -276,7 +298,10 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
             state.spoken.append(params[0])
             return ok("completed speech")
         if action is Action.LISTEN:
-            heard = [e for e in state.poll_events() if e.startswith("operator says")]
+            state.wait(LISTEN_S)
+            heard = state.poll_events()
+            if any("person" in e for e in heard):
+                snapshot.invalidate()
             return ok("; ".join(heard) if heard else "nothing heard")
         refusal = context.action_refusal()
         if refusal is not None:
@@ -318,10 +343,14 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
             action: move_arm [posture: home|observe], perceive [target: an object, a
                 container, a drawer or 'table'], pick [object, optional drawer it lies in],
                 place [object, surface: 'table' or an object], insert [object, container or
-                drawer], open_drawer [drawer], close_drawer [drawer], speak [text], listen [].
+                drawer], open_drawer [drawer], close_drawer [drawer], speak [text], listen []
+                (waits a moment without moving and reports what happened: the operator's
+                words, the e-stop, a person changing things).
+
             params: the action's parameters in order, as strings.
         """
         snapshot.tick()
+        arm.new_call()
         layout = ACTIONS[action]
         need = [p for p in layout if not p.endswith("?")]
         if not len(need) <= len(params) <= len(layout) or not all(
@@ -329,7 +358,13 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
             shown = ", ".join(layout) or "no parameters"
             return fail(SkillCode.BAD_ARGS, f"act {action.value} was not run: it takes "
                         f"[{shown}] (non-empty strings), got {params!r}")
-        return run_action(action, [p.strip() for p in params])
+        result = run_action(action, [p.strip() for p in params])
+        stopped = arm.stopped
+        if result.ok and stopped is not None:  # e.g. a perception whose look was refused
+            return fail(code_for_reason(str(stopped.get("reason", ""))),
+                        f"{action.value}: {_DIAGNOSES[SkillCode.ESTOP]} "
+                        f"({stopped.get('message', '')})")
+        return result
 
     def get_state_snapshot() -> SkillResult:
         """The perceived semantic state: facts with the step each was last seen at and

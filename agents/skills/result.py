@@ -25,7 +25,7 @@ class SkillCode(StrEnum):
     COLLISION = "COLLISION"
     #: The goal is occupied or in the way (no free spot, a blocked place).
     BLOCKED = "BLOCKED"
-    #: A safety fault or the operator stopped the robot.
+    #: A safety fault, the e-stop or the operator stopped the robot.
     ESTOP = "ESTOP"
     #: The request itself is invalid.
     BAD_ARGS = "BAD_ARGS"
@@ -39,6 +39,7 @@ _REASON_CODES = {
     "timeout": SkillCode.TIMEOUT, "nothing_grasped": SkillCode.GRASP_FAILED,
     "invalid_parameters": SkillCode.BAD_ARGS, "sim_diverged": SkillCode.COLLISION,
     "safety_fault": SkillCode.ESTOP, "operator_declined": SkillCode.ESTOP,
+    "estop": SkillCode.ESTOP,
 }
 
 

@@ -114,7 +114,12 @@ class TwinArm(Connectable):
         with self.world.lock:
             self._reject = reason
 
+    def release_emergency_stop(self) -> None:
+        """Release the e-stop and restart the arm, as an operator does at the cell."""
+        self.unlock_protective_stop()
+
     def unlock_protective_stop(self) -> None:
+
         """What an operator does on the pendant after inspecting the cell."""
         with self.world.lock:
             self._bits = SafetyBits.NORMAL_MODE

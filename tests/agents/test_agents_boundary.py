@@ -147,7 +147,8 @@ def test_the_robot_io_an_agent_receives_exposes_no_privileged_data() -> None:
         assert set(obs) == set(env.observation_space.spaces)
         assert set(status) == {"name", "ok", "reason", "message", "sim_duration"}
         public = {a for a in dir(robot_io) if not a.startswith("_")}
-        assert public == {"act", "observe", "actions", "stopped", "workspace", "poll_events"}
+        assert public == {"act", "observe", "actions", "stopped", "workspace", "poll_events",
+                      "wait"}
         assert robot_io.poll_events() == []  # announced events come as text only
     finally:
         env.close()

@@ -126,3 +126,31 @@ def test_a_toy_agent_registered_here_runs_the_twin_backed_real_trial(
     assert result.spec.agent == "toy" and not result.success
     assert result.actions == 1 and result.failure == TOY_FAILURE
     assert "home ok" in result.failure_detail and result.n_required == 12
+
+
+def test_an_estop_trial_on_the_twin_refuses_motion_until_the_twin_releases_it(
+        tmp_path: Path) -> None:
+    """The paired intervention trial: the e-stop is fed by the twin arm's safety status."""
+    from agentic_env.harness.real_events import twin_hands
+
+    folder = tmp_path / "sheet"
+    assert setup_sheet.main(["--task", "stacking", "--seed", "0", "--kind", "estop",
+                             "--out", str(folder)]) == 0
+    spec = TrialSpec.load(folder / "trial.json")
+    assert [e["kind"] for e in spec.events] == ["estop", "estop_release"]
+    episode = trial.episode_spec(spec, "planner-executor", "sim-oracle", 40, "full")
+    assert episode.kind == "estop" and episode.events == ()
+    env, twin = make_twin_env(task=spec.task, trial=spec)
+    world = twin.world.env
+    answers = ["", "y", *["y"] * 12, "0"]
+    try:
+        result = trial.run_real_trial(spec, episode, env, scripted(answers), tmp_path / "real",
+                                      oracle_env=world, hands=twin_hands(env, twin))
+        assert world.task.evaluate(world.scene_state).success
+    finally:
+        world.close()
+    assert result.success and result.actions > 0, result.failure_detail
+    measures = result.intervention
+    assert measures is not None and measures["events"] == ["estop", "estop_release"]
+    assert measures["estop_refused"] == 0 and measures["kind"] == "estop"
+    assert env.safety_fault is None  # the release cleared the latched emergency stop

@@ -7,8 +7,9 @@ wall time per task x setting, then each failed episode with its failure. Part 2 
 action-checker errors (rates ``--checker-errors``, default 0.1 and 0.3; the flag with no rates
 skips part 2) in the ``full`` and ``goal`` verification modes on the ablation tasks in the
 first setting, so the compounding of module errors and the verification ablation show in one
-table. Episodes run in spawned
-worker processes; results are also written as JSON.
+table. Part 3 (``--interventions``, :mod:`agentic_env.cli.bench.interventions`) runs trial
+kinds with events and prints the intervention table. Episodes run in spawned worker
+processes; results are also written as JSON.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from agentic_env.agents.base import agent_entry
+from agentic_env.cli.bench import interventions as bench_interventions
 from agentic_env.cli.run import TASKS, parse_agent_options
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
@@ -148,6 +150,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--checker-errors", nargs="*", type=float, default=[0.1, 0.3],
                         help="checker error rates of part 2 (default 0.1 0.3); give the flag "
                              "with no rates to skip part 2")
+    bench_interventions.add_arguments(parser)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("bench_agent.json"))
     return parser
@@ -160,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         seeds, settings = parse_seeds(args.seeds), parse_settings(args.settings)
         given = parse_agent_options(args.agent_option)
         agent_entry(args.agent).check_options(given)
+        kinds = bench_interventions.parse_kinds(args.interventions)
     except InvalidConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -178,7 +182,9 @@ def main(argv: list[str] | None = None) -> int:
                 groups[f"{task} / checker={rate:g} / {mode}"] = [
                     EpisodeSpec(task, settings[0], seed=s, model=f"sim-oracle?checker={rate:g}",
                                 verification=mode, **common) for s in seeds]
-    specs = [spec for group in groups.values() for spec in group]
+    parts = (bench_interventions.groups(args, kinds, args.tasks, settings[0], seeds, common)
+             if kinds else {})
+    specs = [spec for group in [*groups.values(), *parts.values()] for spec in group]
     results = dict(zip(specs, run_all(specs, args.workers), strict=True))
     print(f"\nPer episode ({args.agent}, {args.model}, full verification):")
     for label in main_labels:
@@ -196,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         for r in failed:
             print(f"  {r.spec.task} / {r.spec.setting} / seed {r.spec.seed}: "
                   f"{r.failure}: {r.failure_detail}"[:300])
-    args.out.write_text(json.dumps({"rows": rows, "episodes": [
+    tables = bench_interventions.report(parts, results, args.error_model) if parts else {}
+    args.out.write_text(json.dumps({"rows": rows, "interventions": tables, "episodes": [
         results[s].to_dict() for s in specs]}, indent=1, default=str))
     print(f"\nwrote {args.out}")
     return 0
