@@ -14,14 +14,14 @@ agent that was registered nowhere but in the parent process.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from agentic_env.contract.spaces import Workspace
+from agentic_env.entry_points import load_entry_point
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
 
 if TYPE_CHECKING:
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 #: the goal checker accepted an unmet goal, a primitive failed or the robot stopped, a
 #: limit (actions, replans, wall time, budget) was reached, the episode crashed.
 COMMON_FAILURE_SOURCES: tuple[str, ...] = ("goal", "execution", "limits", "error")
+#: Model modules the harness itself queries for any agent: ALRM's trace judge.
+HARNESS_MODULES: tuple[str, ...] = ("judge",)
 
 
 class RobotStoppedError(AgenticEnvError, RuntimeError):
@@ -141,12 +143,15 @@ class AgentEntry:
             :data:`COMMON_FAILURE_SOURCES` (its modules, e.g. ``parser``, ``detector``).
         options: valid keys of :attr:`AgentSetup.options` with their defaults (a given
             value must have the default's type); ``None`` = not declared, any accepted.
+        modules: the model modules the agent queries (see
+            :mod:`agentic_env.agents.models.modules`); ``()`` = not declared, any accepted.
     """
 
     name: str
     entry_point: str | AgentFactory
     failure_sources: tuple[str, ...] = ()
     options: Mapping[str, Any] | None = None
+    modules: tuple[str, ...] = ()
 
     def factory(self) -> AgentFactory:
         """The factory, imported on first use.
@@ -156,7 +161,7 @@ class AgentEntry:
         """
         if callable(self.entry_point):
             return self.entry_point
-        return _import(self.entry_point, f"agent {self.name!r}")
+        return load_entry_point(self.entry_point, f"agent {self.name!r}")
 
     def check_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """``options`` over the defaults.
@@ -179,13 +184,29 @@ class AgentEntry:
             merged[key] = value
         return merged
 
+    def check_modules(self, names: Iterable[str]) -> None:
+        """Refuse model assignments to modules the agent never queries (they would have no
+        effect); the harness's own :data:`HARNESS_MODULES` are always accepted.
+
+        Raises:
+            InvalidConfigError: naming the agent's modules.
+        """
+        if not self.modules:
+            return
+        unused = sorted(set(names) - set(self.modules) - set(HARNESS_MODULES))
+        if unused:
+            raise InvalidConfigError(
+                f"agent {self.name!r} never queries {', '.join(unused)}; its modules are "
+                f"{', '.join(self.modules)} (and the harness's {', '.join(HARNESS_MODULES)})")
+
 
 _REGISTRY: dict[str, AgentEntry] = {}
 
 
 def register_agent(name: str, entry_point: str | AgentFactory, *,
                    failure_sources: tuple[str, ...] = (),
-                   options: Mapping[str, Any] | None = None) -> AgentEntry:
+                   options: Mapping[str, Any] | None = None,
+                   modules: tuple[str, ...] = ()) -> AgentEntry:
     """Register an agent under ``name`` (replacing one of the same name).
 
     Args:
@@ -193,13 +214,19 @@ def register_agent(name: str, entry_point: str | AgentFactory, *,
         entry_point: ``"module:attr"`` of an :data:`AgentFactory`, or the factory.
         failure_sources: the agent's own failure sources (see :class:`AgentEntry`).
         options: valid agent options with their defaults.
+        modules: the model modules it queries; a new one must be registered first
+            (:func:`agentic_env.agents.models.modules.register_module`).
 
     Raises:
-        InvalidConfigError: ``name`` is empty or contains ``:``.
+        InvalidConfigError: ``name`` is empty or contains ``:``, or a module is unknown.
     """
     if not name or ":" in name:
         raise InvalidConfigError(f"agent name {name!r}: give a non-empty name without ':'")
-    entry = AgentEntry(name, entry_point, tuple(failure_sources), dict(options or {}))
+    from agentic_env.agents.models.modules import check_modules
+
+    check_modules(modules, f"modules of agent {name!r}:")
+    entry = AgentEntry(name, entry_point, tuple(failure_sources), dict(options or {}),
+                       tuple(modules))
     _REGISTRY[name] = entry
     return entry
 
@@ -250,35 +277,27 @@ def failure_sources() -> tuple[str, ...]:
     return (*sources, *(s for s in COMMON_FAILURE_SOURCES if s not in sources))
 
 
-def _import(path: str, what: str) -> Any:
-    module_name, _, attr = path.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise InvalidConfigError(f"{what}: cannot import {module_name!r} ({exc})") from exc
-    value = getattr(module, attr, None)
-    if value is None:
-        raise InvalidConfigError(f"{what}: {module_name} has no {attr!r}")
-    return value
-
-
 register_agent(
     "agenticlab", "agentic_env.agents.agenticlab.pipeline:make_agenticlab",
     failure_sources=("parser", "detector", "grasp", "checker"),
-    options={"grasp_evaluation": True})
+    options={"grasp_evaluation": True},
+    modules=("parser", "checker", "detector", "grasp", "goal"))
 
 register_agent(
     "mallvi", "agentic_env.agents.mallvi.agent:make_mallvi",
     failure_sources=("decomposer", "localizer", "thinker", "reflector", "single_agent"),
     options={"reflector": True, "single_agent": False, "max_retries": 2,
-             "on_exhausted": "continue"})
+             "on_exhausted": "continue"},
+    modules=("decomposer", "localizer", "thinker", "reflector", "single_agent"))
 
 register_agent(
     "alrm", "agentic_env.agents.alrm.agent:make_alrm",
     failure_sources=("task_planner", "task_executor", "detector"),
-    options={"mode": "tap", "max_steps": 12})
+    options={"mode": "tap", "max_steps": 12},
+    modules=("task_planner", "task_executor", "detector", "grasp"))
 
 register_agent(
     "planner-executor", "agentic_env.agents.planner_executor.agent:make_planner_executor",
     failure_sources=("router", "planner", "critic", "detector", "chatbot"),
-    options={"max_turns": 120})
+    options={"max_turns": 120},
+    modules=("router", "chatbot", "planner", "critic", "detector", "grasp"))

@@ -10,7 +10,6 @@ so one crashed episode never stops a sweep.
 from __future__ import annotations
 
 import functools
-import importlib
 import os
 import pathlib
 import socket
@@ -19,6 +18,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from agentic_env.entry_points import load_entry_point
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.db import Finished
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
@@ -35,18 +35,9 @@ MOVED_EPISODE_FNS = {"agentic_env.agents.runner:run_episode":
 def load_episode_fn(path: str) -> EpisodeFn:
     """Import the episode function named ``"module:function"``."""
     path = MOVED_EPISODE_FNS.get(path, path)
-    module_name, _, attr = path.partition(":")
-    if not module_name or not attr:
-        raise InvalidConfigError(f"episode function {path!r}: write it as 'module:function'")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise InvalidConfigError(f"episode function {path!r}: cannot import {module_name!r} "
-                                 f"({exc})") from exc
-    fn = getattr(module, attr, None)
+    fn = load_entry_point(path, f"episode function {path!r}")
     if not callable(fn):
-        raise InvalidConfigError(f"episode function {path!r}: {module_name} has no callable "
-                                 f"{attr!r}")
+        raise InvalidConfigError(f"episode function {path!r} is not callable")
     return fn
 
 

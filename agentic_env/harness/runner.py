@@ -24,6 +24,7 @@ from agentic_env.agents.base import (
     AgentSetup,
     RobotStoppedError,
     TaskContext,
+    agent_entry,
     make_agent,
 )
 from agentic_env.agents.models.base import CallRecord
@@ -56,8 +57,10 @@ def episode_models(spec: EpisodeSpec, oracle_env: SimEnv | None,
         on_call: receives every call's record.
 
     Raises:
-        InvalidConfigError: an unknown model spec, or a sim-oracle without ``oracle_env``.
+        InvalidConfigError: an unknown model spec, a sim-oracle without ``oracle_env``, or
+            a model assigned to a module the agent never queries.
     """
+    agent_entry(spec.agent).check_modules(spec.module_models())
     oracles: list[SimOracle] = []
 
     def make_oracle(model: ModelSpec) -> SimOracle:

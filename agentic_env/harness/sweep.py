@@ -225,7 +225,7 @@ def _agent_options(entry: Any, agents: Sequence[Any]) -> tuple[tuple[str, Any], 
 
 
 def _model_entry(entry: Any) -> tuple[str, tuple[tuple[str, str], ...]]:
-    from agentic_env.agents.models.base import MODULES
+    from agentic_env.agents.models.modules import module_names
     from agentic_env.agents.models.registry import parse_model_spec
 
     if isinstance(entry, str):
@@ -236,7 +236,7 @@ def _model_entry(entry: Any) -> tuple[str, tuple[tuple[str, str], ...]]:
         modules = entry.get("modules") or {}
         if not isinstance(modules, Mapping):
             raise InvalidConfigError("grid.models: 'modules' maps module names to model specs")
-        _check_keys(modules, MODULES, "grid.models modules")
+        _check_keys(modules, module_names(), "grid.models modules")
         for spec in (entry["model"], *modules.values()):
             parse_model_spec(str(spec))
         return str(entry["model"]), tuple(sorted((str(k), str(v)) for k, v in modules.items()))

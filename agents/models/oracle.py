@@ -34,7 +34,6 @@ import mujoco
 import numpy as np
 
 from agentic_env.agents.models.base import (
-    MODULES,
     PLANNER_ERRORS,
     Completion,
     ModelError,
@@ -42,6 +41,7 @@ from agentic_env.agents.models.base import (
     ToolCall,
     Usage,
 )
+from agentic_env.agents.models.modules import module_names, oracle_answer
 from agentic_env.agents.models.oracle_alrm import AlrmOracle
 from agentic_env.agents.models.oracle_judge import judge_answer
 from agentic_env.agents.models.oracle_mallvi import MallviOracle
@@ -92,16 +92,17 @@ class SimOracle:
                                      f"{env.task.name!r} has none")
         rates = dict(error_rates or {})
         for module, rate in rates.items():
-            if module not in (*MODULES, *PLANNER_ERRORS) or not 0.0 <= rate <= 1.0:
+            if module not in (*module_names(), *PLANNER_ERRORS) or not 0.0 <= rate <= 1.0:
                 raise InvalidConfigError(
-                    f"sim-oracle error rate {module}={rate}: modules are {', '.join(MODULES)}, "
+                    f"sim-oracle error rate {module}={rate}: modules are "
+                    f"{', '.join(module_names())}, "
                     f"planner error kinds {', '.join(PLANNER_ERRORS)}, rates in [0, 1]")
         self._env = env
         self._rates = rates
         self._rng = np.random.default_rng(seed)
         self._segment_cache: tuple[tuple[str, int, int, float], np.ndarray] | None = None
-        self._alrm = AlrmOracle(env, self._wrong)
-        self._planner = PlannerOracle(env, self._wrong)
+        self._alrm = AlrmOracle(env, self.wrong)
+        self._planner = PlannerOracle(env, self.wrong)
 
     # -- Backend protocol ------------------------------------------------------------------
 
@@ -121,10 +122,12 @@ class SimOracle:
                     "reflector": mallvi.reflector, "single_agent": mallvi.single_agent,
                     "router": self._planner.router, "chatbot": self._planner.chatbot,
                     "critic": self._planner.critic}
-        if query.module not in handlers:
-            raise ModelError(f"the sim-oracle answers modules {', '.join(handlers)}; "
+        handler = handlers.get(query.module)
+        registered = None if handler else oracle_answer(query.module)
+        if handler is None and registered is None:
+            raise ModelError(f"the sim-oracle answers modules {', '.join(module_names())}; "
                              f"got {query.module!r}")
-        answer = handlers[query.module](query.fields)
+        answer = handler(query.fields) if handler else registered(self, query.fields)
         return Completion(json.dumps(answer, indent=1),
                           Usage(latency_s=time.perf_counter() - start, cost_usd=0.0))
 
@@ -141,7 +144,13 @@ class SimOracle:
         """Drop the cached segmentation (the env owns the renderer that made it)."""
         self._segment_cache = None
 
-    def _wrong(self, module: str) -> bool:
+    @property
+    def env(self) -> SimEnv:
+        """The simulator it answers from (privileged; for registered modules' answers)."""
+        return self._env
+
+    def wrong(self, module: str) -> bool:
+        """Draw whether this answer of ``module`` is wrong, at its injected error rate."""
         rate = self._rates.get(module, 0.0)
         return rate > 0.0 and bool(self._rng.random() < rate)
 
@@ -158,7 +167,7 @@ class SimOracle:
         task = self._task
         objects = task.pddl_objects()
         goal = list(task.goal_facts())
-        if self._wrong("parser"):
+        if self.wrong("parser"):
             goal = self._corrupt_goal(goal, objects)
         problem = problem_text(task.domain, f"{task.name}-parsed", objects,
                                sorted(self._facts()), goal)
@@ -189,7 +198,7 @@ class SimOracle:
         conditions = [str(c) for c in fields.get("conditions", [])]
         truth = {c: _holds(c, facts) for c in conditions}
         success = all(truth.values())
-        if self._wrong("checker"):
+        if self.wrong("checker"):
             success = not success
             if not success and all(truth.values()) and conditions:
                 truth[conditions[int(self._rng.integers(len(conditions)))]] = False
@@ -213,7 +222,7 @@ class SimOracle:
         evaluation = self._task.evaluate(self._env.scene_state)
         unmet = [g for g in fields.get("goal", []) if not _holds(str(g), facts)]
         success = evaluation.success
-        if self._wrong("goal"):
+        if self.wrong("goal"):
             success = not success
         return {
             "success": success,
@@ -223,7 +232,7 @@ class SimOracle:
         }
 
     def _judge(self, fields: Mapping[str, Any]) -> dict[str, Any]:
-        return judge_answer(fields, self._rng, self._wrong("judge"))
+        return judge_answer(fields, self._rng, self.wrong("judge"))
 
     # -- detector ----------------------------------------------------------------------------
 
@@ -239,7 +248,7 @@ class SimOracle:
         height, width = (int(v) for v in fields.get("image_size", (0, 0)))
         segmentation = self._segment(camera, width, height)
         mask = np.isin(segmentation, self._geoms_of(target, part))
-        if self._wrong(module):
+        if self.wrong(module):
             mask = self._other_mask(segmentation, target)
         if not mask.any():
             return {"found": False, "point": None, "box": None,
@@ -300,7 +309,7 @@ class SimOracle:
         pose = np.asarray(fields.get("pose"), dtype=float).reshape(4, 4)
         correct, clear = self._grasp_truth(target, pose)
         execute = correct and clear
-        if self._wrong("grasp"):
+        if self.wrong("grasp"):
             execute = not execute
         reason = None if execute else ("the fingers would hit the table" if not clear
                                        else "the grasp is not centred on the target")

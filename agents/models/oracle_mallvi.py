@@ -105,7 +105,7 @@ class MallviOracle:
                 "reasoning": f"{len(moves)} moves reach the instruction's goal"}
 
     def _corrupt(self, moves: list[dict[str, Any]], role: str) -> list[dict[str, Any]]:
-        if not moves or not self._oracle._wrong(role):
+        if not moves or not self._oracle.wrong(role):
             return moves
         rng = self._oracle._rng
         if len(moves) > 1 and rng.random() < 0.5:
@@ -123,7 +123,7 @@ class MallviOracle:
     def thinker(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         """Pick phase: candidates that truly grasp the source, best first. Place phase: the
         place mode of the destination's type (or the remembered point)."""
-        wrong = self._oracle._wrong("thinker")
+        wrong = self._oracle.wrong("thinker")
         if fields.get("phase") == "pick":
             source = str(fields.get("source", ""))
             good, bad = [], []
@@ -149,7 +149,7 @@ class MallviOracle:
         """The true outcome of the move (flipped when injected)."""
         truth = subtask_truth(self._env, str(fields.get("source", "")),
                               str(fields.get("destination", "")), fields.get("place_point"))
-        verdict = truth != self._oracle._wrong("reflector")
+        verdict = truth != self._oracle.wrong("reflector")
         return {"task_complete": verdict, "confidence": 0.9,
                 "verification_result": f"the {fields.get('source')} is "
                 f"{'' if verdict else 'not '}at the {fields.get('destination')}"}

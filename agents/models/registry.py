@@ -3,7 +3,8 @@
 Spec forms:
 
 * ``sim-oracle`` or ``sim-oracle?checker=0.1&detector=0.15&seed=3`` — the privileged
-  offline oracle, with per-module error rates in [0, 1] (keys from :data:`MODULES`, or for
+  offline oracle, with per-module error rates in [0, 1] (keys from
+  :func:`~agentic_env.agents.models.modules.module_names`, or for
   tool-calling agents the error kinds of
   :data:`~agentic_env.agents.models.tool_oracle.TOOL_ERRORS`) and a seed. It reads the
   simulator, so the caller builds it (``oracle_factory``).
@@ -23,8 +24,9 @@ from types import MappingProxyType
 from typing import Any, Literal
 from urllib.parse import parse_qsl
 
-from agentic_env.agents.models.base import MODULES, PLANNER_ERRORS, Backend
+from agentic_env.agents.models.base import PLANNER_ERRORS, Backend
 from agentic_env.agents.models.litellm_backend import LiteLLMBackend
+from agentic_env.agents.models.modules import check_modules, module_names
 from agentic_env.agents.models.replay import RecordingBackend, ReplayBackend
 from agentic_env.agents.models.tool_oracle import TOOL_ERRORS
 from agentic_env.errors import InvalidConfigError
@@ -56,7 +58,7 @@ class ModelSpec:
             values converted to their types).
         cassette_dir: cassette folder (``replay`` and ``record``), else ``None``.
         error_rates: sim-oracle probability in [0, 1] that a module's answer is corrupted,
-            per module of :data:`MODULES` (modules not named: 0).
+            per module (:func:`module_names`; modules not named: 0).
         seed: sim-oracle seed of the error injection.
     """
 
@@ -96,10 +98,10 @@ def _parse_oracle(text: str, pairs: list[tuple[str, str]]) -> ModelSpec:
                     f"model spec {text!r}: seed must be an integer, got {value!r}"
                 ) from exc
             continue
-        if key not in MODULES and key not in TOOL_ERRORS and key not in PLANNER_ERRORS:
+        if key not in module_names() and key not in TOOL_ERRORS and key not in PLANNER_ERRORS:
             raise InvalidConfigError(
                 f"model spec {text!r}: unknown option {key!r}; the sim-oracle takes error "
-                f"rates for the modules {', '.join(MODULES)}, for the tool-calling error "
+                f"rates for the modules {', '.join(module_names())}, for the tool-calling error "
                 f"kinds {', '.join(TOOL_ERRORS)}, for the planner error kinds "
                 f"{', '.join(PLANNER_ERRORS)}, and 'seed'"
             )
@@ -198,10 +200,7 @@ def parse_module_map(text: str) -> dict[str, str]:
             raise InvalidConfigError(
                 f"module assignment {item!r} must be 'module=model', e.g. 'parser=gemini/x'"
             )
-        if module not in MODULES:
-            raise InvalidConfigError(
-                f"unknown module {module!r} in {text!r}; modules are {', '.join(MODULES)}"
-            )
+        check_modules([module], f"module in {text!r}:")
         if module in result:
             raise InvalidConfigError(f"module {module!r} is assigned twice in {text!r}")
         parse_model_spec(spec)
@@ -214,7 +213,7 @@ class ModelRouter:
 
     Args:
         default: answers every module without its own backend.
-        per_module: backends for some modules (keys from :data:`MODULES`).
+        per_module: backends for some modules (keys from :func:`module_names`).
 
     Raises:
         InvalidConfigError: a key of ``per_module`` is not a module.
@@ -222,11 +221,7 @@ class ModelRouter:
 
     def __init__(self, default: Backend, per_module: Mapping[str, Backend] | None = None) -> None:
         per_module = dict(per_module or {})
-        unknown = sorted(set(per_module) - set(MODULES))
-        if unknown:
-            raise InvalidConfigError(
-                f"unknown modules {', '.join(unknown)}; modules are {', '.join(MODULES)}"
-            )
+        check_modules(per_module)
         self.default = default
         self.per_module = per_module
 
@@ -234,15 +229,14 @@ class ModelRouter:
         """The backend answering ``module``.
 
         Raises:
-            InvalidConfigError: ``module`` is not one of :data:`MODULES`.
+            InvalidConfigError: ``module`` is not a module (:func:`module_names`).
         """
-        if module not in MODULES:
-            raise InvalidConfigError(f"unknown module {module!r}; modules are {', '.join(MODULES)}")
+        check_modules([module])
         return self.per_module.get(module, self.default)
 
     def names(self) -> dict[str, str]:
         """Backend name per module, for summaries and traces."""
-        return {module: self.backend_for(module).name for module in MODULES}
+        return {module: self.backend_for(module).name for module in module_names()}
 
 
 OracleFactory = Callable[[ModelSpec], Backend]
@@ -306,11 +300,7 @@ def build_backends(
         MissingAPIKeyError: a litellm model's provider key is not set.
     """
     modules = dict(modules or {})
-    unknown = sorted(set(modules) - set(MODULES))
-    if unknown:
-        raise InvalidConfigError(
-            f"unknown modules {', '.join(unknown)}; modules are {', '.join(MODULES)}"
-        )
+    check_modules(modules)
     built: dict[str, Backend] = {}
 
     def backend(text: str) -> Backend:
