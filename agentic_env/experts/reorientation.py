@@ -17,37 +17,19 @@ import mujoco
 import numpy as np
 
 from agentic_env.contract.actions import pick, place
-from agentic_env.contract.spaces import Workspace
 from agentic_env.contract.workcell import ROBOT_PREFIX
-from agentic_env.errors import InvalidConfigError, MotionPlanningError
+from agentic_env.errors import InvalidConfigError
 from agentic_env.experts.closed_loop import closed_loop_actions
-from agentic_env.geometry.rotations import rotation_between, rotation_z, unit
+from agentic_env.geometry.rotations import unit
 from agentic_env.pddl.planning import PlanStep
-from agentic_env.primitives.paths import approach_via
-from agentic_env.primitives.types import PrimitiveConfig
-from agentic_env.robot.constants import GRIPPER_PREFIX, TCP_SITE, TCP_TO_FINGERTIP
-from agentic_env.robot.kinematics import ArmKinematics
+from agentic_env.primitives.turning import ReachCheck, grasp_poses, place_rotations
+from agentic_env.robot.constants import GRIPPER_PREFIX, TCP_SITE
 from agentic_env.robot.model import RobotIndices
-from agentic_env.robot.motion import MotionLimits, plan_through
-from agentic_env.robot.reorienting import (
-    goal_axis,
-    handle_direction,
-    leaning_pose,
-    needs_turn,
-    turned_rotations,
-)
+from agentic_env.robot.reorienting import needs_turn
 from agentic_env.sim.state import SceneState, body_box, lowest_offset, rotation_quat
 
 if TYPE_CHECKING:
     from agentic_env.tasks.reorientation.task import Item, ReorientationTask
-
-#: Primitive defaults the expert plans with (see :class:`agentic_env.primitives.types
-#: .PrimitiveConfig`): lift height and approach distance, metres.
-_LIFT_HEIGHT = 0.12
-_APPROACH = 0.1
-#: Half width of the finger pads across the closing axis, metres.
-_PAD_HALF_WIDTH = 0.01
-
 
 
 class ReorientationExpert:
@@ -56,12 +38,12 @@ class ReorientationExpert:
 
     def __init__(self, task: ReorientationTask) -> None:
         self.task = task
-        self._kinematics: ArmKinematics | None = None
+        self._reach_check: ReachCheck | None = None
         self._sweep: _SweepChecker | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        state["_kinematics"] = None
+        state["_reach_check"] = None
         state["_sweep"] = None
         return state
 
@@ -110,19 +92,12 @@ class ReorientationExpert:
             position[2] = body_box(scene, name).high[2] - cfg.top_grasp_depth
             outward = unit(np.array([centre[0], centre[1], 0.0]))
             leans = sorted([along, -along], key=lambda lean: -float(lean @ outward))
-        tilts = cfg.grasp_tilts if turning else (0.0,)
         q = self._joint_positions(scene)
-        chosen = None
-        for tilt in np.radians(tilts):
-            for lean in leans:
-                pose = leaning_pose(position, lean, float(tilt))
-                pose[2, 3] = max(pose[2, 3], low + TCP_TO_FINGERTIP * np.cos(tilt)
-                                 + _PAD_HALF_WIDTH * np.sin(tilt) + 0.008)
-                if chosen is None:
-                    chosen = pose
-                if not turning or self._pick_feasible(q, pose):
-                    return pick(pose, width=width)
-        return pick(chosen, width=width)
+        poses = grasp_poses(position, leans, cfg.grasp_tilts if turning else (0.0,), low)
+        for pose in poses:
+            if not turning or self._reach().pick(q, pose):
+                return pick(pose, width=width)
+        return pick(poses[0], width=width)
 
     def _half_extents(self, item: Item) -> np.ndarray:
         cfg = self.task.config
@@ -138,21 +113,11 @@ class ReorientationExpert:
         # the object in the hand: its rotation and position in the tool frame
         in_hand_rot = tcp_rot.T @ obj_rot
         in_hand_pos = tcp_rot.T @ (obj_pos - tcp_pos)
-        axis = obj_rot[:, 2]
         spot = obj_pos[:2].copy()
-        if not needs_turn(axis, pose):
-            rotation = tcp_rot
-            wanted_axis = goal_axis(axis, pose)
-            if wanted_axis is not None:
-                rotation = rotation_between(axis, wanted_axis) @ rotation
-            if pose.startswith("handle-"):
-                handle = (rotation @ in_hand_rot)[:2, 0]
-                wanted = handle_direction(pose.removeprefix("handle-"), spot)
-                turn = np.arctan2(wanted[1], wanted[0]) - np.arctan2(handle[1], handle[0])
-                rotation = rotation_z(float(turn)) @ rotation
-            return place(self._tcp_target(scene, name, rotation, in_hand_rot, in_hand_pos,
+        candidates = place_rotations(tcp_rot, in_hand_rot, pose, spot)
+        if not needs_turn(obj_rot[:, 2], pose):
+            return place(self._tcp_target(scene, name, candidates[0], in_hand_rot, in_hand_pos,
                                           spot))
-        candidates = turned_rotations(tcp_rot, in_hand_rot[:, 2], pose, spot)
         q = self._joint_positions(scene)
         for rotation in candidates:
             target = self._tcp_target(scene, name, rotation, in_hand_rot, in_hand_pos, spot)
@@ -187,38 +152,16 @@ class ReorientationExpert:
             self._sweep = _SweepChecker(scene.model)
         return self._sweep
 
-    def _plan(self, q: np.ndarray, via: list[np.ndarray]) -> np.ndarray | None:
-        """Joint waypoints of straight TCP segments through ``via`` from joints ``q`` (as the
-        primitives plan them), or ``None`` if a segment cannot be planned."""
-        if not all(Workspace().contains(pose[:3, 3]) for pose in via[-2:]):
-            return None
-        try:
-            return plan_through(self._arm(), q, via, MotionLimits())
-        except MotionPlanningError:
-            return None
-
-    def _transit(self, q: np.ndarray, target: np.ndarray, approach: float) -> list[np.ndarray]:
-        """The via poses of a pick or place at ``target``: rise to the transit height, cross
-        to above the pre-pose ``approach`` back along the tool z axis, descend, approach."""
-        return approach_via(self._arm().forward(q), target, approach,
-                            PrimitiveConfig().transit_height)
-
-    def _arm(self) -> ArmKinematics:
-        if self._kinematics is None:
-            self._kinematics = ArmKinematics()
-        return self._kinematics
-
-    def _pick_feasible(self, q: np.ndarray, grasp: np.ndarray) -> bool:
-        """Whether the pick primitive can plan its path to ``grasp`` and its lift."""
-        lifted = grasp.copy()
-        lifted[2, 3] += _LIFT_HEIGHT
-        return self._plan(q, [*self._transit(q, grasp, _APPROACH), lifted]) is not None
+    def _reach(self) -> ReachCheck:
+        if self._reach_check is None:
+            self._reach_check = ReachCheck()
+        return self._reach_check
 
     def _place_feasible(self, scene: SceneState, name: str, q: np.ndarray, target: np.ndarray,
                         in_hand_rot: np.ndarray, in_hand_pos: np.ndarray) -> bool:
         """Whether the place primitive can plan its path to ``target`` and the hand with the
         held object keeps clear of the arm, the table and the other objects along it."""
-        waypoints = self._plan(q, self._transit(q, target, _APPROACH))
+        waypoints = self._reach().place(q, target)
         if waypoints is None:
             return False
         return self._checker(scene).clear(scene, name, waypoints, in_hand_rot, in_hand_pos)

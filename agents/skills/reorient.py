@@ -7,7 +7,8 @@ purpose: a box around the object (its *axis* is the box's z, from base to top), 
 a lying object is its base (the wider end: a bottle's neck is narrower), and for an upright
 object with a handle, where the handle points (the box's x).
 
-The strategy follows the geometry of :mod:`agentic_env.robot.reorienting`: a pose that needs a
+The strategy is the turning planner of :mod:`agentic_env.primitives.turning`, which the
+scripted expert uses too: a pose that needs a
 turn of about 90 deg is split between a pick with the tool leaning 45 deg (35, 55, 25, 65,
 15 deg if that cannot be planned) and a place leaning the other way; a turn about the
 vertical (a mug's handle) is done by the wrist between a top-down pick and place.
@@ -20,23 +21,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from agentic_env.contract.spaces import Workspace
-from agentic_env.errors import MotionPlanningError
-from agentic_env.geometry.rotations import rotation_between, rotation_z, unit
-from agentic_env.primitives.paths import approach_via
-from agentic_env.primitives.types import PrimitiveConfig
-from agentic_env.robot.constants import TCP_TO_FINGERTIP
-from agentic_env.robot.kinematics import ArmKinematics
-from agentic_env.robot.motion import MotionLimits, plan_through
-from agentic_env.robot.reorienting import (
-    goal_axis,
-    handle_direction,
-    leaning_pose,
-    needs_turn,
-    turned_rotations,
+from agentic_env.geometry.rotations import unit
+from agentic_env.primitives.turning import (
+    GRASP_TILTS,
+    ReachCheck,
+    grasp_poses,
+    place_rotations,
 )
+from agentic_env.primitives.types import PrimitiveConfig
+from agentic_env.robot.kinematics import ArmKinematics
+from agentic_env.robot.reorienting import needs_turn
 
-#: Tool tilts (degrees from straight down) tried for a pick that turns the object, best first.
-GRASP_TILTS: tuple[float, ...] = (45.0, 35.0, 55.0, 25.0, 65.0, 15.0)
 #: Where a lying object is grasped: this fraction of its length from its base (a bottle's
 #: upper body, below the shoulder).
 LYING_GRASP_FRACTION = 0.56
@@ -50,9 +45,6 @@ LYING_RATIO = 1.2
 HANDLE_MARGIN = 0.008
 #: Fewest handle points for a handle to count.
 HANDLE_POINTS = 8
-#: Half width (m) of the finger pads across the closing axis (keeps a tilted pad off the
-#: table).
-PAD_HALF_WIDTH = 0.01
 
 
 @dataclass(frozen=True)
@@ -162,14 +154,14 @@ class TurningGrasp:
 
 class Reorienter:
     """Grasps and places that turn an estimated object into a goal pose, checked against
-    the arm's reach with its kinematic model (as the primitives plan: straight TCP segments
-    via the transit height and an approach along the tool's z axis)."""
+    the arm's reach with its kinematic model (the turning planner the scripted expert uses,
+    :mod:`agentic_env.primitives.turning`)."""
 
     def __init__(self, workspace: Workspace, config: PrimitiveConfig | None = None,
                  kinematics: ArmKinematics | None = None) -> None:
         self.workspace = workspace
         self.config = config or PrimitiveConfig()
-        self._kinematics = kinematics or ArmKinematics()
+        self._reach = ReachCheck(workspace, self.config, kinematics)
 
     def grasps(self, estimate: ObjectEstimate, goal: str, q: np.ndarray) -> list[TurningGrasp]:
         """Grasps of the object for the ``goal`` pose, reachable from joints ``q`` first
@@ -189,18 +181,10 @@ class Reorienter:
             width = 2.0 * half[1]
             outward = unit(np.array([centre[0], centre[1], 0.0]))
             leans = sorted([along, -along], key=lambda lean: -float(lean @ outward))
-        tilts = GRASP_TILTS if turning else (0.0,)
         reachable, rest = [], []
-        for tilt in np.radians(tilts):
-            for lean in leans:
-                pose = leaning_pose(position, lean, float(tilt))
-                pose[2, 3] = max(pose[2, 3], TCP_TO_FINGERTIP * np.cos(tilt)
-                                 + PAD_HALF_WIDTH * np.sin(tilt) + 0.008)
-                grasp = TurningGrasp(pose, float(width))
-                lifted = pose.copy()
-                lifted[2, 3] += self.config.lift_height
-                feasible = self._plannable(q, [*self._via(q, pose), lifted])
-                (reachable if feasible else rest).append(grasp)
+        for pose in grasp_poses(position, leans, GRASP_TILTS if turning else (0.0,)):
+            (reachable if self._reach.pick(q, pose) else rest).append(
+                TurningGrasp(pose, float(width)))
         return reachable + rest
 
     def places(self, estimate: ObjectEstimate, grasp: np.ndarray, tcp_now: np.ndarray,
@@ -216,26 +200,11 @@ class Reorienter:
             q: joints now, rad.
         """
         in_hand = np.linalg.inv(grasp) @ estimate.pose  # the object in the tool frame
-        tcp_rot = tcp_now[:3, :3]
-        axis = tcp_rot @ in_hand[:3, 2]
         spot = estimate.pose[:2, 3]
-        if needs_turn(axis, goal):
-            rotations = turned_rotations(tcp_rot, in_hand[:3, 2], goal, spot)
-        else:
-            rotation = tcp_rot
-            wanted = goal_axis(axis, goal)
-            if wanted is not None:
-                rotation = rotation_between(axis, wanted) @ rotation
-            if goal.startswith("handle-"):
-                handle = (rotation @ in_hand[:3, :3])[:2, 0]
-                target = handle_direction(goal.removeprefix("handle-"), spot)
-                turn = np.arctan2(target[1], target[0]) - np.arctan2(handle[1], handle[0])
-                rotation = rotation_z(float(turn)) @ rotation
-            rotations = [rotation]
         reachable, rest = [], []
-        for rotation in rotations:
+        for rotation in place_rotations(tcp_now[:3, :3], in_hand[:3, :3], goal, spot):
             pose = self._resting(estimate, in_hand, rotation, spot)
-            if len(reachable) < limit and self._plannable(q, self._via(q, pose)):
+            if len(reachable) < limit and self._reach.place(q, pose) is not None:
                 reachable.append(pose)
             else:
                 rest.append(pose)
@@ -253,18 +222,3 @@ class Reorienter:
         pose[:3, :3] = tcp_rotation
         pose[:3, 3] = centre - tcp_rotation @ in_hand[:3, 3]
         return pose
-
-    def _via(self, q: np.ndarray, target: np.ndarray) -> list[np.ndarray]:
-        return approach_via(self._kinematics.forward(q), target,
-                            self.config.approach_distance, self.config.transit_height)
-
-    def _plannable(self, q: np.ndarray, via: list[np.ndarray]) -> bool:
-        """Whether straight TCP segments through ``via`` plan from joints ``q``, the last two
-        poses inside the workspace."""
-        if not all(self.workspace.contains(pose[:3, 3]) for pose in via[-2:]):
-            return False
-        try:
-            plan_through(self._kinematics, q, via, MotionLimits())
-        except MotionPlanningError:
-            return False
-        return True

@@ -19,6 +19,7 @@ from agentic_env.errors import InvalidConfigError
 from agentic_env.experts.reorientation import ReorientationExpert
 from agentic_env.geometry.rotations import rotation_z
 from agentic_env.pddl.planning import PlanStep
+from agentic_env.primitives.turning import GRASP_TILTS
 from agentic_env.robot.reorienting import (
     handle_direction,
 )
@@ -94,7 +95,7 @@ class ReorientationConfig:
     release_gap: float = 0.005
     top_grasp_depth: float = 0.025
     bottle_grasp_height: float = 0.115
-    grasp_tilts: tuple[float, ...] = (45.0, 35.0, 55.0, 25.0, 65.0, 15.0)
+    grasp_tilts: tuple[float, ...] = GRASP_TILTS
     tolerances: PoseTolerances = field(default_factory=PoseTolerances)
 
 
