@@ -5,8 +5,8 @@ Decomposer (once per episode: instruction + first shoulder image -> ordered move
 Descriptor (memory of the initial scene) -> for each move: Localizer -> Thinker -> Actor, then
 the Reflector judges the move from the Actor's report and before/after images; on a
 "not complete" verdict the same move is tried again (Localizer -> Thinker -> Actor, the
-decomposition is not redone) up to ``max_retries`` times, then the agent moves on or stops
-(``on_exhausted``).
+decomposition is not redone; the arm first goes home, out of the shoulder camera's view) up
+to ``max_retries`` times, then the agent moves on or stops (``on_exhausted``).
 
 Ablations (agent options): ``reflector: false`` runs each move once and trusts the Actor
 (the paper's "w/o Reflector"); ``single_agent: true`` makes one model call that plans every
@@ -38,6 +38,8 @@ from agentic_env.agents.mallvi.roles import Move, RoleAnswerError
 from agentic_env.agents.mallvi.single import run_single_agent
 from agentic_env.agents.models.base import BudgetExceededError
 from agentic_env.agents.models.context import ModuleContext, ModuleFailedError
+from agentic_env.agents.skills.scene import at_home
+from agentic_env.contract.actions import home
 from agentic_env.contract.spaces import PRIMITIVES
 from agentic_env.errors import InvalidConfigError
 
@@ -214,6 +216,8 @@ class MallviAgent:
         """Run ``move`` until the Reflector accepts it or its retries run out."""
         cfg = self.config
         for attempt in range(cfg.max_retries + 1):
+            if attempt and not at_home(self.obs):  # look again with the arm out of the view
+                self.act(home(), f"clear the view to retry {move}")
             before = self.obs
             self.event("subtask", index=index, subtask=str(move), attempt=attempt + 1)
             report = runner.run(move, memory)
