@@ -103,3 +103,7 @@ def test_a_whole_episode_succeeds_with_the_perfect_oracle(task: str) -> None:
     assert result.success, result.failure_detail
     assert {c.module for c in result.calls} >= {"decomposer", "localizer", "thinker",
                                                  "reflector"}
+    # every Reflector verdict is stored with the simulator's truth of its move
+    verdicts = [(c.verdict, c.truth) for c in result.calls if c.module == "reflector"]
+    assert len(verdicts) >= 2 and all(v == t and t is not None for v, t in verdicts)
+    assert all(c.truth is None for c in result.calls if c.module != "reflector")
