@@ -78,8 +78,8 @@ class MoveRunner:
         self.io, self.ctx, self.rng = io, ctx, rng
         self._search_moves = search_moves
         self.held: grounding.HeldObject | None = None
-        #: Where the last pick took its object from: top centre (x, y), m.
-        self.picked_at = np.zeros(2)
+        #: The TCP pose (4x4) that picked what the hand holds (``None`` for a turning pick).
+        self.grasp: np.ndarray | None = None
         self._reorienter: Reorienter | None = None
 
     def detector(self, obs: Mapping[str, np.ndarray], camera: str, name: str,
@@ -135,7 +135,6 @@ class MoveRunner:
         target = self._locate(move.source)
         if isinstance(target, str):
             return ActorReport(False, f"pick of {move.source}: {target}", "localizer")
-        self.picked_at = grounding.top_of(target.cloud)[0]
         candidates, _slab, scene = plan_grasps(self.io, target, yaw, self.rng)
         shown = candidates[:CANDIDATES_SHOWN]
         choice = roles.think_pick(self.ctx, self.io.obs, move, [
@@ -152,7 +151,7 @@ class MoveRunner:
                 break
         if not result.ok:
             return ActorReport(False, result.render(), "execution")
-        self.held = result.data["held"]
+        self.held, self.grasp = result.data["held"], result.data["grasp"]
         return None
 
     def _place(self, move: Move, memory: SceneMemory) -> ActorReport:
@@ -261,7 +260,7 @@ class MoveRunner:
             blame = "thinker" if picked.data.get("rejected") and not picked.data.get(
                 "failures") else "execution"
             return ActorReport(False, picked.render(), blame)
-        self.held = picked.data["held"]
+        self.held, self.grasp = picked.data["held"], None
         placed = turn.place_turned(self.io, picked.data["grip"], move.pose, self.reorienter,
                                    str(move))
         self._after_place(placed)
@@ -270,15 +269,14 @@ class MoveRunner:
 
     def _yaw_turn(self, move: Move) -> ActorReport:
         """Turn the source ``move.rotation_deg`` about the vertical (clockwise from above)
-        where it stands: the Thinker's pick, then a place at the same spot, wrist turned."""
-        if self.held is None or self.held.name != move.source:
+        where it stands: the Thinker's pick, then the turned place on the same spot."""
+        if self.held is None or self.held.name != move.source or self.grasp is None:
             report = self._pick(move)
             if report is not None:
                 return report
-        assert self.held is not None
-        yaw = grounding.tcp_yaw(self.io.obs["tcp_pose"]) - np.radians(move.rotation_deg)
-        result = place_at(self.io, self.held, position=self.picked_at,
-                          yaw=grounding.wrap_angle(yaw), why=str(move))
+        assert self.held is not None and self.grasp is not None
+        result = turn.place_turned_in_place(self.io, self.held, self.grasp,
+                                            -np.radians(move.rotation_deg), str(move))
         self._after_place(result)
         return ActorReport(result.ok, f"{result.code.value}: {result.message}",
                            None if result.ok else "execution")
@@ -298,7 +296,7 @@ class MoveRunner:
     def _after_place(self, result: SkillResult) -> None:
         width = float(np.asarray(self.io.obs["gripper_width"]).ravel()[0])
         if result.ok or width >= HOLDING_WIDTH:
-            self.held = None
+            self.held, self.grasp = None, None
 
     def state(self) -> dict[str, Any]:
         """What the hand holds, for the trace."""

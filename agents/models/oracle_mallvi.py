@@ -36,6 +36,8 @@ MEMORY_PREFIX = "memory:"
 POINT_TOLERANCE = 0.04
 #: Destinations of a drawer move (``move(top-drawer, open)``) and the fact each one means.
 DRAWER_FACTS = {"open": "drawer-open", "closed": "drawer-closed"}
+#: Facts ``<relation> <object> ...`` that say an object rests somewhere (not held).
+RESTING_RELATIONS = ("on-table", "on-top-of", "in", "in-drawer", "in-slot", "in-pose")
 #: Rotation (degrees) a Decomposer move names for a turn that tips the object over.
 TIP_OVER_DEG = 90.0
 
@@ -59,7 +61,8 @@ def subtask_truth(env: SimEnv, source: str, destination: str,
 
     A drawer move (destination ``open`` / ``closed``) holds when the drawer is so; a turn
     (destination ``source``) when the source rests in ``pose``, or, turned about the
-    vertical without a pose, on the table.
+    vertical without a pose, when it rests anywhere (its first yaw is not known here, so
+    the angle is not checked).
 
     Args:
         point: (x, y) base frame, m: where a ``memory:`` destination put the source.
@@ -69,7 +72,10 @@ def subtask_truth(env: SimEnv, source: str, destination: str,
     if destination in DRAWER_FACTS:
         return f"{DRAWER_FACTS[destination]} {source}" in facts
     if destination == source:
-        return (f"in-pose {source} {pose}" if pose else f"on-table {source}") in facts
+        if pose:
+            return f"in-pose {source} {pose}" in facts
+        return any(f.split()[:2] == [relation, source] for f in facts
+                   for relation in RESTING_RELATIONS)
     if destination.startswith(MEMORY_PREFIX) or destination == "table":
         on_table = f"on-table {source}" in facts
         if point is None or not destination.startswith(MEMORY_PREFIX):
