@@ -199,7 +199,8 @@ class MallviAgent:
             raise StopEpisodeError("decomposer", str(exc)) from exc
         self.event("decomposition", subtasks=[str(m) for m in moves], reasoning=reasoning)
         runner = MoveRunner(self, self.ctx, self.rng, self.search_moves)
-        names = [n for m in moves for n in (m.source, m.destination)]
+        names = [n for m in moves for n in (m.source, m.destination)
+                 if n not in roles.DRAWER_STATES]
         try:
             memory = SceneMemory.record(self, runner.detector, names)
         except ModuleFailedError as exc:  # no memory: the moves that need it fail alone
