@@ -44,7 +44,10 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
     denominator = 1.0 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # all or none: the bound is exactly 1 (0); rounding would leave it 1e-16 inside
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return low, high
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,9 @@ def test_wilson_interval_edge_cases():
     assert metrics.wilson_interval(0, 0) == (0.0, 1.0)
     with pytest.raises(ValueError, match="successes"):
         metrics.wilson_interval(4, 3)
+    for n in (10, 13):  # all or none: exact bounds (error bars never go negative)
+        assert metrics.wilson_interval(n, n)[1] == 1.0
+        assert metrics.wilson_interval(0, n)[0] == 0.0
 
 
 def test_group_stats_counts_means_and_std():
