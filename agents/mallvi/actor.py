@@ -31,11 +31,12 @@ from agentic_env.agents.perception import (
 )
 from agentic_env.agents.skills import SkillCode, SkillIO, SkillResult, grounding, locate, turn
 from agentic_env.agents.skills.drawers import close_drawer, handle_pose, open_drawer, outward_yaw
-from agentic_env.agents.skills.locate import Target, wrist_point
+from agentic_env.agents.skills.locate import LOOK_HEIGHT, Target, wrist_look_pose, wrist_point
 from agentic_env.agents.skills.pick import Grasp, execute_grasp, plan_grasps
 from agentic_env.agents.skills.place import place_at, place_in, place_on
 from agentic_env.agents.skills.reorient import Reorienter
 from agentic_env.agents.skills.scene import SceneView, kinematics
+from agentic_env.contract.actions import move_to
 
 #: Grasp candidates shown to the Thinker.
 CANDIDATES_SHOWN = 5
@@ -136,6 +137,11 @@ class MoveRunner:
         if isinstance(target, str):
             return ActorReport(False, f"pick of {move.source}: {target}", "localizer")
         candidates, _slab, scene = plan_grasps(self.io, target, yaw, self.rng)
+        if not candidates:  # nothing graspable in that view: look straight down with the wrist
+            closer = self._wrist_view(target)
+            if closer is not None:
+                target = closer
+                candidates, _slab, scene = plan_grasps(self.io, target, yaw, self.rng)
         shown = candidates[:CANDIDATES_SHOWN]
         choice = roles.think_pick(self.ctx, self.io.obs, move, [
             {"pose": c.pose, "width": c.width, "score": c.score} for c in shown])
@@ -153,6 +159,17 @@ class MoveRunner:
             return ActorReport(False, result.render(), "execution")
         self.held, self.grasp = result.data["held"], result.data["grasp"]
         return None
+
+    def _wrist_view(self, target: Target) -> Target | None:
+        """``target`` located again by the wrist camera from straight above it (``None``
+        when the arm cannot get there or the wrist camera does not find it)."""
+        centre, top = grounding.top_of(target.cloud)
+        look = wrist_look_pose(self.io.obs, np.array([*centre, top + LOOK_HEIGHT]),
+                               camera_over=False)
+        if not self.io.act(move_to(look), f"wrist view of {target.name}").get("ok"):
+            return None
+        found = locate(self.io, self.detector, target.name, camera="wrist")
+        return found.data["target"] if found.ok else None
 
     def _place(self, move: Move, memory: SceneMemory) -> ActorReport:
         """Set the held source down at ``move``'s destination."""
