@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS calls (
     episode_key TEXT NOT NULL REFERENCES episodes(key),
     seq INTEGER NOT NULL, module TEXT NOT NULL, model TEXT NOT NULL, latency_s REAL,
     input_tokens INTEGER, output_tokens INTEGER, cost_usd REAL, attempts INTEGER,
-    verdict TEXT, error TEXT,
+    verdict TEXT, error TEXT, truth TEXT,
     UNIQUE (episode_key, seq)
 );
 CREATE INDEX IF NOT EXISTS calls_episode ON calls(episode_key);
@@ -128,6 +128,9 @@ class ResultStore:
             self._conn.execute("ALTER TABLE episodes ADD COLUMN judge_score REAL")
         if "intervention_json" not in columns:  # written before the intervention trials
             self._conn.execute("ALTER TABLE episodes ADD COLUMN intervention_json TEXT")
+        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(calls)")}
+        if "truth" not in columns:  # a database written before calls were scored
+            self._conn.execute("ALTER TABLE calls ADD COLUMN truth TEXT")
 
     def close(self) -> None:
         """Close the connection."""
@@ -190,10 +193,10 @@ class ResultStore:
             if inserted:
                 self._conn.executemany(
                     "INSERT INTO calls (episode_key, seq, module, model, latency_s, input_tokens,"
-                    " output_tokens, cost_usd, attempts, verdict, error)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " output_tokens, cost_usd, attempts, verdict, error, truth)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [(finished.key, i, c.module, c.model, c.latency_s, c.input_tokens,
-                      c.output_tokens, c.cost_usd, c.attempts, c.verdict, c.error)
+                      c.output_tokens, c.cost_usd, c.attempts, c.verdict, c.error, c.truth)
                      for i, c in enumerate(result.calls)])
         return bool(inserted)
 

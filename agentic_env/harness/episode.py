@@ -138,8 +138,12 @@ class ModuleCall:
         cost_usd: price, ``None`` when unknown.
         attempts: answers requested (retries on malformed output included).
         verdict: the module's decision in one word where it has one (``"true"``/``"false"``
-            for checkers, ``"EXECUTE_GRASP"``/``"REJECT_GRASP"``...), else ``None``.
+            for checkers and MALLVI's Reflector, ``"EXECUTE_GRASP"``/``"REJECT_GRASP"``...),
+            else ``None``.
         error: why the call failed, ``None`` on success.
+        truth: the simulator's answer to what the call judged, in the verdict's words, where
+            the harness scores it (the Reflector's ``"true"``/``"false"``: the move holds;
+            see :mod:`agentic_env.harness.call_truth`), else ``None``.
     """
 
     module: str
@@ -151,6 +155,7 @@ class ModuleCall:
     attempts: int
     verdict: str | None = None
     error: str | None = None
+    truth: str | None = None
 
 
 @dataclass(frozen=True)

@@ -44,7 +44,10 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
     denominator = 1.0 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # all or none: the bound is exactly 1 (0); rounding would leave it 1e-16 inside
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return low, high
 
 
 @dataclass(frozen=True)
@@ -300,4 +303,57 @@ def module_table(instances: Iterable[Row]) -> list[ModuleScore]:
             mean_latency_s=statistics.fmean(float(r["latency_s"] or 0.0) for r in members),
             mean_tokens=statistics.fmean(
                 int(r["input_tokens"] or 0) + int(r["output_tokens"] or 0) for r in members)))
+    return out
+
+
+@dataclass(frozen=True)
+class VerdictScore:
+    """A judging module's verdicts against the simulator's truth in one group ("true" is
+    the positive class: for MALLVI's Reflector, "the move is complete").
+
+    Attributes:
+        module: the judging module.
+        group: the values of the grouping columns, in order.
+        n: scored verdicts.
+        tp / fp / fn / tn: true "true", false "true" (a failed move waved through: the
+            dangerous error), false "false" (a needless retry), true "false".
+        precision / recall / false_positive_rate: tp/(tp+fp), tp/(tp+fn), fp/(fp+tn);
+            ``None`` where the denominator is 0.
+    """
+
+    module: str
+    group: tuple[Any, ...]
+    n: int
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+    precision: float | None
+    recall: float | None
+    false_positive_rate: float | None
+
+
+def verdict_scores(calls: Iterable[Row], episodes: Iterable[Row],
+                   by: Sequence[str] = ("task", "model")) -> list[VerdictScore]:
+    """Per module and group of episode columns ``by``: the verdicts of the calls that carry
+    a truth (``calls.truth``) scored against it, sorted."""
+    owners = {e["key"]: e for e in episodes}
+    groups: dict[tuple[Any, ...], list[Row]] = defaultdict(list)
+    for call in calls:
+        episode = owners.get(call["episode_key"])
+        if call.get("truth") is None or call["verdict"] is None or episode is None:
+            continue
+        groups[(call["module"], *(episode[c] for c in by))].append(call)
+
+    def rate(num: int, den: int) -> float | None:
+        return None if den == 0 else num / den
+
+    out = []
+    for key, members in sorted(groups.items(), key=lambda item: str(item[0])):
+        pairs = Counter((c["verdict"] == "true", c["truth"] == "true") for c in members)
+        tp, fp = pairs[(True, True)], pairs[(True, False)]
+        fn, tn = pairs[(False, True)], pairs[(False, False)]
+        out.append(VerdictScore(module=key[0], group=key[1:], n=len(members), tp=tp, fp=fp,
+                                fn=fn, tn=tn, precision=rate(tp, tp + fp),
+                                recall=rate(tp, tp + fn), false_positive_rate=rate(fp, fp + tn)))
     return out

@@ -145,7 +145,8 @@ def build_blocks(episodes: Sequence[dict[str, Any]], calls: Sequence[dict[str, A
         blocks += _paper_section(paper, rows)
     if rows:
         blocks += _success_section(rows) + _failure_section(rows) + _ablation_section(rows)
-        blocks += _compounding_section(rows) + _intervention_section(rows)
+        blocks += _options_section(rows) + _compounding_section(rows)
+        blocks += _intervention_section(rows) + _verdict_section(calls, rows)
     if calls:
         blocks += _calls_section(calls)
     if instances:
@@ -283,6 +284,42 @@ def _intervention_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
         if group:
             blocks.append(Code(label, format_table(intervention_rows(group, repeats))))
     return blocks
+
+
+def _options_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
+    if len({r["agent_options"] for r in rows}) < 2:
+        return []
+    stats = metrics.group_stats(rows, ("task", "agent", "agent_options", "model"))
+    return [Heading("Agent-options ablation"),
+            Para("Each agent switch set (agent options; default = the agent as published) "
+                 "on the same tasks, models and seeds."),
+            Table(("task", "agent", "agent options", "model", "success [95 % CI]",
+                   "score ± std", "time s"),
+                  tuple((*map(str, s.group), _ci(s),
+                         f"{s.mean_score:.2f} ± {s.std_score:.2f}", f"{s.mean_wall_s:.1f}")
+                        for s in stats))]
+
+
+def _verdict_section(calls: Sequence[dict[str, Any]], rows: Sequence[dict[str, Any]]
+                     ) -> list[Block]:
+    scores = metrics.verdict_scores(calls, rows)
+    if not scores:
+        return []
+
+    def rate(value: float | None) -> str:
+        return "–" if value is None else _pct(value)
+
+    return [Heading("Judging modules against the simulator's truth"),
+            Para("Every verdict of a judging module (MALLVI's Reflector: is the move "
+                 "complete?) is compared with the simulator's truth at the moment it was "
+                 "given. Positive = \"complete\". A false positive waves a failed move "
+                 "through (the dangerous error: nothing retries it); a false negative costs "
+                 "a needless retry. Precision = TP/(TP+FP), recall = TP/(TP+FN)."),
+            Table(("module", "task", "model", "verdicts", "TP", "FP", "FN", "TN",
+                   "precision", "recall", "false positive rate"),
+                  tuple((s.module, *map(str, s.group), str(s.n), str(s.tp), str(s.fp),
+                         str(s.fn), str(s.tn), rate(s.precision), rate(s.recall),
+                         rate(s.false_positive_rate)) for s in scores))]
 
 
 def _compounding_section(rows: Sequence[dict[str, Any]]) -> list[Block]:

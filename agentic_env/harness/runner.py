@@ -12,7 +12,7 @@ rubric in place of the simulator's score.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -34,6 +34,7 @@ from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.registry import ModelSpec, build_backends
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
+from agentic_env.harness.call_truth import call_truth
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
 from agentic_env.harness.interventions import kind_success, measure
 from agentic_env.harness.judging import ground_truth, judge_episode
@@ -134,14 +135,18 @@ def attribute_failure(report: AgentReport, success: bool, stopped: str = "",
 def episode_result(spec: EpisodeSpec, report: AgentReport, calls: list[CallRecord], *,
                    success: bool, progress: float, score: tuple[float, int, int, int],
                    goal_checker_error: bool, failure: tuple[str | None, str], wall_s: float,
-                   sim_s: float, trace_dir: str | None = None) -> EpisodeResult:
+                   sim_s: float, trace_dir: str | None = None,
+                   truths: Mapping[int, str] | None = None) -> EpisodeResult:
     """Assemble the result of an episode.
 
     Args:
         score: progress score, actions done, extra actions, actions required.
         failure: source and sentence (:func:`attribute_failure`).
         wall_s: wall time, seconds. sim_s: simulated (or robot) time, seconds.
+        truths: the simulator's truth of scored calls, by index in ``calls``
+            (:func:`~agentic_env.harness.call_truth.call_truth`).
     """
+    truths = truths or {}
     costs = [c.usage.cost_usd for c in calls]
     return EpisodeResult(
         spec=spec, success=success, progress=progress, score=score[0], n_done=score[1],
@@ -152,16 +157,18 @@ def episode_result(spec: EpisodeSpec, report: AgentReport, calls: list[CallRecor
         cost_usd=None if any(c is None for c in costs) and calls else float(
             sum(c or 0.0 for c in costs)),
         failure=failure[0], failure_detail=failure[1],
-        calls=tuple(call_summary(c) for c in calls), trace_dir=trace_dir)
+        calls=tuple(call_summary(c, truths.get(i)) for i, c in enumerate(calls)),
+        trace_dir=trace_dir)
 
 
-def call_summary(record: CallRecord) -> ModuleCall:
-    """One model call as the results database stores it."""
+def call_summary(record: CallRecord, truth: str | None = None) -> ModuleCall:
+    """One model call as the results database stores it (``truth``: see
+    :class:`ModuleCall`)."""
     usage = record.usage
     return ModuleCall(record.query.module, record.model, usage.latency_s, usage.input_tokens,
                       usage.output_tokens, usage.cost_usd,
                       record.reply.attempts if record.reply else len(record.raw_texts),
-                      call_verdict(record), record.error)
+                      call_verdict(record), record.error, truth)
 
 
 def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
@@ -187,9 +194,13 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
     start = time.perf_counter()
     env = SimEnv(task=spec.task, setting=spec.setting)
     calls: list[CallRecord] = []
+    truths: dict[int, str] = {}
     trace: EpisodeTrace | None = None
 
     def on_call(record: CallRecord) -> None:
+        truth = call_truth(env, record)  # on the state the call judged
+        if truth is not None:
+            truths[len(calls)] = truth
         calls.append(record)
         if trace is not None:
             trace.on_call(record)
@@ -218,7 +229,7 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
             report, stopped = run_agent(agent, robot, info["instruction"],
                                         TaskContext(load_domain(env.task.domain)))
         result = _score(spec, env, report, stopped, calls, time.perf_counter() - start,
-                        str(trace.folder) if trace else None, robot.actions)
+                        str(trace.folder) if trace else None, robot.actions, truths)
         result = replace(result, judge_score=judge_episode(spec, info["instruction"], truth,
                                                            report))
         if trace is not None:
@@ -243,7 +254,7 @@ def _start_trace(env: SimEnv, folder: Path, video: bool) -> EpisodeTrace:
 
 def _score(spec: EpisodeSpec, env: SimEnv, report: AgentReport, stopped: str,
            calls: list[CallRecord], wall_s: float, trace_dir: str | None,
-           motions: int) -> EpisodeResult:
+           motions: int, truths: Mapping[int, str]) -> EpisodeResult:
     evaluation = env.task.evaluate(env.scene_state)
     schedule = env.schedule
     expect = schedule.variant.expect if schedule.variant else "act"
@@ -259,7 +270,7 @@ def _score(spec: EpisodeSpec, env: SimEnv, report: AgentReport, stopped: str,
         spec, report, calls, success=success, progress=evaluation.progress,
         score=counts, goal_checker_error=goal_checker_error,
         failure=attribute_failure(report, success, stopped), wall_s=wall_s,
-        sim_s=float(env.data.time), trace_dir=trace_dir)
+        sim_s=float(env.data.time), trace_dir=trace_dir, truths=truths)
     if spec.kind == "task" and not schedule.runner.specs:
         return result
     return replace(result, intervention=measure(

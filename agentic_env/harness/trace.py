@@ -49,14 +49,16 @@ _TEXT_FIELDS = ("reasoning", "error", "detail", "message")
 
 
 def call_verdict(record: CallRecord) -> str | None:
-    """The decision of a model call in one word (``"true"``/``"false"`` for checks,
-    ``"EXECUTE_GRASP"``/``"REJECT_GRASP"``, ``"found"``/``"not_found"``), ``None`` when the
-    module has none (the parser) or the call failed."""
+    """The decision of a model call in one word (``"true"``/``"false"`` for checks and
+    MALLVI's Reflector, ``"EXECUTE_GRASP"``/``"REJECT_GRASP"``, ``"found"``/``"not_found"``),
+    ``None`` when the module has none (the parser) or the call failed."""
     if record.reply is None:
         return None
     parsed = record.reply.parsed
     if "success" in parsed:
         return str(bool(parsed["success"])).lower()
+    if "task_complete" in parsed:  # MALLVI's Reflector
+        return str(bool(parsed["task_complete"])).lower()
     if "evaluation" in parsed:
         return str(parsed["evaluation"].get("action"))
     if "found" in parsed:

@@ -17,9 +17,8 @@ from agentic_env.agents import skills
 from agentic_env.agents.agenticlab.modules import Detection, detect, evaluate_grasp
 from agentic_env.agents.perception import GraspCandidate, cluster_near, lift_pixel, remove_table
 from agentic_env.agents.skills import SkillCode, grounding, turn
-from agentic_env.agents.skills.locate import LOOK_HEIGHT, Target, locate, wrist_look_pose
+from agentic_env.agents.skills.locate import Target, locate, wrist_point
 from agentic_env.agents.skills.scene import SceneView
-from agentic_env.contract.actions import move_to
 from agentic_env.pddl.planning import PlanStep
 
 if TYPE_CHECKING:
@@ -178,11 +177,7 @@ class StepGrounding:
         camera (moved over ``point``, the shoulder camera's estimate, base frame): blocks in
         the neighbouring slots hide part of a mark seen at the shoulder camera's slant, and
         the visible part's middle lies off the mark's. ``point[:2]`` when that fails."""
-        view = wrist_look_pose(self.obs, np.array([*point[:2], point[2] + LOOK_HEIGHT]))
-        status = self.act(move_to(view), f"wrist view of {slot}")
-        detection = (detect(self.ctx, self.obs, "wrist", slot, self._describe(slot))
-                     if status.get("ok") else None)
-        seen = lift_pixel(self.obs, "wrist", detection.point) if detection else None
+        seen = wrist_point(self, self._detector, slot, point)
         self.event("slot_refined", target=slot, seen=seen is not None,
                     shift=None if seen is None else round(float(
                         np.linalg.norm(seen[:2] - point[:2])), 4))

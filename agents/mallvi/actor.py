@@ -4,7 +4,11 @@ The Localizer finds the source (and the destination) with the shared ``locate`` 
 search included; the Thinker chooses among the localised grasp candidates and the place mode;
 the Actor runs them through the skills (``execute_grasp``, ``place_on`` / ``place_in`` /
 ``place_at``) and reports only what its primitives said: never the task's reward or
-predicates. Base frame (z up, table top z = 0), metres.
+predicates. An in-place turn into a named pose runs through the turn skills
+(``pick_to_turn`` with the Thinker judging each turning grasp, then ``place_turned``); a turn
+about the vertical is a pick and a place at the same spot with the wrist turned; a drawer
+move locates the drawer's handle and opens or closes it with the drawer skills. Base frame
+(z up, table top z = 0), metres, angles in radians unless named ``_deg``.
 """
 
 from __future__ import annotations
@@ -19,12 +23,20 @@ from agentic_env.agents.mallvi import roles
 from agentic_env.agents.mallvi.memory import SceneMemory
 from agentic_env.agents.mallvi.roles import Move, RoleAnswerError
 from agentic_env.agents.models.context import ModuleContext, ModuleFailedError
-from agentic_env.agents.perception import cluster_near, lift_pixel, remove_table
-from agentic_env.agents.skills import SkillCode, SkillIO, SkillResult, grounding, locate
-from agentic_env.agents.skills.locate import Target
+from agentic_env.agents.perception import (
+    GraspCandidate,
+    cluster_near,
+    lift_pixel,
+    remove_table,
+)
+from agentic_env.agents.skills import SkillCode, SkillIO, SkillResult, grounding, locate, turn
+from agentic_env.agents.skills.drawers import close_drawer, handle_pose, open_drawer, outward_yaw
+from agentic_env.agents.skills.locate import LOOK_HEIGHT, Target, wrist_look_pose, wrist_point
 from agentic_env.agents.skills.pick import Grasp, execute_grasp, plan_grasps
 from agentic_env.agents.skills.place import place_at, place_in, place_on
-from agentic_env.agents.skills.scene import SceneView
+from agentic_env.agents.skills.reorient import Reorienter
+from agentic_env.agents.skills.scene import SceneView, kinematics
+from agentic_env.contract.actions import move_to
 
 #: Grasp candidates shown to the Thinker.
 CANDIDATES_SHOWN = 5
@@ -67,6 +79,9 @@ class MoveRunner:
         self.io, self.ctx, self.rng = io, ctx, rng
         self._search_moves = search_moves
         self.held: grounding.HeldObject | None = None
+        #: The TCP pose (4x4) that picked what the hand holds (``None`` for a turning pick).
+        self.grasp: np.ndarray | None = None
+        self._reorienter: Reorienter | None = None
 
     def detector(self, obs: Mapping[str, np.ndarray], camera: str, name: str,
                  part: str) -> roles.Detection | None:
@@ -75,11 +90,11 @@ class MoveRunner:
 
     def run(self, move: Move, memory: SceneMemory) -> ActorReport:
         """One attempt at ``move``; model failures of a role end it, blamed on the role."""
-        if move.rotation_deg:
-            return ActorReport(False, f"BAD_ARGS: {move} asks for a turn of "
-                               f"{move.rotation_deg:g} degrees, which this Actor cannot do",
-                               "execution")
         try:
+            if move.drawer_state is not None:
+                return self._drawer(move)
+            if move.is_turn:
+                return self._turn(move) if move.pose else self._yaw_turn(move)
             if self.held is None or self.held.name != move.source:
                 report = self._pick(move)
                 if report is not None:
@@ -90,20 +105,43 @@ class MoveRunner:
         except RoleAnswerError as exc:
             return ActorReport(False, str(exc), exc.role)
 
-    def _locate(self, name: str) -> Target | str:
-        found = locate(self.io, self.detector, name, max_moves=self._search_moves())
+    def _locate(self, name: str, part: str = "object") -> Target | str:
+        found = locate(self.io, self.detector, name, part, max_moves=self._search_moves())
         return found.data["target"] if found.ok else found.render()
+
+    def _free_hand(self, keep: str | None = None) -> None:
+        """Set down whatever the hand holds (unless it is ``keep``) on a free spot."""
+        if self.held is not None and self.held.name != keep:
+            result = place_at(self.io, self.held, why=f"set down {self.held.name}")
+            self._after_place(result)
+
+    def _outward_yaw(self, drawer: str) -> float | str:
+        """Yaw that points the tool x axis out of ``drawer``'s cabinet (from its handle),
+        or why it could not be found."""
+        handle = self._locate(drawer, "handle")
+        if isinstance(handle, str):
+            return handle
+        fitted = handle_pose(self.io, handle)
+        return outward_yaw(fitted.data["pose"]) if fitted.ok else fitted.render()
 
     def _pick(self, move: Move) -> ActorReport | None:
         """Pick ``move``'s source (``None`` when it is held now)."""
-        if self.held is not None:  # something else is in the hand: set it down first
-            result = place_at(self.io, self.held, why=f"set down {self.held.name}")
-            self._after_place(result)
+        self._free_hand()
+        yaw: float | str = grounding.tcp_yaw(self.io.obs["tcp_pose"])
+        if move.from_drawer:  # the wrist's bulk away from the cabinet
+            yaw = self._outward_yaw(move.from_drawer)
+            if isinstance(yaw, str):
+                return ActorReport(False, f"pick of {move.source} out of "
+                                   f"{move.from_drawer}: {yaw}", "localizer")
         target = self._locate(move.source)
         if isinstance(target, str):
             return ActorReport(False, f"pick of {move.source}: {target}", "localizer")
-        yaw = grounding.tcp_yaw(self.io.obs["tcp_pose"])
         candidates, _slab, scene = plan_grasps(self.io, target, yaw, self.rng)
+        if not candidates:  # nothing graspable in that view: look straight down with the wrist
+            closer = self._wrist_view(target)
+            if closer is not None:
+                target = closer
+                candidates, _slab, scene = plan_grasps(self.io, target, yaw, self.rng)
         shown = candidates[:CANDIDATES_SHOWN]
         choice = roles.think_pick(self.ctx, self.io.obs, move, [
             {"pose": c.pose, "width": c.width, "score": c.score} for c in shown])
@@ -119,8 +157,19 @@ class MoveRunner:
                 break
         if not result.ok:
             return ActorReport(False, result.render(), "execution")
-        self.held = result.data["held"]
+        self.held, self.grasp = result.data["held"], result.data["grasp"]
         return None
+
+    def _wrist_view(self, target: Target) -> Target | None:
+        """``target`` located again by the wrist camera from straight above it (``None``
+        when the arm cannot get there or the wrist camera does not find it)."""
+        centre, top = grounding.top_of(target.cloud)
+        look = wrist_look_pose(self.io.obs, np.array([*centre, top + LOOK_HEIGHT]),
+                               camera_over=False)
+        if not self.io.act(move_to(look), f"wrist view of {target.name}").get("ok"):
+            return None
+        found = locate(self.io, self.detector, target.name, camera="wrist")
+        return found.data["target"] if found.ok else None
 
     def _place(self, move: Move, memory: SceneMemory) -> ActorReport:
         """Set the held source down at ``move``'s destination."""
@@ -165,6 +214,8 @@ class MoveRunner:
         if target is None:
             return SkillResult(SkillCode.BAD_ARGS, f"place mode {mode!r} needs a located "
                                f"destination, not {move.destination!r}")
+        if mode == "drawer":
+            return self._into_drawer(move.destination, why)
         if mode == "in":
             return place_in(self.io, self.held, target, view=view, why=why)
         if mode == "slot":  # a flat mark: centre on its middle, lean on the whole board
@@ -172,14 +223,97 @@ class MoveRunner:
             if point is not None:
                 board = cluster_near(remove_table(view.cloud("shoulder")), point,
                                      radius=BOARD_GAP)
-                return place_on(self.io, self.held, target, cloud=board, centre=point[:2],
+                centre = point[:2]
+                if view.standing_near(point):  # neighbours hide part of the slanted mark
+                    seen = wrist_point(self.io, self.detector, move.destination, point)
+                    self.io.event("slot_refined", target=move.destination,
+                                  seen=seen is not None)
+                    centre = centre if seen is None else seen[:2]
+                return place_on(self.io, self.held, target, cloud=board, centre=centre,
                                 align_faces=True, view=view, why=why)
         return place_on(self.io, self.held, target, align_faces=True, view=view, why=why)
+
+    def _into_drawer(self, drawer: str, why: str) -> SkillResult:
+        """Drop the held object into the open ``drawer``, the wrist turned out of the
+        cabinet."""
+        assert self.held is not None
+        yaw = self._outward_yaw(drawer)
+        inside = self._locate(drawer, "interior")
+        if isinstance(yaw, str) or isinstance(inside, str):
+            why_not = yaw if isinstance(yaw, str) else inside
+            return SkillResult(SkillCode.NOT_FOUND, f"the inside of {drawer}: {why_not}")
+        # the scene as seen now: locating may have moved the arm out of the view first
+        return place_in(self.io, self.held, inside, yaw=yaw, view=SceneView(self.io.obs),
+                        why=why)
+
+    # -- turns and drawers ---------------------------------------------------------------
+
+    @property
+    def reorienter(self) -> Reorienter:
+        """The turn geometry, checked against the arm's reach (made on first use)."""
+        if self._reorienter is None:
+            self._reorienter = Reorienter(self.io.workspace, kinematics=kinematics())
+        return self._reorienter
+
+    def _turn(self, move: Move) -> ActorReport:
+        """Turn the source into ``move.pose`` at its spot: a grasp from which the wrist can
+        turn it (each judged by the Thinker), then the turned place."""
+        assert move.pose is not None
+        self._free_hand()
+        target = self._locate(move.source)
+        if isinstance(target, str):
+            return ActorReport(False, f"turn of {move.source}: {target}", "localizer")
+
+        def judge(image: np.ndarray, candidate: GraspCandidate, seen: Target) -> tuple[bool, str]:
+            choice = roles.think_pick(self.ctx, self.io.obs, move, [
+                {"pose": candidate.pose, "width": candidate.width, "score": candidate.score}])
+            self.io.event("thinker", phase="pick", subtask=str(move),
+                          order=list(choice.order), candidates=1, reasoning=choice.reasoning)
+            return bool(choice.order), choice.reasoning
+
+        picked = turn.pick_to_turn(self.io, target, move.pose, self.reorienter, judge=judge,
+                                   why=str(move))
+        if not picked.ok:
+            blame = "thinker" if picked.data.get("rejected") and not picked.data.get(
+                "failures") else "execution"
+            return ActorReport(False, picked.render(), blame)
+        self.held, self.grasp = picked.data["held"], None
+        placed = turn.place_turned(self.io, picked.data["grip"], move.pose, self.reorienter,
+                                   str(move))
+        self._after_place(placed)
+        return ActorReport(placed.ok, f"{placed.code.value}: {placed.message}",
+                           None if placed.ok else "execution")
+
+    def _yaw_turn(self, move: Move) -> ActorReport:
+        """Turn the source ``move.rotation_deg`` about the vertical (clockwise from above)
+        where it stands: the Thinker's pick, then the turned place on the same spot."""
+        if self.held is None or self.held.name != move.source or self.grasp is None:
+            report = self._pick(move)
+            if report is not None:
+                return report
+        assert self.held is not None and self.grasp is not None
+        result = turn.place_turned_in_place(self.io, self.held, self.grasp,
+                                            -np.radians(move.rotation_deg), str(move))
+        self._after_place(result)
+        return ActorReport(result.ok, f"{result.code.value}: {result.message}",
+                           None if result.ok else "execution")
+
+    def _drawer(self, move: Move) -> ActorReport:
+        """Open or close the drawer ``move.source`` by its handle."""
+        self._free_hand()
+        handle = self._locate(move.source, "handle")
+        if isinstance(handle, str):
+            return ActorReport(False, f"handle of {move.source}: {handle}", "localizer")
+        skill = open_drawer if move.drawer_state == "open" else close_drawer
+        result = skill(self.io, handle, str(move))
+        blame = None if result.ok else (
+            "localizer" if result.code is SkillCode.NOT_FOUND else "execution")
+        return ActorReport(result.ok, f"{result.code.value}: {result.message}", blame)
 
     def _after_place(self, result: SkillResult) -> None:
         width = float(np.asarray(self.io.obs["gripper_width"]).ravel()[0])
         if result.ok or width >= HOLDING_WIDTH:
-            self.held = None
+            self.held, self.grasp = None, None
 
     def state(self) -> dict[str, Any]:
         """What the hand holds, for the trace."""

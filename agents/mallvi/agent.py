@@ -5,8 +5,8 @@ Decomposer (once per episode: instruction + first shoulder image -> ordered move
 Descriptor (memory of the initial scene) -> for each move: Localizer -> Thinker -> Actor, then
 the Reflector judges the move from the Actor's report and before/after images; on a
 "not complete" verdict the same move is tried again (Localizer -> Thinker -> Actor, the
-decomposition is not redone) up to ``max_retries`` times, then the agent moves on or stops
-(``on_exhausted``).
+decomposition is not redone; the arm first goes home, out of the shoulder camera's view) up
+to ``max_retries`` times, then the agent moves on or stops (``on_exhausted``).
 
 Ablations (agent options): ``reflector: false`` runs each move once and trusts the Actor
 (the paper's "w/o Reflector"); ``single_agent: true`` makes one model call that plans every
@@ -38,6 +38,8 @@ from agentic_env.agents.mallvi.roles import Move, RoleAnswerError
 from agentic_env.agents.mallvi.single import run_single_agent
 from agentic_env.agents.models.base import BudgetExceededError
 from agentic_env.agents.models.context import ModuleContext, ModuleFailedError
+from agentic_env.agents.skills.scene import at_home
+from agentic_env.contract.actions import home
 from agentic_env.contract.spaces import PRIMITIVES
 from agentic_env.errors import InvalidConfigError
 
@@ -197,7 +199,8 @@ class MallviAgent:
             raise StopEpisodeError("decomposer", str(exc)) from exc
         self.event("decomposition", subtasks=[str(m) for m in moves], reasoning=reasoning)
         runner = MoveRunner(self, self.ctx, self.rng, self.search_moves)
-        names = [n for m in moves for n in (m.source, m.destination)]
+        names = [n for m in moves for n in (m.source, m.destination)
+                 if n not in roles.DRAWER_STATES]
         try:
             memory = SceneMemory.record(self, runner.detector, names)
         except ModuleFailedError as exc:  # no memory: the moves that need it fail alone
@@ -214,6 +217,8 @@ class MallviAgent:
         """Run ``move`` until the Reflector accepts it or its retries run out."""
         cfg = self.config
         for attempt in range(cfg.max_retries + 1):
+            if attempt and not at_home(self.obs):  # look again with the arm out of the view
+                self.act(home(), f"clear the view to retry {move}")
             before = self.obs
             self.event("subtask", index=index, subtask=str(move), attempt=attempt + 1)
             report = runner.run(move, memory)

@@ -26,13 +26,18 @@ _TEXT = {"type": "string"}
 _NUMBER = {"type": "number"}
 _PIXELS = {"type": ["array", "null"], "items": _NUMBER, "minItems": 2, "maxItems": 4}
 _DECISION = {"type": "string", "enum": ["SUCCESS", "FAILURE"]}
+_NAME = {"type": ["string", "null"]}
 #: Place modes a Thinker may choose (see :func:`think_place`).
-PLACE_MODES: tuple[str, ...] = ("on", "in", "slot", "table", "point")
+PLACE_MODES: tuple[str, ...] = ("on", "in", "drawer", "slot", "table", "point")
 #: Destination prefix of a Descriptor-memory reference (``memory:previous location``).
 MEMORY_PREFIX = "memory:"
+#: Destinations of a drawer move: ``move(<drawer>, open)`` pulls the drawer open,
+#: ``move(<drawer>, closed)`` pushes it shut.
+DRAWER_STATES: tuple[str, ...] = ("open", "closed")
 
 _MOVE = {"type": "object", "required": ["source", "destination"],
-         "properties": {"source": _TEXT, "destination": _TEXT, "rotation_deg": _NUMBER}}
+         "properties": {"source": _TEXT, "destination": _TEXT, "rotation_deg": _NUMBER,
+                        "pose": _NAME, "from_drawer": _NAME}}
 DECOMPOSER_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["subtasks"],
     "properties": {"subtasks": {"type": "array", "items": _MOVE}, "reasoning": _TEXT}}
@@ -53,10 +58,10 @@ REFLECTOR_SCHEMA: dict[str, Any] = {
 _PLANNED = {"type": "object",
             "required": ["source", "destination", "pick_point", "place_mode"],
             "properties": {"source": _TEXT, "destination": _TEXT, "rotation_deg": _NUMBER,
-                           "pick_point": _PIXELS, "pick_box": _PIXELS,
-                           "place_point": _PIXELS, "place_box": _PIXELS,
+                           "pose": _NAME, "from_drawer": _NAME, "pick_point": _PIXELS,
+                           "pick_box": _PIXELS, "place_point": _PIXELS, "place_box": _PIXELS,
                            "place_mode": {"type": "string",
-                                          "enum": ["on", "in", "slot", "table"]}}}
+                                          "enum": ["on", "in", "drawer", "slot", "table"]}}}
 SINGLE_AGENT_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["plan"],
     "properties": {"plan": {"type": "array", "items": _PLANNED}, "reasoning": _TEXT}}
@@ -74,23 +79,64 @@ class RoleAnswerError(ValueError):
 class Move:
     """One atomic subtask ``move(source, destination, rotation_deg)``.
 
+    Three kinds share the format: a pick and place (``source`` to ``destination``), an
+    in-place turn (``destination`` is ``source``, a non-zero ``rotation_deg`` or a named
+    ``pose``) and a drawer move (``source`` a drawer, ``destination`` one of
+    :data:`DRAWER_STATES`).
+
     Attributes:
-        source: the object to pick.
-        destination: the object to put it on or in, ``table``, or ``memory:<relation>``.
-        rotation_deg: turn about the vertical, degrees, positive clockwise from above.
+        source: the object to pick (or the drawer to open or close).
+        destination: the object to put it on or in, ``table``, ``memory:<relation>``, the
+            source itself (a turn) or a drawer state.
+        rotation_deg: turn, degrees; about the vertical (positive clockwise from above) when
+            no ``pose`` is named, else how far the turn into ``pose`` goes.
+        pose: the named resting pose a turn ends in (``upright``, ``on-side``,
+            ``upside-down``, ``handle-<direction>``), ``None`` for a turn about the vertical.
+        from_drawer: the drawer the source is taken out of, ``None`` when it is not in one.
     """
 
     source: str
     destination: str
     rotation_deg: float = 0.0
+    pose: str | None = None
+    from_drawer: str | None = None
 
     @property
     def from_memory(self) -> bool:
         """Whether the destination is a Descriptor-memory reference."""
         return self.destination.startswith(MEMORY_PREFIX)
 
+    @property
+    def is_turn(self) -> bool:
+        """Whether this is an in-place turn of the source."""
+        return self.source == self.destination and (bool(self.rotation_deg)
+                                                    or self.pose is not None)
+
+    @property
+    def drawer_state(self) -> str | None:
+        """``open`` / ``closed`` for a drawer move, else ``None``."""
+        return self.destination if self.destination in DRAWER_STATES else None
+
     def __str__(self) -> str:
-        return f"move({self.source}, {self.destination}, {self.rotation_deg:g})"
+        pose = f", {self.pose}" if self.pose else ""
+        out = f" out of {self.from_drawer}" if self.from_drawer else ""
+        return f"move({self.source}, {self.destination}, {self.rotation_deg:g}{pose}){out}"
+
+
+def parse_move(item: Mapping[str, Any], role: str) -> Move:
+    """One move of a ``role``'s answer (the :data:`DECOMPOSER_SCHEMA` item format).
+
+    Raises:
+        RoleAnswerError: an empty source or destination.
+    """
+    def optional(key: str) -> str | None:
+        value = item.get(key)
+        return None if value is None else (str(value).strip() or None)
+
+    return Move(_name(item["source"], role, "source"),
+                _name(item["destination"], role, "destination"),
+                float(item.get("rotation_deg") or 0.0), optional("pose"),
+                optional("from_drawer"))
 
 
 def render(name: str, **values: Any) -> str:
@@ -118,10 +164,7 @@ def decompose(ctx: ModuleContext, obs: Mapping[str, np.ndarray], instruction: st
     prompt = render("decomposer", instruction=instruction)
     reply = ctx.ask(ModelQuery("decomposer", "decomposer", prompt, (image(obs, "shoulder"),),
                                DECOMPOSER_SCHEMA, {"instruction": instruction}))
-    moves = [Move(_name(m["source"], "decomposer", "source"),
-                  _name(m["destination"], "decomposer", "destination"),
-                  float(m.get("rotation_deg", 0.0)))
-             for m in reply.parsed["subtasks"]]
+    moves = [parse_move(m, "decomposer") for m in reply.parsed["subtasks"]]
     return moves, str(reply.parsed.get("reasoning", ""))
 
 
@@ -262,7 +305,8 @@ def reflect(ctx: ModuleContext, before: Mapping[str, np.ndarray],
     point = None if place_point is None else [float(v) for v in place_point]
     reply = ctx.ask(ModelQuery("reflector", "reflector", prompt, images, REFLECTOR_SCHEMA,
                                {"source": move.source, "destination": move.destination,
-                                "actor_report": report, "place_point": point}))
+                                "pose": move.pose, "actor_report": report,
+                                "place_point": point}))
     answer = reply.parsed
     return Verdict(bool(answer["task_complete"]), str(answer.get("verification_result", "")),
                    float(np.clip(answer["confidence"], 0.0, 1.0)))
@@ -288,9 +332,7 @@ def plan_single(ctx: ModuleContext, obs: Mapping[str, np.ndarray], instruction: 
                                {"instruction": instruction, "image_size": [height, width]}))
     plan = []
     for item in reply.parsed["plan"]:
-        move = Move(_name(item["source"], "single_agent", "source"),
-                    _name(item["destination"], "single_agent", "destination"),
-                    float(item.get("rotation_deg", 0.0)))
+        move = parse_move(item, "single_agent")
         plan.append(PlannedMove(
             move, pixels(item.get("pick_point"), item.get("pick_box"), height, width),
             pixels(item.get("place_point"), item.get("place_box"), height, width),

@@ -63,8 +63,9 @@ def _target(first: Mapping[str, np.ndarray], name: str, seen: Detection | None,
 def _run_move(agent: MallviAgent, first: Mapping[str, np.ndarray],
               planned: PlannedMove) -> SkillResult:
     move = planned.move
-    if move.rotation_deg:
-        return SkillResult(SkillCode.BAD_ARGS, f"{move}: turns are not supported")
+    if move.is_turn or move.drawer_state is not None:
+        return SkillResult(SkillCode.BAD_ARGS, f"{move}: the single-agent baseline only "
+                           "picks and places (no turns, no drawer moves)")
     source = _target(first, move.source, planned.pick, whole=False)
     if source is None:
         return SkillResult(SkillCode.NOT_FOUND, f"no points at the planned pick of "
@@ -85,6 +86,6 @@ def _run_move(agent: MallviAgent, first: Mapping[str, np.ndarray],
     if destination is None:
         return SkillResult(SkillCode.NOT_FOUND, f"no points at the planned place on "
                            f"{move.destination}")
-    if planned.place_mode == "in":
+    if planned.place_mode in ("in", "drawer"):
         return place_in(agent, held, destination, why=str(move))
     return place_on(agent, held, destination, align_faces=True, why=str(move))

@@ -4,10 +4,11 @@
 answer is the JSON a real model must give (the agent's parsing and control code runs for
 real); errors are injected per role at the oracle's seeded rates:
 
-* ``decomposer``: the reference plan's moves lose one subtask (or two swap destinations);
+* ``decomposer``: the reference plan's moves (picks and places, turns into a pose, drawer
+  moves) lose one subtask (or two swap destinations);
 * ``localizer``: answered by the oracle's detector (a wrong object when injected);
 * ``thinker``: the pick candidates are ranked wrong-first, or the place mode is swapped
-  (``on`` <-> ``in``);
+  (``on`` <-> ``in``, ``drawer`` -> ``on``);
 * ``reflector``: the ``task_complete`` verdict is flipped;
 * ``single_agent``: one move of the plan is lost, like the decomposer's error.
 
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agentic_env.robot.reorienting import handle_direction
 from agentic_env.tasks.symbolic import reference_plan
 
 if TYPE_CHECKING:
@@ -30,32 +32,50 @@ if TYPE_CHECKING:
 
 #: Destination text of a move back to where the source first stood (Descriptor memory).
 MEMORY_PREFIX = "memory:"
-#: Object types a move puts things into (not onto).
-CONTAINER_TYPES = frozenset({"container", "drawer"})
 #: Horizontal distance (m) within which an object counts as set down at a remembered point.
 POINT_TOLERANCE = 0.04
+#: Destinations of a drawer move (``move(top-drawer, open)``) and the fact each one means.
+DRAWER_FACTS = {"open": "drawer-open", "closed": "drawer-closed"}
+#: Facts ``<relation> <object> ...`` that say an object rests somewhere (not held).
+RESTING_RELATIONS = ("on-table", "on-top-of", "in", "in-drawer", "in-slot", "in-pose")
+#: Rotation (degrees) a Decomposer move names for a turn that tips the object over.
+TIP_OVER_DEG = 90.0
 
 
 def place_mode(types: Mapping[str, str], destination: str) -> str:
     """How a move reaches ``destination``: ``point`` (a remembered spot), ``table``, ``in``
-    (containers, drawers), ``slot`` (a square marked on a board) or ``on``."""
+    (containers), ``drawer``, ``slot`` (a square marked on a board) or ``on``."""
     if destination.startswith(MEMORY_PREFIX):
         return "point"
     if destination == "table":
         return "table"
-    if types.get(destination) == "slot":
-        return "slot"
-    return "in" if types.get(destination) in CONTAINER_TYPES else "on"
+    kind = types.get(destination)
+    if kind in ("slot", "drawer"):
+        return str(kind)
+    return "in" if kind == "container" else "on"
 
 
 def subtask_truth(env: SimEnv, source: str, destination: str,
-                  point: Sequence[float] | None = None) -> bool:
+                  point: Sequence[float] | None = None, pose: str | None = None) -> bool:
     """Whether the move of ``source`` to ``destination`` holds in ``env``'s state now.
+
+    A drawer move (destination ``open`` / ``closed``) holds when the drawer is so; a turn
+    (destination ``source``) when the source rests in ``pose``, or, turned about the
+    vertical without a pose, when it rests anywhere (its first yaw is not known here, so
+    the angle is not checked).
 
     Args:
         point: (x, y) base frame, m: where a ``memory:`` destination put the source.
+        pose: the named pose a turn ends in.
     """
     facts = {f.lower() for f in env.task.facts(env.scene_state)}  # type: ignore[attr-defined]
+    if destination in DRAWER_FACTS:
+        return f"{DRAWER_FACTS[destination]} {source}" in facts
+    if destination == source:
+        if pose:
+            return f"in-pose {source} {pose}" in facts
+        return any(f.split()[:2] == [relation, source] for f in facts
+                   for relation in RESTING_RELATIONS)
     if destination.startswith(MEMORY_PREFIX) or destination == "table":
         on_table = f"on-table {source}" in facts
         if point is None or not destination.startswith(MEMORY_PREFIX):
@@ -71,18 +91,51 @@ def subtask_truth(env: SimEnv, source: str, destination: str,
 
 
 def reference_moves(env: SimEnv) -> list[dict[str, Any]]:
-    """The task's reference plan (from the state now) as MALLVI moves: a pick and the place
-    of the same object become ``{"source", "destination", "rotation_deg"}``."""
+    """The task's reference plan (from the state now) as MALLVI moves ``{"source",
+    "destination", "rotation_deg", "pose", "from_drawer"}``: a pick and the place of the
+    same object become one move (``place-in-pose`` a turn: the object is its own
+    destination), ``open-drawer`` / ``close-drawer`` a drawer move."""
     plan = reference_plan(env.task, env.scene_state)  # type: ignore[arg-type]
     moves: list[dict[str, Any]] = []
-    for step, following in zip(plan, plan[1:], strict=False):
-        if step.name.startswith("pick") and following.name.startswith("place") \
-                and following.args[:1] == step.args[:1]:
-            destination = ("table" if following.name == "place-on-table" or
-                           len(following.args) < 2 else following.args[1])
-            moves.append({"source": step.args[0], "destination": destination,
-                          "rotation_deg": 0.0})
+    for index, step in enumerate(plan):
+        name = step.name.lower()
+        if name in ("open-drawer", "close-drawer"):
+            moves.append(_move(step.args[0], "open" if name == "open-drawer" else "closed"))
+            continue
+        following = plan[index + 1] if index + 1 < len(plan) else None
+        if not name.startswith("pick") or following is None \
+                or not following.name.lower().startswith("place") \
+                or following.args[:1] != step.args[:1]:
+            continue
+        source, placing = step.args[0], following.name.lower()
+        from_drawer = step.args[1] if name == "pick-from-drawer" else None
+        if placing == "place-in-pose":
+            goal = following.args[1]
+            moves.append(_move(source, source, _turn_deg(env, source, goal), goal))
+        else:
+            destination = ("table" if placing == "place-on-table" or len(following.args) < 2
+                           else following.args[1])
+            moves.append(_move(source, destination, from_drawer=from_drawer))
     return moves
+
+
+def _move(source: str, destination: str, rotation_deg: float = 0.0, pose: str | None = None,
+          from_drawer: str | None = None) -> dict[str, Any]:
+    return {"source": source, "destination": destination, "rotation_deg": rotation_deg,
+            "pose": pose, "from_drawer": from_drawer}
+
+
+def _turn_deg(env: SimEnv, body: str, goal: str) -> float:
+    """Degrees a turn of ``body`` into ``goal`` goes: a mug's handle turn about the
+    vertical (positive clockwise from above), else a tip over (:data:`TIP_OVER_DEG`)."""
+    if not goal.startswith("handle-"):
+        return TIP_OVER_DEG
+    scene = env.scene_state
+    handle = scene.body_rotation(body)[:2, 0]
+    wanted = handle_direction(goal.removeprefix("handle-"), scene.body_position(body))
+    counter = np.arctan2(handle[0] * wanted[1] - handle[1] * wanted[0],
+                         float(handle @ wanted[:2]))
+    return round(-float(np.degrees(counter)), 1)
 
 
 class MallviOracle:
@@ -138,8 +191,8 @@ class MallviOracle:
                     if order else "no candidate grasps the source"}
         destination = str(fields.get("destination", ""))
         mode = place_mode(self._types(), destination)
-        if wrong and mode in ("on", "in"):
-            mode = {"on": "in", "in": "on"}[mode]
+        if wrong and mode in ("on", "in", "drawer"):
+            mode = {"on": "in", "in": "on", "drawer": "on"}[mode]
         point = fields.get("memory_point") if mode == "point" else None
         return {"decision": "SUCCESS", "place_mode": mode, "place_point": point,
                 "rotation_degrees": 0.0,
@@ -148,7 +201,8 @@ class MallviOracle:
     def reflector(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         """The true outcome of the move (flipped when injected)."""
         truth = subtask_truth(self._env, str(fields.get("source", "")),
-                              str(fields.get("destination", "")), fields.get("place_point"))
+                              str(fields.get("destination", "")), fields.get("place_point"),
+                              fields.get("pose"))
         verdict = truth != self._oracle.wrong("reflector")
         return {"task_complete": verdict, "confidence": 0.9,
                 "verification_result": f"the {fields.get('source')} is "

@@ -17,7 +17,7 @@ from typing import Protocol
 
 import numpy as np
 
-from agentic_env.agents.perception import PointCloud, target_cloud
+from agentic_env.agents.perception import PointCloud, lift_pixel, target_cloud
 from agentic_env.agents.skills.grounding import tcp_yaw
 from agentic_env.agents.skills.io import SkillIO
 from agentic_env.agents.skills.result import SkillCode, SkillResult
@@ -194,6 +194,18 @@ def wrist_look_pose(obs: Mapping[str, np.ndarray], point: np.ndarray,
         offset = tcp[:3, :3].T @ (camera - tcp[:3, 3])  # the camera in the tool frame
         view[:3, 3] -= view[:3, :3] @ np.array([offset[0], offset[1], 0.0])
     return view
+
+
+def wrist_point(io: SkillIO, detector: Detector, name: str, point: np.ndarray,
+                part: str = "object") -> np.ndarray | None:
+    """``name``'s detected point (3,) as the wrist camera sees it from :data:`LOOK_HEIGHT`
+    straight above ``point`` (3,), e.g. to centre on a mark that neighbours hide part of in
+    the shoulder camera's slanted view; ``None`` when the arm cannot get there or the wrist
+    view does not show it."""
+    view = wrist_look_pose(io.obs, np.array([*point[:2], point[2] + LOOK_HEIGHT]))
+    status = io.act(move_to(view), f"wrist view of {name}")
+    detection = detector(io.obs, "wrist", name, part) if status.get("ok") else None
+    return None if detection is None else lift_pixel(io.obs, "wrist", detection.point)
 
 
 def survey_poses(scene: SceneView, obs: Mapping[str, np.ndarray], workspace: Workspace

@@ -1,7 +1,8 @@
 """The reorientation turn as skills: pick an object so the wrist can turn it into a named
 pose, then set it down in that pose at its old spot (geometry in :mod:`reorient`, shared
-with the scripted expert through :mod:`agentic_env.robot.reorienting`). Base frame (z up,
-table top z = 0), metres and radians.
+with the scripted expert through :mod:`agentic_env.robot.reorienting`); and a turn about the
+vertical: set a top-down-picked object back down where it was taken from, the wrist turned.
+Base frame (z up, table top z = 0), metres and radians.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from agentic_env.agents.perception import GraspCandidate, camera_cloud, render_grasp
+from agentic_env.agents.skills import grounding
 from agentic_env.agents.skills.grounding import HeldObject
 from agentic_env.agents.skills.io import SkillIO
 from agentic_env.agents.skills.locate import Target
 from agentic_env.agents.skills.pick import GraspJudge
 from agentic_env.agents.skills.reorient import ObjectEstimate, Reorienter, estimate_object
 from agentic_env.agents.skills.result import SkillCode, SkillResult
+from agentic_env.agents.skills.scene import SceneView
 from agentic_env.contract.actions import pick, place, vector_to_pose
 
 #: A turned place blocked on its way down (the object met the table early) is tried again
@@ -108,3 +111,18 @@ def place_turned(io: SkillIO, grip: TurningGrip, goal: str, reorienter: Reorient
         else:
             break
     return SkillResult(result.code, result.message, {"failures": failures})
+
+
+def place_turned_in_place(io: SkillIO, held: HeldObject, grasp: np.ndarray, angle: float,
+                          why: str = "") -> SkillResult:
+    """Set ``held`` back down where the top-down ``grasp`` (4x4 TCP pose it was picked with)
+    took it from, on whatever it stood on, turned ``angle`` rad about the vertical
+    (counter-clockwise seen from above): the grasp pose turned about its own vertical axis,
+    :data:`grounding.RELEASE_GAP` higher, coming down above the obstacles around it."""
+    yaw = grounding.wrap_angle(float(np.arctan2(grasp[1, 0], grasp[0, 0])) + angle)
+    pose = grounding.with_yaw(grasp, yaw)
+    pose[2, 3] += grounding.RELEASE_GAP
+    approach = grounding.approach_over(SceneView(io.obs).obstacles(), pose[:2, 3],
+                                       pose[2, 3], hanging=held.below_tcp)
+    status = io.act(place(pose, approach), why or f"turn {held.name}")
+    return SkillResult.from_status(status, f"place of {held.name}", pose=pose)

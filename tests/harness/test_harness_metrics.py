@@ -32,6 +32,9 @@ def test_wilson_interval_edge_cases():
     assert metrics.wilson_interval(0, 0) == (0.0, 1.0)
     with pytest.raises(ValueError, match="successes"):
         metrics.wilson_interval(4, 3)
+    for n in (10, 13):  # all or none: exact bounds (error bars never go negative)
+        assert metrics.wilson_interval(n, n)[1] == 1.0
+        assert metrics.wilson_interval(0, n)[0] == 0.0
 
 
 def test_group_stats_counts_means_and_std():
@@ -105,3 +108,21 @@ def test_call_stats_and_module_table():
     assert (cell.n, cell.successes) == (4, 3)
     assert cell.mean_metric == pytest.approx(0.8 / 3 * 2)
     assert cell.mean_latency_s == 0.5 and cell.mean_tokens == 10.0
+
+
+def test_verdict_scores_count_false_complete_as_the_dangerous_error():
+    episodes = [{"key": "a", "task": "sorting", "model": "m"},
+                {"key": "b", "task": "stacking", "model": "m"}]
+    pairs = [("true", "true")] * 3 + [("true", "false"), ("false", "true")] \
+        + [("false", "false")] * 3
+    calls = [{"episode_key": "a", "module": "reflector", "verdict": v, "truth": t}
+             for v, t in pairs]
+    calls += [{"episode_key": "b", "module": "reflector", "verdict": "false", "truth": "true"},
+              {"episode_key": "b", "module": "localizer", "verdict": "found", "truth": None},
+              {"episode_key": "b", "module": "reflector", "verdict": None, "truth": None}]
+    sorting, stacking = metrics.verdict_scores(calls, episodes)
+    assert (sorting.module, sorting.group) == ("reflector", ("sorting", "m"))
+    assert (sorting.tp, sorting.fp, sorting.fn, sorting.tn) == (3, 1, 1, 3)
+    assert sorting.precision == 0.75 and sorting.recall == 0.75
+    assert sorting.false_positive_rate == 0.25
+    assert (stacking.n, stacking.fn, stacking.precision, stacking.recall) == (1, 1, None, 0.0)

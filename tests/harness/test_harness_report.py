@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import base64
 import pathlib
+import sqlite3
 from html.parser import HTMLParser
 
 from test_harness_run import fake_episode
 
 from agentic_env.cli.harness import report_main
 from agentic_env.harness.db import Finished, ModuleInstance, ResultStore
+from agentic_env.harness.episode import EpisodeResult, ModuleCall
 from agentic_env.harness.execute import error_result
 from agentic_env.harness.report import write_report
 from agentic_env.harness.sweep import parse_sweep
@@ -110,3 +112,37 @@ def test_report_html_parses_and_figures_exist(tmp_path):
 def test_report_command_on_missing_database(tmp_path, capsys):
     assert report_main([str(tmp_path / "nope.db"), "--out", str(tmp_path / "o")]) == 2
     assert "does not exist" in capsys.readouterr().out
+
+
+def test_report_scores_stored_reflector_verdicts_and_agent_options(tmp_path):
+    sweep = parse_sweep({"grid": {"tasks": ["sorting"], "agents": ["mallvi"],
+                                  "agent_options": [{}, {"reflector": False}], "seeds": 2}})
+    db = tmp_path / "results.db"
+    with ResultStore(db) as store:
+        for spec in sweep.specs:
+            calls = () if spec.options() else (
+                ModuleCall("reflector", "sim-oracle", 0.0, 0, 0, 0.0, 1, "true", None, "true"),
+                ModuleCall("reflector", "sim-oracle", 0.0, 0, 0, 0.0, 1, "true", None, "false"))
+            result = EpisodeResult(spec=spec, success=True, progress=1.0, score=1.0,
+                                   calls=calls)
+            store.record(Finished(key=spec.key(), result=result, run_s=0.1, worker="test"))
+        assert [c["truth"] for c in store.calls()] == ["true", "false"] * 2
+    markdown = write_report(db, tmp_path / "out").markdown.read_text()
+    assert "## Agent-options ablation" in markdown and "| reflector=false |" in markdown
+    assert ("| reflector | sorting | sim-oracle | 4 | 2 | 2 | 0 | 0 | 50.0 % | 100.0 % | "
+            "100.0 % |") in markdown
+
+
+def test_a_database_from_before_scored_calls_gains_the_truth_column(tmp_path):
+    db = tmp_path / "old.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE calls (id INTEGER PRIMARY KEY, episode_key TEXT, seq "
+                     "INTEGER, module TEXT, model TEXT, latency_s REAL, input_tokens INTEGER,"
+                     " output_tokens INTEGER, cost_usd REAL, attempts INTEGER, verdict TEXT, "
+                     "error TEXT)")
+    conn.close()
+    with ResultStore(db) as store:
+        assert store.calls() == []
+    with sqlite3.connect(db) as conn:
+        assert "truth" in {row[1] for row in conn.execute("PRAGMA table_info(calls)")}
+    conn.close()

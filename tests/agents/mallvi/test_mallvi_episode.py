@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from agentic_env.agents.base import AgentSetup, TaskContext, make_agent
+from agentic_env.agents.base import AgentReport, AgentSetup, TaskContext, make_agent
 from agentic_env.agents.models.base import Completion, ModelQuery, Usage
 from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.models.oracle import SimOracle
@@ -62,29 +62,39 @@ def test_injected_role_errors_flip_or_corrupt_answers(sorting: SimEnv) -> None:
     assert not subtask_truth(sorting, first["source"], first["destination"])
 
 
-class PutBack:
-    """A Decomposer that moves the lemon into the bowl and then back where it was."""
+class Decomposer:
+    """A Decomposer that answers with the given moves."""
 
-    name = "put-back"
+    name = "scripted-decomposer"
+
+    def __init__(self, *moves: dict[str, object]) -> None:
+        self.moves = list(moves)
 
     def complete(self, query: ModelQuery) -> Completion:
-        return Completion(json.dumps({"subtasks": [
-            {"source": "lemon-1", "destination": "bowl", "rotation_deg": 0},
-            {"source": "lemon-1", "destination": "memory:previous location",
-             "rotation_deg": 0}]}), Usage())
+        return Completion(json.dumps({"subtasks": self.moves}), Usage())
+
+
+def run_moves(env: SimEnv, decomposer: Decomposer, instruction: str) -> AgentReport:
+    """A MALLVI episode in ``env`` with the scripted Decomposer and the sim-oracle's roles."""
+    oracle = SimOracle(env)
+    try:
+        agent = make_agent("mallvi", AgentSetup(ModuleContext(ModelRouter(
+            oracle, {"decomposer": decomposer}))))
+        return agent.run(EnvRobotIO(env), instruction, TaskContext(""))
+    finally:
+        oracle.close()
+
+
+#: Moves the lemon into the bowl and then back where it was.
+PUT_BACK = Decomposer({"source": "lemon-1", "destination": "bowl", "rotation_deg": 0},
+                      {"source": "lemon-1", "destination": "memory:previous location",
+                       "rotation_deg": 0})
 
 
 @pytest.mark.slow
 def test_the_descriptor_memory_puts_an_object_back_where_it_was(sorting: SimEnv) -> None:
-    oracle = SimOracle(sorting)
     start = sorting.scene_state.body_position("lemon-1").copy()
-    try:
-        agent = make_agent("mallvi", AgentSetup(ModuleContext(ModelRouter(
-            oracle, {"decomposer": PutBack()}))))
-        report = agent.run(EnvRobotIO(sorting), "put the lemon in the bowl, then put it "
-                           "back", TaskContext(""))
-    finally:
-        oracle.close()
+    report = run_moves(sorting, PUT_BACK, "put the lemon in the bowl, then put it back")
     reflections = [e for e in report.events if e["kind"] == "reflection"]
     assert [e["task_complete"] for e in reflections] == [True, True]
     back = reflections[-1]["place_point"]
@@ -103,3 +113,76 @@ def test_a_whole_episode_succeeds_with_the_perfect_oracle(task: str) -> None:
     assert result.success, result.failure_detail
     assert {c.module for c in result.calls} >= {"decomposer", "localizer", "thinker",
                                                  "reflector"}
+    # every Reflector verdict is stored with the simulator's truth of its move
+    verdicts = [(c.verdict, c.truth) for c in result.calls if c.module == "reflector"]
+    assert len(verdicts) >= 2 and all(v == t and t is not None for v, t in verdicts)
+    assert all(c.truth is None for c in result.calls if c.module != "reflector")
+
+
+def oracle_moves(task: str, seed: int) -> list[dict]:
+    env = SimEnv(task)
+    try:
+        env.reset(seed=seed)
+        return ask(SimOracle(env), "decomposer")["subtasks"]
+    finally:
+        env.close()
+
+
+def test_the_oracle_decomposes_turns_and_drawer_moves() -> None:
+    # the bottle out of the open drawer, the snack pack in, then close it
+    kitchen = oracle_moves("kitchen", 7100)
+    assert [(m["source"], m["destination"], m["from_drawer"]) for m in kitchen] == [
+        ("spice-bottle-1", "table", "top-drawer"), ("blue-snack-pack-1", "top-drawer", None),
+        ("top-drawer", "closed", None)]
+    (turn,) = oracle_moves("reorientation", 7102)  # the mug's handle to point away
+    assert turn["source"] == turn["destination"] == "orange-mug-1"
+    assert turn["pose"] == "handle-away-from-robot" and abs(turn["rotation_deg"]) > 30
+
+
+@pytest.mark.slow
+def test_a_turn_about_the_vertical_turns_the_object_where_it_stands() -> None:
+    env = SimEnv("stacking")
+    env.reset(seed=5000)
+    try:
+        start = env.scene_state.body_position("blue-cube-1").copy()
+        before = env.scene_state.body_rotation("blue-cube-1")[:2, 0].copy()
+        report = run_moves(env, Decomposer({"source": "blue-cube-1",
+                                            "destination": "blue-cube-1",
+                                            "rotation_deg": 30}),
+                           "turn the blue cube 30 degrees clockwise")
+        after = env.scene_state.body_rotation("blue-cube-1")[:2, 0]
+        end = env.scene_state.body_position("blue-cube-1")
+    finally:
+        env.close()
+    turned = np.degrees(np.arctan2(after[1], after[0]) - np.arctan2(before[1], before[0]))
+    assert (turned + 30.0 + 45.0) % 90.0 - 45.0 == pytest.approx(0.0, abs=8.0)  # a cube
+    assert np.linalg.norm(end[:2] - start[:2]) < 0.02
+    (reflection,) = [e for e in report.events if e["kind"] == "reflection"]
+    assert reflection["task_complete"] and report.believes_done
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("task", "seed", "moves"), [
+    ("reorientation", 7100, ["move(red-box-1, red-box-1, 90, on-side)"]),
+    ("kitchen", 7108, ["move(top-drawer, open, 0)", "move(spice-bottle-1, top-drawer, 0)",
+                       "move(top-drawer, closed, 0)"]),
+    ("kitchen", 7100, ["move(spice-bottle-1, table, 0) out of top-drawer",
+                       "move(blue-snack-pack-1, top-drawer, 0)",
+                       "move(top-drawer, closed, 0)"]),
+])
+def test_turns_and_drawer_moves_run_through_the_skills(task: str, seed: int,
+                                                       moves: list[str]) -> None:
+    events: list[dict] = []
+    result = run_episode(EpisodeSpec(task, seed=seed, agent="mallvi"), video=False,
+                         on_agent_event=lambda env, event: events.append(event))
+    assert result.success, result.failure_detail
+    (decomposition,) = [e for e in events if e["kind"] == "decomposition"]
+    assert decomposition["subtasks"] == moves
+    primitives = {e["primitive"] for e in events if e["kind"] == "primitive" and e["ok"]}
+    if task == "kitchen":
+        drawer = {"open_drawer" for m in moves if ", open," in m} | {"close_drawer"}
+        assert drawer <= primitives
+    else:
+        assert any(e["kind"] == "object_estimate" for e in events)  # the turn skills
+    verdicts = [(c.verdict, c.truth) for c in result.calls if c.module == "reflector"]
+    assert len(verdicts) >= len(moves) and all(v == t is not None for v, t in verdicts)

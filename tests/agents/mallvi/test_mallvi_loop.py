@@ -22,6 +22,7 @@ from agentic_env.agents.models.context import ModuleContext, ModuleFailedError
 from agentic_env.agents.models.registry import ModelRouter, parse_model_spec, parse_module_map
 from agentic_env.contract.spaces import Workspace
 from agentic_env.errors import InvalidConfigError
+from agentic_env.robot.constants import HOME_JOINT_POSITIONS
 
 MOVES = [{"source": "lemon-1", "destination": "bowl"},
          {"source": "ball-1", "destination": "blue-bin"}]
@@ -32,7 +33,8 @@ class StubRobot:
 
     def observe(self) -> dict[str, np.ndarray]:
         return {"shoulder_rgb": np.zeros((8, 8, 3), np.uint8),
-                "wrist_rgb": np.zeros((8, 8, 3), np.uint8)}
+                "wrist_rgb": np.zeros((8, 8, 3), np.uint8),
+                "joint_positions": HOME_JOINT_POSITIONS.copy()}  # a retry needs no move home
 
     def act(self, action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         raise AssertionError("the stubbed Actor sends no primitives")

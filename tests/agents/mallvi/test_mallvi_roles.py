@@ -124,3 +124,22 @@ def test_the_reflector_sees_before_and_after_images_and_the_actor_report() -> No
     assert "OK: place done" in query.prompt and str(MOVE) in query.prompt
     assert query.fields["place_point"] == [0.4, 0.1]
     assert not verdict.complete and verdict.confidence == 1.0
+
+
+def test_turns_and_drawer_moves_are_decomposed_as_moves() -> None:
+    answer = {"subtasks": [
+        {"source": "top-drawer", "destination": "open", "rotation_deg": 0},
+        {"source": "spice-bottle-1", "destination": "table", "from_drawer": "top-drawer"},
+        {"source": "red-box-1", "destination": "red-box-1", "rotation_deg": 90,
+         "pose": "on-side", "from_drawer": None},
+        {"source": "red-cube-1", "destination": "red-cube-1", "rotation_deg": -45},
+        {"source": "top-drawer", "destination": "closed", "pose": " "}]}
+    moves, _ = roles.decompose(context(Scripted(json.dumps(answer))), OBS, "x")
+    assert [str(m) for m in moves] == [
+        "move(top-drawer, open, 0)", "move(spice-bottle-1, table, 0) out of top-drawer",
+        "move(red-box-1, red-box-1, 90, on-side)", "move(red-cube-1, red-cube-1, -45)",
+        "move(top-drawer, closed, 0)"]
+    assert [m.drawer_state for m in moves] == ["open", None, None, None, "closed"]
+    assert [m.is_turn for m in moves] == [False, False, True, True, False]
+    assert moves[1].from_drawer == "top-drawer" and moves[4].pose is None
+    assert not Move("lemon-1", "lemon-1").is_turn  # no rotation, no pose: not a turn

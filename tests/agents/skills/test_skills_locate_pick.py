@@ -14,7 +14,13 @@ from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.registry import ModelRouter
 from agentic_env.agents.skills.io import RobotSkillIO
-from agentic_env.agents.skills.locate import MAX_LOOKS, clear_view_pose, hidden_share, locate
+from agentic_env.agents.skills.locate import (
+    MAX_LOOKS,
+    clear_view_pose,
+    hidden_share,
+    locate,
+    wrist_point,
+)
 from agentic_env.agents.skills.pick import pick
 from agentic_env.agents.skills.result import SkillCode
 from agentic_env.contract.actions import move_to, top_down_pose
@@ -112,3 +118,16 @@ def test_pick_locates_grasps_and_measures_the_held_object(
     assert judged[:2] == [TARGET, TARGET] and result.data["held"].name == TARGET
     assert 0.0 < result.data["held"].radius < 0.06  # a 4 cm cube, seen from the shoulder
     assert env.scene_state.body_position(TARGET)[2] > start_z + 0.05  # lifted (privileged)
+
+
+def test_the_wrist_looks_straight_down_at_a_point_and_sees_the_target_there(
+        sorting: tuple[SimEnv, ModuleContext]) -> None:
+    env, models = sorting
+    io = RobotSkillIO(EnvRobotIO(env))
+    truth = np.asarray(next(o.position for o in env.trial.objects if o.name == TARGET))
+    guess = truth + np.array([0.02, -0.015, 0.0])  # a slanted view's estimate, a bit off
+    seen = wrist_point(io, _wrist_only(models), TARGET, guess)
+    assert seen is not None and np.linalg.norm(seen[:2] - truth[:2]) < 0.015
+    tcp = np.asarray(io.obs["tcp_pose"][:3])
+    assert tcp[2] > guess[2] + 0.1  # looked from above
+    assert wrist_point(io, lambda *_: None, TARGET, guess) is None  # nothing seen there
