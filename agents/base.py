@@ -224,7 +224,7 @@ def register_agent(name: str, entry_point: str | AgentFactory, *,
         raise InvalidConfigError(f"agent name {name!r}: give a non-empty name without ':'")
     from agentic_env.agents.models.modules import check_modules
 
-    check_modules(modules, f"modules of agent {name!r}:")
+    check_modules(modules, f"among the modules of agent {name!r}")
     entry = AgentEntry(name, entry_point, tuple(failure_sources), dict(options or {}),
                        tuple(modules))
     _REGISTRY[name] = entry

@@ -19,7 +19,7 @@ query's schema either way). Routing, error rates and ``--modules`` then accept t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agentic_env.agents.models.base import MODULES
@@ -62,13 +62,15 @@ def module_names() -> tuple[str, ...]:
     return (*MODULES, *_REGISTERED)
 
 
-def check_modules(names: Any, what: str = "modules") -> None:
+def check_modules(names: Iterable[str], where: str = "") -> None:
     """Raise :class:`InvalidConfigError` naming the valid modules if any of ``names`` is not
-    one."""
+    one; ``where`` (e.g. ``"in 'x=y'"``) says where the names came from."""
     unknown = sorted(set(names) - set(module_names()))
     if unknown:
-        raise InvalidConfigError(f"unknown {what} {', '.join(unknown)}; modules are "
-                                 f"{', '.join(module_names())}")
+        listed = ", ".join(repr(name) for name in unknown)
+        raise InvalidConfigError(
+            f"unknown module{'s' if len(unknown) > 1 else ''} {listed}"
+            f"{' ' + where if where else ''}; modules are {', '.join(module_names())}")
 
 
 def oracle_answer(name: str) -> OracleAnswer | None:

@@ -200,7 +200,7 @@ def parse_module_map(text: str) -> dict[str, str]:
             raise InvalidConfigError(
                 f"module assignment {item!r} must be 'module=model', e.g. 'parser=gemini/x'"
             )
-        check_modules([module], f"module in {text!r}:")
+        check_modules([module], f"in {text!r}")
         if module in result:
             raise InvalidConfigError(f"module {module!r} is assigned twice in {text!r}")
         parse_model_spec(spec)

@@ -116,7 +116,7 @@ def test_router_shares_one_backend_per_spec_and_routes_modules() -> None:
     assert set(router.names()) == set(MODULES)
     with pytest.raises(InvalidConfigError, match="unknown module 'vision'"):
         router.backend_for("vision")
-    with pytest.raises(InvalidConfigError, match="unknown modules vision"):
+    with pytest.raises(InvalidConfigError, match="unknown module 'vision'"):
         ModelRouter(router.default, {"vision": router.default})
 
 
