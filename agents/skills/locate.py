@@ -95,7 +95,9 @@ def locate(io: SkillIO, detector: Detector, name: str, part: str = "object",
             counted), e.g. what the caller's action budget leaves.
 
     Returns:
-        ``OK`` with the target; ``NOT_FOUND`` naming every view tried.
+        ``OK`` with the target; ``NOT_FOUND`` naming every view tried. A target seen where
+        the shoulder camera has no depth (the image's edge) is looked at again from the
+        wrist above where its pixel's ray meets the table.
     """
     tried = [f"the {camera} view"]
     detection = detector(io.obs, camera, name, part)
@@ -113,6 +115,19 @@ def locate(io: SkillIO, detector: Detector, name: str, part: str = "object",
             if io.act(move_to(parking), f"park the arm out of view of {name}").get("ok"):
                 tried.append("the shoulder view with the arm parked aside")
                 detection = detector(io.obs, camera, name, part) or detection
+    if detection is not None and moves > 0 and camera == "shoulder" and len(target_cloud(
+            io.obs, camera, detection.point, detection.box)) < MIN_TARGET_POINTS:
+        # seen, but with no depth there (the image's edge, beyond the camera's range): look
+        # from the wrist straight above where the pixel's ray meets the table
+        spot = ray_on_table(io.obs, camera, detection.point)
+        if spot is not None and io.workspace.contains(np.array([*spot, SURVEY_HEIGHT])):
+            moves -= 1
+            look = wrist_look_pose(io.obs, np.array([*spot, SURVEY_HEIGHT]))
+            if io.act(move_to(look), f"wrist view of {name}").get("ok"):
+                tried.append(f"the wrist view from ({spot[0]:.2f}, {spot[1]:.2f})")
+                seen = detector(io.obs, "wrist", name, part)
+                if seen is not None:
+                    return _result(io, name, part, "wrist", seen, tried)
     if detection is None and moves > 0:
         for look in survey_poses(SceneView(io.obs), io.obs, io.workspace)[:moves]:
             if not io.act(move_to(look), f"wrist survey for {name}").get("ok"):
@@ -206,6 +221,23 @@ def wrist_point(io: SkillIO, detector: Detector, name: str, point: np.ndarray,
     status = io.act(move_to(view), f"wrist view of {name}")
     detection = detector(io.obs, "wrist", name, part) if status.get("ok") else None
     return None if detection is None else lift_pixel(io.obs, "wrist", detection.point)
+
+
+def ray_on_table(obs: Mapping[str, np.ndarray], camera: str, pixel: tuple[int, int],
+                 height: float = 0.03) -> np.ndarray | None:
+    """Where (x, y; base frame, m) the ray through ``pixel`` (u, v) of ``camera`` meets the
+    plane ``height`` m above the table: about where a detected object stands when its
+    pixels have no depth. ``None`` for a ray that does not come down to it."""
+    intrinsics = np.asarray(obs[f"{camera}_intrinsics"], float)
+    extrinsics = np.asarray(obs[f"{camera}_extrinsics"], float)
+    u, v = pixel
+    ray_cam = np.array([(u + 0.5 - intrinsics[0, 2]) / intrinsics[0, 0],
+                        (v + 0.5 - intrinsics[1, 2]) / intrinsics[1, 1], 1.0])
+    ray = extrinsics[:3, :3] @ ray_cam
+    origin = extrinsics[:3, 3]
+    if ray[2] >= -1e-6 or origin[2] <= height:
+        return None
+    return (origin + (height - origin[2]) / ray[2] * ray)[:2]
 
 
 def survey_poses(scene: SceneView, obs: Mapping[str, np.ndarray], workspace: Workspace

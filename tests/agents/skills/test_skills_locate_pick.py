@@ -13,12 +13,14 @@ from agentic_env.agents.agenticlab.modules import Detection, detect
 from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.registry import ModelRouter
+from agentic_env.agents.perception import project_to_image
 from agentic_env.agents.skills.io import RobotSkillIO
 from agentic_env.agents.skills.locate import (
     MAX_LOOKS,
     clear_view_pose,
     hidden_share,
     locate,
+    ray_on_table,
     wrist_point,
 )
 from agentic_env.agents.skills.pick import pick
@@ -131,3 +133,14 @@ def test_the_wrist_looks_straight_down_at_a_point_and_sees_the_target_there(
     tcp = np.asarray(io.obs["tcp_pose"][:3])
     assert tcp[2] > guess[2] + 0.1  # looked from above
     assert wrist_point(io, lambda *_: None, TARGET, guess) is None  # nothing seen there
+
+
+def test_the_ray_of_a_pixel_meets_the_table_where_the_point_stands(
+        sorting: tuple[SimEnv, ModuleContext]) -> None:
+    env, _models = sorting
+    obs = EnvRobotIO(env).observe()
+    for point in ([0.5, 0.1, 0.03], [0.35, -0.3, 0.03], [0.7, 0.35, 0.03]):
+        u, v = project_to_image(np.array([point]), obs["shoulder_intrinsics"],
+                                obs["shoulder_extrinsics"])[0]
+        spot = ray_on_table(obs, "shoulder", (int(u), int(v)))
+        assert spot is not None and np.linalg.norm(spot - point[:2]) < 0.005
