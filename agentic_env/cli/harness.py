@@ -32,6 +32,10 @@ def _sweep_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-traces", action="store_true", help="write no episode traces")
     parser.add_argument("--episode-fn", default=None, metavar="MODULE:FUNCTION",
                         help="episode function overriding the sweep file's 'episode_fn'")
+    parser.add_argument("--seeds", default=None, metavar="COUNT|START:COUNT",
+                        help="run these seeds instead of the file's (e.g. 5 for seeds 0-4): a "
+                             "quicker, smaller sample of the same grid; episodes already "
+                             "stored are reused")
     parser.add_argument("--retry-errors", action="store_true",
                         help="run again the episodes stored as errors")
     parser.add_argument("--hard-timeout", type=float, default=None, metavar="SECONDS",
@@ -50,7 +54,7 @@ def sweep_main(argv: list[str] | None = None) -> int:
     if args.workers < 1:
         _sweep_parser().error("--workers must be >= 1")
     try:
-        sweep = load_sweep(args.file)
+        sweep = load_sweep(args.file, _seeds_override(args.seeds))
         db = args.db or pathlib.Path("runs") / "sweeps" / sweep.name / "results.db"
         traces = None if args.no_traces else (args.traces or db.parent / "traces")
         summary = run_sweep(sweep, db, workers=args.workers, ray_address=args.ray,
@@ -67,6 +71,18 @@ def sweep_main(argv: list[str] | None = None) -> int:
           f"{summary.errors} errors) in {summary.wall_s:.1f} s")
     print(f"results: {db}    report: agentic-env report {db} --out {db.parent / 'report'}")
     return 0
+
+
+def _seeds_override(text: str | None) -> int | dict[str, int] | None:
+    """``--seeds``: ``COUNT`` or ``START:COUNT`` as a sweep grid's ``seeds`` value."""
+    if text is None:
+        return None
+    start, sep, count = text.partition(":")
+    if not sep:
+        start, count = "0", text
+    if not (start.isdigit() and count.isdigit()):
+        raise InvalidConfigError(f"--seeds {text!r}: write COUNT or START:COUNT (e.g. 5000:5)")
+    return {"start": int(start), "count": int(count)}
 
 
 def report_main(argv: list[str] | None = None) -> int:
