@@ -96,14 +96,16 @@ class Cell:
 
 def cell_findings(row: PaperRow, spec: str, instances: Sequence[Mapping[str, Any]]
                   ) -> tuple[findings.Finding, ...]:
-    """One finding per module of ``row``: the success rate the benchmark measures for model
-    ``spec`` lies within the 95 % Wilson interval around the paper's rate at the measured
-    number of instances."""
+    """One finding per module of ``row``: the 95 % Wilson interval of the success rate the
+    benchmark measures for model ``spec`` holds the paper's rate; as a range of the measured
+    rate, the successes k of n instances whose interval holds it."""
     out = []
     for module, rate in row.success.items():
         reported = 0.0 if rate is None else rate
         n = len(_cell(instances, spec, module))
-        low, high = wilson_interval(round(reported * n), n)
+        held = [k for k in range(n + 1)
+                if wilson_interval(k, n)[0] <= reported <= wilson_interval(k, n)[1]]
+        low, high = (min(held) / n, max(held) / n) if n else (0.0, 1.0)
         shown = "–" if rate is None else f"{100 * rate:.1f} %"
         out.append(findings.Finding(
             id=f"{row.model} / {module}", source=SOURCE,
