@@ -32,6 +32,10 @@ def _sweep_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-traces", action="store_true", help="write no episode traces")
     parser.add_argument("--episode-fn", default=None, metavar="MODULE:FUNCTION",
                         help="episode function overriding the sweep file's 'episode_fn'")
+    parser.add_argument("--seeds", default=None, metavar="COUNT|START:COUNT",
+                        help="run these seeds instead of the file's (e.g. 5 for seeds 0-4): a "
+                             "quicker, smaller sample of the same grid; episodes already "
+                             "stored are reused")
     parser.add_argument("--retry-errors", action="store_true",
                         help="run again the episodes stored as errors")
     parser.add_argument("--hard-timeout", type=float, default=None, metavar="SECONDS",
@@ -50,7 +54,7 @@ def sweep_main(argv: list[str] | None = None) -> int:
     if args.workers < 1:
         _sweep_parser().error("--workers must be >= 1")
     try:
-        sweep = load_sweep(args.file)
+        sweep = load_sweep(args.file, _seeds_override(args.seeds))
         db = args.db or pathlib.Path("runs") / "sweeps" / sweep.name / "results.db"
         traces = None if args.no_traces else (args.traces or db.parent / "traces")
         summary = run_sweep(sweep, db, workers=args.workers, ray_address=args.ray,
@@ -67,6 +71,18 @@ def sweep_main(argv: list[str] | None = None) -> int:
           f"{summary.errors} errors) in {summary.wall_s:.1f} s")
     print(f"results: {db}    report: agentic-env report {db} --out {db.parent / 'report'}")
     return 0
+
+
+def _seeds_override(text: str | None) -> int | dict[str, int] | None:
+    """``--seeds``: ``COUNT`` or ``START:COUNT`` as a sweep grid's ``seeds`` value."""
+    if text is None:
+        return None
+    start, sep, count = text.partition(":")
+    if not sep:
+        start, count = "0", text
+    if not (start.isdigit() and count.isdigit()):
+        raise InvalidConfigError(f"--seeds {text!r}: write COUNT or START:COUNT (e.g. 5000:5)")
+    return {"start": int(start), "count": int(count)}
 
 
 def report_main(argv: list[str] | None = None) -> int:
@@ -90,8 +106,10 @@ def report_main(argv: list[str] | None = None) -> int:
 
 
 def modules_main(argv: list[str] | None = None) -> int:
-    """``agentic-env modules --model M``: the module benchmark (paper Table II)."""
+    """``agentic-env modules --model M``: the module benchmark (paper Table II); with
+    ``--paper``, the paper's rows emulated and checked beside the paper's numbers."""
     from agentic_env.harness.module_bench import MODULE_ORDER, format_table, run_module_bench
+    from agentic_env.harness.paper_modules import TABLE_TWO
 
     parser = argparse.ArgumentParser(
         prog="agentic-env modules",
@@ -99,6 +117,14 @@ def modules_main(argv: list[str] | None = None) -> int:
                     "instances.")
     parser.add_argument("--model", default="sim-oracle",
                         help="model spec under test (default sim-oracle; any litellm name)")
+    parser.add_argument("--paper", action="store_true",
+                        help="instead of --model, benchmark each of the paper's Table II rows "
+                             "emulated by the sim-oracle with that row's error rates, and "
+                             "print the table beside the paper's with agree/disagree per cell "
+                             "and row (see agentic_env.harness.paper_modules)")
+    parser.add_argument("--paper-rows", nargs="+", default=[r.model for r in TABLE_TWO],
+                        metavar="MODEL", help="with --paper: the rows (default: all), e.g. "
+                                              "'Gemini 3 Flash'")
     parser.add_argument("--tasks", nargs="+", default=["sorting", "stacking"],
                         help="tasks to make rollouts of (default: sorting stacking)")
     parser.add_argument("--setting", default="lab", help="setting (default lab)")
@@ -108,27 +134,45 @@ def modules_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", type=pathlib.Path,
                         default=pathlib.Path("runs") / "modules" / "results.db",
                         help="results database (a sweep's database puts the table in its "
-                             "report)")
+                             "report); --paper reuses the rows it already holds")
     args = parser.parse_args(argv)
     os.environ.setdefault("MUJOCO_GL", "egl")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         from agentic_env.agents.models.registry import parse_model_spec
         from agentic_env.harness.db import ResultStore
+        from agentic_env.harness.paper_modules import (
+            compare,
+            emulating_spec,
+            format_comparison,
+            paper_row,
+        )
         from agentic_env.tasks import TASKS
 
-        parse_model_spec(args.model)
+        try:
+            rows = [paper_row(name) for name in args.paper_rows] if args.paper else []
+        except KeyError as exc:
+            raise InvalidConfigError(str(exc.args[0])) from exc
+        specs = [emulating_spec(row) for row in rows] if args.paper else [args.model]
+        for spec in specs:
+            parse_model_spec(spec)
         unknown = [t for t in args.tasks if t not in TASKS]
         if unknown:
             raise InvalidConfigError(f"unknown task(s) {', '.join(unknown)}; valid: "
                                      f"{', '.join(sorted(TASKS))}")
+        count = 0
         with ResultStore(args.db) as store:
-            count = run_module_bench(args.model, args.tasks, args.setting,
-                                     list(range(args.seeds)), store, args.modules)
-            rows = [r for r in store.module_instances() if r["model"] == args.model]
+            for spec in specs:
+                if args.paper and any(r["model"] == spec for r in store.module_instances()):
+                    continue  # measured before: reuse
+                count += run_module_bench(spec, args.tasks, args.setting,
+                                          list(range(args.seeds)), store, args.modules)
+            instances = [r for r in store.module_instances() if r["model"] in specs]
     except AgenticEnvError as exc:
         print(f"error: {exc}")
         return 2
     print(f"{count} instances graded; stored in {args.db}")
-    print(format_table(rows))
+    print(format_table(instances))
+    if args.paper:
+        print("\n" + format_comparison(compare(instances, rows)))
     return 0

@@ -48,6 +48,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tools", default="primitives", choices=[*tool_set_names(), "all"])
     parser.add_argument("--backend", default="sim", choices=BACKENDS)
+    parser.add_argument("--perception", default=None, metavar="MODEL",
+                        help="model the tools themselves ask (the alrm set's detector lists "
+                        "and locates objects): any model spec (default: the sim-oracle on "
+                        "the sim backend and the twin, none on hardware)")
     parser.add_argument("--max-actions", type=int, default=40,
                         help="primitive actions before action tools answer BLOCKED")
     parser.add_argument("--db", type=Path, default=Path("runs/mcp.sqlite"),
@@ -94,7 +98,9 @@ def main(argv: list[str] | None = None) -> int:
                            max_actions=args.max_actions)
         real = RealOptions(args.twin, args.robot_host, args.gripper_port, args.calibration,
                            args.confirm_each_step)
-        episode = open_episode(spec, args.tools, args.backend, real, tty_ask)
+        perception = args.perception or (
+            "sim-oracle" if args.backend == "sim" or args.twin else None)
+        episode = open_episode(spec, args.tools, args.backend, real, tty_ask, perception)
     except (AgenticEnvError, OSError) as error:
         print(f"serve: {error}", file=sys.stderr)
         return 1

@@ -44,7 +44,8 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
     denominator = 1.0 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    # all or none: the bound is exactly 1 (0); rounding would leave it 1e-16 inside
+    # the bounds at 0 and n successes are exactly 0 and 1 (rounding would put them a hair
+    # inside, above the rate or below it)
     low = 0.0 if successes == 0 else max(0.0, centre - half)
     high = 1.0 if successes == n else min(1.0, centre + half)
     return low, high

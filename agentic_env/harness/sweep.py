@@ -83,8 +83,9 @@ class Sweep:
     findings: tuple[Finding, ...] = ()
 
 
-def load_sweep(path: str | pathlib.Path) -> Sweep:
-    """Read and expand a sweep file (YAML, see the module docstring)."""
+def load_sweep(path: str | pathlib.Path, seeds: Any = None) -> Sweep:
+    """Read and expand a sweep file (YAML, see the module docstring); ``seeds`` (as the grid's
+    ``seeds``: a list, an int n or ``{start, count}``) replaces the file's seeds."""
     yaml = require("yaml", "harness")
 
     file = pathlib.Path(path)
@@ -94,6 +95,8 @@ def load_sweep(path: str | pathlib.Path) -> Sweep:
         data = yaml.safe_load(file.read_text())
     except yaml.YAMLError as exc:
         raise InvalidConfigError(f"sweep file {file.name}: not valid YAML: {exc}") from exc
+    if seeds is not None and isinstance(data, Mapping) and isinstance(data.get("grid"), Mapping):
+        data = {**data, "grid": {**data["grid"], "seeds": seeds}}
     return parse_sweep(data, default_name=file.stem)
 
 

@@ -36,6 +36,9 @@ from agentic_env.errors import AgenticEnvError, InvalidActionError
 OBJECTS_TEMPLATE = "alrm_objects"
 #: The table as a place.
 TABLE = "table"
+#: After a failed place the object counts as still held while the pads are within this of
+#: their distance right after the pick, m (a release opens them 3 cm wider; a slip closes them).
+HOLD_TOLERANCE = 0.005
 OBJECTS_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["objects"],
     "properties": {"objects": {"type": "array", "items": {
@@ -84,6 +87,7 @@ class AlrmWorld:
         self.io = ToolSkillIO(context)
         self.rng = np.random.default_rng(seed)
         self.held: grounding.HeldObject | None = None
+        self.held_width = 0.0  # distance between the pads right after the pick, m
         self._listing: list[dict[str, Any]] | None = None
 
     # -- perception through the model layer -------------------------------------------------
@@ -128,6 +132,12 @@ class AlrmWorld:
         """``locate`` with active perception, over the remaining action budget."""
         left = max(self.context.max_actions - self.context.log.actions - 2, 0)
         return skills.locate(self.io, self.detector, name, part, max_moves=left)
+
+    def still_holding(self) -> bool:
+        """Whether the gripper still holds what it picked, read from the pads' distance (after
+        a failed place, which may have released the object or let it slip)."""
+        width = float(self.io.obs["gripper_width"][0])
+        return self.held is not None and abs(width - self.held_width) <= HOLD_TOLERANCE
 
     def drawer_yaw(self, inside: str | None = None) -> float | None:
         """Yaw (rad) pointing the wrist out of the scene's drawer, if it has one (and, with
@@ -235,6 +245,7 @@ def alrm_tools(context: ToolContext, world: AlrmWorld | None = None) -> Sequence
             return fail(result.code, f"The {_words(entry)} could not be picked: "
                         f"{result.message}")
         world.held = result.data["held"]
+        world.held_width = float(world.io.obs["gripper_width"][0])
         return ok(f"The {_words(entry)} was successfully picked")
 
     def place(target: str) -> SkillResult:
@@ -264,8 +275,12 @@ def alrm_tools(context: ToolContext, world: AlrmWorld | None = None) -> Sequence
                                          align_faces=True)
         where = "on the table" if entry is None else f"at the {_words(entry)}"
         if not result.ok:
+            kept = world.still_holding()
+            if not kept:
+                world.held = None
             return fail(result.code, f"The {held.name} could not be placed {where}: "
-                        f"{result.message}")
+                        f"{result.message}; " + ("it is still in the gripper" if kept
+                                                 else "the gripper no longer holds it"))
         world.held = None
         return ok(f"The {held.name} was successfully placed {where}")
 

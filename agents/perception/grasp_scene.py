@@ -30,6 +30,8 @@ HEIGHTMAP_CELL = 0.004
 #: Where the fingers are probed against the heightmap: a 3 x 3 x 3 grid over each box
 #: (as fractions of its half extents).
 FINGER_SAMPLES = np.stack(np.meshgrid(*[np.array([-1.0, 0.0, 1.0])] * 3), -1).reshape(-1, 3)
+#: Grasps checked at once by :func:`collision_free`.
+CHECK_BATCH = 32
 #: Clearance from the scene that scores full marks, m.
 FULL_CLEARANCE = 0.03
 #: Grid of :func:`near_mask` that tells the scene's samples of the target, m (it catches
@@ -171,41 +173,66 @@ def collision_free(prep: GraspScene, gripper: GripperGeometry, rotations: np.nda
     first; the check stops once ``enough`` collision-free grasps score at least the next
     grasp's bound (their score: the bound less ``clearance_weight`` times the missing
     clearance fraction), and the grasps left unchecked are reported as not free. The gripper
-    is swept back along the approach by ``approach_distance`` m.
+    is swept back along the approach by ``approach_distance`` m. Grasps are checked
+    :data:`CHECK_BATCH` at a time, each batch at once.
     """
     count = len(tcp)
     free = np.zeros(count, bool)
     clearance = np.zeros(count)
-    found: list[float] = []
     solid = np.concatenate([prep.obstacles, prep.coarse_target])
     is_obstacle = np.arange(len(solid)) < len(prep.obstacles)
-    for h in np.argsort(-bound):
-        if len(found) >= enough and sorted(found)[-enough] >= bound[h]:
+    order = np.argsort(-bound)
+    found = np.zeros(0)  # scores of the free grasps checked so far, in checking order
+    for start in range(0, count, CHECK_BATCH):
+        batch = order[start:start + CHECK_BATCH]
+        ok, near_m = _batch_free(prep, gripper, solid, is_obstacle, rotations[batch],
+                                 tcp[batch], opening[batch], approach_distance)
+        score = bound[batch] - clearance_weight * (1 - near_m / FULL_CLEARANCE)
+        # grasp i of the batch is checked unless `enough` grasps checked before it (earlier
+        # batches', then this batch's free ones before i) score at least its bound
+        earlier = np.concatenate([found, np.where(ok, score, -np.inf)])
+        before = np.arange(len(earlier))[:, None] < (len(found) + np.arange(len(batch)))
+        stops = np.flatnonzero(np.count_nonzero(
+            before & (earlier[:, None] >= bound[batch]), axis=0) >= enough)
+        checked = stops[0] if stops.size else len(batch)
+        ok[checked:] = False
+        free[batch] = ok
+        clearance[batch[ok]] = near_m[ok]
+        found = np.concatenate([found, score[ok]])
+        if stops.size:
             break
-        centres, halves = gripper.boxes(float(opening[h]))
-        swept_c, swept_h = centres.copy(), halves.copy()
-        swept_c[:, 2] -= approach_distance / 2.0
-        swept_h[:, 2] += approach_distance / 2.0
-        # one box around everything, grown by the full-clearance distance, culls most points
-        low = np.min(swept_c - swept_h, axis=0) - FULL_CLEARANCE
-        high = np.max(swept_c + swept_h, axis=0) + FULL_CLEARANCE
-        local = (solid - tcp[h]) @ rotations[h]
-        near = np.all((local >= low) & (local <= high), axis=1)
-        local = local[near]
-        if np.any(points_in_boxes(local, swept_c, swept_h, COLLISION_MARGIN)):
-            continue
-        # a finger under an obstacle point has entered space the camera could not see (the
-        # part of a neighbour hidden behind the target, seen from a tilted approach)
-        fingers = gripper.n_finger_boxes
-        samples = (centres[:fingers, None] + FINGER_SAMPLES * halves[:fingers, None]).reshape(
-            -1, 3)
-        if np.any(prep.ceiling.above(samples @ rotations[h].T + tcp[h])):
-            continue
-        free[h] = True
-        obstacles = local[is_obstacle[near]]
-        clearance[h] = FULL_CLEARANCE
-        if len(obstacles):
-            clearance[h] = min(float(np.min(distance_to_boxes(obstacles, centres, halves))),
-                               FULL_CLEARANCE)
-        found.append(float(bound[h] - clearance_weight * (1 - clearance[h] / FULL_CLEARANCE)))
     return free, clearance
+
+
+def _batch_free(prep: GraspScene, gripper: GripperGeometry, solid: np.ndarray,
+                is_obstacle: np.ndarray, rotations: np.ndarray, tcp: np.ndarray,
+                opening: np.ndarray, approach_distance: float) -> tuple[np.ndarray, np.ndarray]:
+    """For grasps (H, ...) at once: whether each is collision-free (see
+    :func:`collision_free`), and its clearance from the obstacles, m (meaningful where free)."""
+    centres, halves = gripper.boxes_at(opening)  # (H, B, 3), (B, 3)
+    swept_c, swept_h = centres.copy(), halves.copy()
+    swept_c[:, :, 2] -= approach_distance / 2.0
+    swept_h[:, 2] += approach_distance / 2.0
+    # one box around everything, grown by the full-clearance distance, culls most points:
+    # the rest are (grasp, point) pairs
+    low = np.min(swept_c - swept_h, axis=1) - FULL_CLEARANCE
+    high = np.max(swept_c + swept_h, axis=1) + FULL_CLEARANCE
+    local = np.matmul(solid[None] - tcp[:, None], rotations)  # (H, N, 3)
+    near = np.all((local >= low[:, None]) & (local <= high[:, None]), axis=2)
+    grasp, point = np.nonzero(near)
+    pairs = local[grasp, point]
+    hit = np.any(points_in_boxes(pairs, swept_c[grasp], swept_h, COLLISION_MARGIN), axis=1)
+    ok = np.ones(len(tcp), bool)
+    ok[grasp[hit]] = False
+    # a finger under an obstacle point has entered space the camera could not see (the
+    # part of a neighbour hidden behind the target, seen from a tilted approach)
+    fingers = gripper.n_finger_boxes
+    samples = (centres[:, :fingers, None] + FINGER_SAMPLES * halves[:fingers, None]).reshape(
+        len(tcp), -1, 3)
+    world = np.matmul(samples, rotations.transpose(0, 2, 1)) + tcp[:, None]
+    ok &= ~np.any(prep.ceiling.above(world.reshape(-1, 3)).reshape(len(tcp), -1), axis=1)
+    near_m = np.full(len(tcp), FULL_CLEARANCE)
+    measured = ok[grasp] & is_obstacle[point]
+    distance = distance_to_boxes(pairs[measured], centres[grasp[measured]], halves)
+    np.minimum.at(near_m, grasp[measured], distance)
+    return ok, near_m

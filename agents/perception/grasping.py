@@ -110,29 +110,26 @@ def _tilted(closing: np.ndarray, tilt: np.ndarray) -> np.ndarray:
 def _hypotheses(prep: GraspScene, rng: np.random.Generator, n_samples: int,
                 max_tilt: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Closing axes (H, 3, horizontal), tilts (H,) rad and grasp points (H, 3)."""
-    axes, anchors, tilts = [], [], []
     # evenly spaced yaws and the narrowest axis through the centre, upright
     yaws = np.linspace(0.0, np.pi, 12, endpoint=False)
-    grid = np.stack([np.cos(yaws), np.sin(yaws), np.zeros_like(yaws)], 1)
-    axes += [*grid, np.array([*prep.axes[1], 0.0])]
-    anchors += [prep.centre] * (len(grid) + 1)
-    tilts += [0.0] * (len(grid) + 1)
-    budget = max(n_samples - len(axes), 0)
+    fixed = np.concatenate([np.stack([np.cos(yaws), np.sin(yaws), np.zeros_like(yaws)], 1),
+                            [[*prep.axes[1], 0.0]]])
+    budget = max(n_samples - len(fixed), 0)
     pair_axes, pair_points = _antipodal_pairs(prep, rng, budget // 2)
-    axes += list(pair_axes)
-    anchors += list(pair_points)
     rest = budget - len(pair_axes)
     yaw = rng.uniform(0.0, np.pi, rest)
-    axes += list(np.stack([np.cos(yaw), np.sin(yaw), np.zeros(rest)], 1))
     offset = rng.normal(0.0, 0.4, rest) * prep.extents[0]
-    anchors += list(prep.centre + offset[:, None] * np.array([*prep.axes[0], 0.0]))
-    extra = len(axes) - len(tilts)
+    closing = np.concatenate([fixed, pair_axes,
+                              np.stack([np.cos(yaw), np.sin(yaw), np.zeros(rest)], 1)])
+    anchors = np.concatenate([np.tile(prep.centre, (len(fixed), 1)), pair_points,
+                              prep.centre + offset[:, None] * np.array([*prep.axes[0], 0.0])])
+    extra = len(closing) - len(fixed)
     upright = rng.random(extra) < 0.6
-    tilts += list(np.where(upright, 0.0, rng.uniform(-max_tilt, max_tilt, extra)))
-    closing = np.array(axes, dtype=float)
+    tilts = np.concatenate([np.zeros(len(fixed)),
+                            np.where(upright, 0.0, rng.uniform(-max_tilt, max_tilt, extra))])
     closing[:, 2] = 0.0
     closing /= np.linalg.norm(closing, axis=1, keepdims=True)
-    return closing, np.array(tilts), np.array(anchors)
+    return closing, tilts, anchors
 
 
 def _antipodal_pairs(prep: GraspScene, rng: np.random.Generator,
@@ -335,17 +332,17 @@ def _narrowness(prep: GraspScene, rotations: np.ndarray) -> np.ndarray:
 
 def _suppress_duplicates(poses: np.ndarray, score: np.ndarray, top_k: int) -> list[int]:
     """Indices of the best grasps, skipping any within 1 cm and 15 degrees of a better one."""
+    ranked = np.argsort(-score)
+    position, closing, approach = (poses[ranked, :3, 3], poses[ranked, :3, 1],
+                                   poses[ranked, :3, 2])
+    close = np.linalg.norm(position[:, None] - position[None], axis=-1) < 0.01
+    angle_cos = np.abs(closing @ closing.T) * (approach @ approach.T)
+    similar = close & (angle_cos > np.cos(np.deg2rad(15.0)))
+    # greedy, best first: each kept grasp rules out the grasps similar to it, itself included
+    open_ = np.ones(len(ranked), bool)
     chosen: list[int] = []
-    for i in np.argsort(-score):
-        if len(chosen) >= top_k:
-            break
-        similar = False
-        for j in chosen:
-            close = np.linalg.norm(poses[i, :3, 3] - poses[j, :3, 3]) < 0.01
-            angle_cos = abs(poses[i, :3, 1] @ poses[j, :3, 1]) * (poses[i, :3, 2] @ poses[j, :3, 2])
-            if close and angle_cos > np.cos(np.deg2rad(15.0)):
-                similar = True
-                break
-        if not similar:
-            chosen.append(int(i))
+    while len(chosen) < top_k and np.any(open_):
+        best = int(np.argmax(open_))
+        chosen.append(int(ranked[best]))
+        open_ &= ~similar[best]
     return chosen

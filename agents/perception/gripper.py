@@ -73,12 +73,22 @@ class GripperGeometry:
 
     def boxes(self, opening: float) -> tuple[np.ndarray, np.ndarray]:
         """Centres (B, 3) and half extents (B, 3) of every box with the pads ``opening`` m
-        apart; the fingers come first (pads at indices :meth:`pad_indices`)."""
-        shift = np.array([0.0, opening / 2.0, 0.0])
-        parts = ([(b.centre + shift, b.half) for b in self.left_finger]
-                 + [(b.centre - shift, b.half) for b in self.right_finger]
-                 + [(b.centre, b.half) for b in self.palm])
-        return np.array([p[0] for p in parts]), np.array([p[1] for p in parts])
+        apart; the fingers come first (the first :attr:`n_finger_boxes`)."""
+        centres, halves = self.boxes_at(np.array([opening], dtype=float))
+        return centres[0], halves
+
+    def boxes_at(self, openings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`boxes` for many openings (H,) m at once: centres (H, B, 3) and the half
+        extents (B, 3), which do not change with the opening."""
+        parts = (*self.left_finger, *self.right_finger, *self.palm)
+        centres = np.array([b.centre for b in parts])
+        halves = np.array([b.half for b in parts])
+        # +1 for the left finger's boxes (they move by +opening/2 along y), -1 for the right's
+        side = np.repeat([1.0, -1.0, 0.0], [len(self.left_finger), len(self.right_finger),
+                                            len(self.palm)])
+        shift = np.zeros((len(openings), 1, 3))
+        shift[:, 0, 1] = np.asarray(openings, dtype=float) / 2.0
+        return centres + side[:, None] * shift, halves
 
     @property
     def n_finger_boxes(self) -> int:
@@ -121,7 +131,7 @@ def points_in_boxes(local: np.ndarray, centres: np.ndarray, halves: np.ndarray,
 
     Args:
         local: (..., N, 3) points in the boxes' frame.
-        centres, halves: (B, 3) boxes.
+        centres, halves: (B, 3) boxes, or (..., N, B, 3): a set of boxes per point.
         margin: inflation of every box, m.
 
     Returns:
@@ -132,6 +142,7 @@ def points_in_boxes(local: np.ndarray, centres: np.ndarray, halves: np.ndarray,
 
 
 def distance_to_boxes(local: np.ndarray, centres: np.ndarray, halves: np.ndarray) -> np.ndarray:
-    """Euclidean distance (..., N) from each point to the nearest box (0 inside), m."""
+    """Euclidean distance (..., N) from each point ``local`` (..., N, 3) to the nearest box
+    (0 inside), m; boxes as in :func:`points_in_boxes`."""
     gap = np.maximum(np.abs(local[..., :, None, :] - centres) - halves, 0.0)
     return np.min(np.linalg.norm(gap, axis=-1), axis=-1)

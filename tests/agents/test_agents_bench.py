@@ -15,6 +15,7 @@ def test_summary_row_averages_episodes() -> None:
     row = summarise("sorting / oracle", results)
     assert row["success"] == 0.5 and row["score"] == pytest.approx(0.625)
     assert row["actions"] == 6.0 and row["replans"] == 1.0 and row["wall_s"] == 15.0
+    assert row["calls"] == 0.0
     assert "50%" in format_rows([row]).splitlines()[1]
 
 
@@ -36,3 +37,5 @@ def test_seeds_and_settings_are_parsed_with_errors_that_name_valid_values() -> N
         parse_settings("lab,moon")
     assert main(["--agent", "no-such-agent"]) == 2
     assert main(["--agent-option", "colour=red"]) == 2
+    with pytest.raises(SystemExit):
+        main(["--instruction-categories", "poetic"])

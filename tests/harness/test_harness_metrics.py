@@ -30,6 +30,10 @@ def test_wilson_interval_matches_reference_values(k, n, low, high):
 
 def test_wilson_interval_edge_cases():
     assert metrics.wilson_interval(0, 0) == (0.0, 1.0)
+    # exactly 0 and 1 at no and all successes: a plot's error bars (rate - low) never go
+    # negative (rounding put the bound a hair above 0 for e.g. n = 11)
+    assert all(metrics.wilson_interval(0, n)[0] == 0.0 for n in range(1, 100))
+    assert all(metrics.wilson_interval(n, n)[1] == 1.0 for n in range(1, 100))
     with pytest.raises(ValueError, match="successes"):
         metrics.wilson_interval(4, 3)
     for n in (10, 13):  # all or none: exact bounds (error bars never go negative)

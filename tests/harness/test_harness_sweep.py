@@ -98,3 +98,15 @@ def test_shipped_ci_sweep_is_small_and_covers_the_ablation_and_injected_error():
     assert {s.task for s in sweep.specs} == {"sorting", "stacking"}
     assert {s.verification for s in sweep.specs} == {"full", "goal"}
     assert any("checker=" in s.model for s in sweep.specs)
+
+
+def test_seeds_override_replaces_the_files_seeds():
+    from agentic_env.cli.harness import _seeds_override
+
+    full = load_sweep(CI_SWEEP)
+    small = load_sweep(CI_SWEEP, _seeds_override("1"))
+    assert {s.seed for s in small.specs} == {0}
+    assert {s.key() for s in small.specs} == {s.key() for s in full.specs if s.seed < 1}
+    assert {s.seed for s in load_sweep(CI_SWEEP, _seeds_override("40:3")).specs} == {40, 41, 42}
+    with pytest.raises(InvalidConfigError, match="START:COUNT"):
+        _seeds_override("a:b")

@@ -2,13 +2,14 @@
 
 Part 1 runs ``--agent`` (default AgenticLab) with ``--model`` (default the perfect
 sim-oracle) over the seeds ``--seeds START:COUNT`` of every task in every ``--settings``
-setting (verification ``full``) and prints success rate, progress score, actions, replans and
-wall time per task x setting, then each failed episode with its failure. Part 2 injects
-action-checker errors (rates ``--checker-errors``, default 0.1 and 0.3; the flag with no rates
-skips part 2) in the ``full`` and ``goal`` verification modes on the ablation tasks in the
-first setting, so the compounding of module errors and the verification ablation show in one
-table. Part 3 (``--interventions``, :mod:`agentic_env.cli.bench.interventions`) runs trial
-kinds with events and prints the intervention table. Episodes run in spawned worker
+setting (verification ``full``; with ``--instruction-categories``, in each of those paraphrase
+categories) and prints success rate, progress score, actions, replans, wall time and model
+calls per task x setting (x category), then each failed episode with its failure. Part 2
+injects action-checker errors (rates ``--checker-errors``, default 0.1 and 0.3; the flag with
+no rates skips part 2) in the ``full`` and ``goal`` verification modes on the ablation tasks
+in the first setting, so the compounding of module errors and the verification ablation show
+in one table. Part 3 (``--interventions``, :mod:`agentic_env.cli.bench.interventions`) runs
+trial kinds with events and prints the intervention table. Episodes run in spawned worker
 processes; results are also written as JSON.
 """
 
@@ -33,6 +34,7 @@ from agentic_env.cli.run import TASKS, parse_agent_options
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 from agentic_env.sim.settings import available_settings
+from agentic_env.tasks.instructions import CATEGORIES
 
 
 def _run(spec: EpisodeSpec) -> EpisodeResult:
@@ -62,7 +64,8 @@ def run_all(specs: list[EpisodeSpec], workers: int) -> list[EpisodeResult]:
 
 def summarise(label: str, results: Iterable[EpisodeResult]) -> dict[str, float | str | int]:
     """One table row: success rate, means of score, actions, replans, wall time, model
-    latency (s, summed over the episode's calls) and tokens per episode; for agents judged
+    calls, their latency (s, summed over the episode's calls) and tokens per episode; for
+    agents judged
     by ALRM's trace judge also its success rate (sum of scores / 2n) and the share of
     episodes where judge and world state disagree (``nan`` when none was judged; printed
     as ``-``)."""
@@ -76,6 +79,7 @@ def summarise(label: str, results: Iterable[EpisodeResult]) -> dict[str, float |
         "actions": statistics.fmean(r.actions for r in results),
         "replans": statistics.fmean(r.replans for r in results),
         "wall_s": statistics.fmean(r.wall_s for r in results),
+        "calls": statistics.fmean(len(r.calls) for r in results),
         "model_s": statistics.fmean(sum(c.latency_s for c in r.calls) for r in results),
         "tokens": statistics.fmean(r.input_tokens + r.output_tokens for r in results),
         "judge": (sum(score for score, _ in judged) / (2 * len(judged)) if judged
@@ -88,11 +92,13 @@ def summarise(label: str, results: Iterable[EpisodeResult]) -> dict[str, float |
 def format_rows(rows: list[dict[str, float | str | int]]) -> str:
     """A fixed-width text table of :func:`summarise` rows."""
     lines = [f"{'config':<46}{'n':>4}{'success':>9}{'score':>7}{'actions':>9}{'replans':>9}"
-             f"{'wall s':>8}{'model s':>9}{'tokens':>8}{'judge':>7}{'disagree':>9}"]
+             f"{'wall s':>8}{'calls':>7}{'model s':>9}{'tokens':>8}{'judge':>7}"
+             f"{'disagree':>9}"]
     for row in rows:
         lines.append(f"{row['config']:<46}{row['episodes']:>4}{row['success']:>9.0%}"
                      f"{row['score']:>7.2f}{row['actions']:>9.1f}{row['replans']:>9.1f}"
-                     f"{row['wall_s']:>8.1f}{row['model_s']:>9.2f}{row['tokens']:>8.0f}"
+                     f"{row['wall_s']:>8.1f}{row['calls']:>7.1f}{row['model_s']:>9.2f}"
+                     f"{row['tokens']:>8.0f}"
                      f"{_share(row['judge']):>7}{_share(row['disagree']):>9}")
     return "\n".join(lines)
 
@@ -143,6 +149,11 @@ def _parser() -> argparse.ArgumentParser:
                         help="registered agent or module:attr (default agenticlab)")
     parser.add_argument("--agent-option", action="append", default=[], metavar="KEY=VALUE",
                         help="agent switch, repeatable (as for agentic-env run)")
+    parser.add_argument("--instruction-categories", nargs="+", default=[None],
+                        choices=CATEGORIES, metavar="CATEGORY",
+                        help="paraphrase categories of part 1, each its own row (default: "
+                        "the task's default instruction); e.g. ALRM's canonical lexical "
+                        "syntactic semantic high_level")
     parser.add_argument("--model", default="sim-oracle",
                         help="model spec of part 1 (default: the perfect sim-oracle)")
     parser.add_argument("--ablation-tasks", nargs="*", default=["sorting", "stacking"],
@@ -172,10 +183,12 @@ def main(argv: list[str] | None = None) -> int:
     main_labels = []
     for task in args.tasks:
         for setting in settings:
-            label = f"{task} / {setting} / {args.model} / full"
-            main_labels.append(label)
-            groups[label] = [EpisodeSpec(task, setting, seed=s, model=args.model, **common)
-                             for s in seeds]
+            for category in args.instruction_categories:
+                label = f"{task} / {setting} / {args.model} / " + (category or "full")
+                main_labels.append(label)
+                groups[label] = [EpisodeSpec(task, setting, seed=s, model=args.model,
+                                             instruction_category=category, **common)
+                                 for s in seeds]
     for task in args.ablation_tasks:
         for rate in args.checker_errors:
             for mode in ("full", "goal"):
@@ -190,7 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     for label in main_labels:
         for spec in groups[label]:
             r = results[spec]
-            print(f"  {spec.task:<14} {spec.setting:<8} seed {spec.seed:<5} success "
+            print(f"  {spec.task:<14} {spec.setting:<8} {spec.instruction_category or '':<10} "
+                  f"seed {spec.seed:<5} success "
                   f"{r.success!s:<6} score {r.score:4.2f}  actions {r.actions:3d}  replans "
                   f"{r.replans}  {r.wall_s:6.1f} s  {r.failure or ''}")
     rows = [summarise(label, (results[s] for s in group)) for label, group in groups.items()]
@@ -200,7 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     if failed:
         print("\nFailures:")
         for r in failed:
-            print(f"  {r.spec.task} / {r.spec.setting} / seed {r.spec.seed}: "
+            print(f"  {r.spec.task} / {r.spec.setting} / "
+                  f"{r.spec.instruction_category or 'default'} / seed {r.spec.seed}: "
                   f"{r.failure}: {r.failure_detail}"[:300])
     tables = bench_interventions.report(parts, results, args.error_model) if parts else {}
     args.out.write_text(json.dumps({"rows": rows, "interventions": tables, "episodes": [

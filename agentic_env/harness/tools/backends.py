@@ -11,7 +11,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from contextlib import ExitStack
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +22,9 @@ from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.harness.tools.episode import Judge, SimJudge, ToolEpisode, Verdict
 
 if TYPE_CHECKING:
+    from agentic_env.agents.models.context import ModuleContext
     from agentic_env.contract.trial import TrialSpec
+    from agentic_env.envs.sim_env import SimEnv
     from agentic_env.pddl.planning import PlanStep
 
 BACKENDS: tuple[str, ...] = ("sim", "real")
@@ -84,7 +87,8 @@ class OperatorJudge:
 
 
 def open_episode(spec: EpisodeSpec, tool_set: str = "primitives", backend: str = "sim",
-                 real: RealOptions | None = None, ask: Ask | None = None) -> ToolEpisode:
+                 real: RealOptions | None = None, ask: Ask | None = None,
+                 perception: str | None = None) -> ToolEpisode:
     """Build and reset the env of ``spec`` on ``backend`` and wrap it as a tool episode.
 
     Args:
@@ -93,10 +97,14 @@ def open_episode(spec: EpisodeSpec, tool_set: str = "primitives", backend: str =
         backend: ``sim`` or ``real``.
         real: real-robot options (``backend="real"``).
         ask: asks the operator (hardware layout, confirmations, rubric); required on hardware.
+        perception: model spec answering the model queries of the tools themselves (the
+            ``alrm`` set lists and locates objects through a ``detector``), e.g.
+            ``sim-oracle`` (reads the simulator, or the twin's world); ``None``: the tools
+            get no model, and such tools find nothing.
 
     Raises:
-        InvalidConfigError: unknown backend or tool set, or hardware without a robot host or
-            an ``ask``.
+        InvalidConfigError: unknown backend, tool set or perception model spec (a
+            sim-oracle on hardware), or hardware without a robot host or an ``ask``.
     """
     from agentic_env.envs.sim_env import SimEnv
 
@@ -106,20 +114,35 @@ def open_episode(spec: EpisodeSpec, tool_set: str = "primitives", backend: str =
     try:
         _obs, info = env.reset(seed=spec.seed)
         if backend == "sim":
+            stack = ExitStack()
+            stack.callback(env.close)
+            models = _perception_models(spec, perception, env, stack)
             return ToolEpisode(spec, EnvRobotIO(env), info["instruction"], SimJudge(env),
-                               tool_set, close=env.close)
+                               tool_set, close=stack.close, models=models)
         trial, reference = env.trial, SimJudge(env).reference()
     except BaseException:
         env.close()
         raise
     env.close()
     assert trial is not None  # reset sets it
-    return _real_episode(spec, tool_set, trial, reference, real or RealOptions(), ask)
+    return _real_episode(spec, tool_set, trial, reference, real or RealOptions(), ask,
+                         perception)
+
+
+def _perception_models(spec: EpisodeSpec, perception: str | None, oracle_env: SimEnv | None,
+                       stack: ExitStack) -> ModuleContext | None:
+    """The tools' models (see :func:`open_episode`), closed with ``stack``."""
+    if perception is None:
+        return None
+    from agentic_env.harness.runner import episode_models
+
+    return stack.enter_context(episode_models(replace(spec, model=perception, modules=()),
+                                              oracle_env))
 
 
 def _real_episode(spec: EpisodeSpec, tool_set: str, trial: TrialSpec,
-                  reference: list[PlanStep],
-                  options: RealOptions, ask: Ask | None) -> ToolEpisode:
+                  reference: list[PlanStep], options: RealOptions, ask: Ask | None,
+                  perception: str | None) -> ToolEpisode:
     confirm = None
     if options.confirm_each_step:
         if ask is None:
@@ -154,5 +177,13 @@ def _real_episode(spec: EpisodeSpec, tool_set: str, trial: TrialSpec,
         raise
     if isinstance(judge, SimJudge):
         judge = SimJudge(judge.env)  # follow the steps from the state after homing
+    stack = ExitStack()
+    stack.callback(env.close)
+    try:
+        models = _perception_models(spec, perception,
+                                    judge.env if isinstance(judge, SimJudge) else None, stack)
+    except BaseException:
+        stack.close()
+        raise
     return ToolEpisode(spec, EnvRobotIO(env), info["instruction"], judge, tool_set,
-                       close=env.close)
+                       close=stack.close, models=models)

@@ -27,6 +27,7 @@ from agentic_env.tasks.base import SymbolicTask
 from agentic_env.tasks.symbolic import EpisodeScorer
 
 if TYPE_CHECKING:
+    from agentic_env.agents.models.context import ModuleContext
     from agentic_env.envs.sim_env import SimEnv
     from agentic_env.harness.db import ResultStore
 
@@ -107,15 +108,17 @@ class ToolEpisode:
         judge: scores the end state (``after_action`` / ``verdict``).
         tool_set: name of the tool set to expose (see ``build_tool_set``).
         close: releases the env(s) when the episode is closed.
+        models: what the tools themselves ask (the ``alrm`` set's detector); ``None``: none.
     """
 
     def __init__(self, spec: EpisodeSpec, io: RobotIO, instruction: str, judge: Judge,
-                 tool_set: str = "primitives", close: Callable[[], None] = lambda: None
-                 ) -> None:
+                 tool_set: str = "primitives", close: Callable[[], None] = lambda: None,
+                 models: ModuleContext | None = None) -> None:
         self.spec = spec
         self.io = io
         self.judge = judge
-        self.context = ToolContext(io, instruction, max_actions=spec.max_actions)
+        self.context = ToolContext(io, instruction, max_actions=spec.max_actions,
+                                   models=models)
         self.tools: ToolRegistry = build_tool_set(tool_set, self.context)
         self.result: EpisodeResult | None = None
         self._close = close

@@ -54,3 +54,25 @@ def test_a_pick_with_the_default_full_opening_runs():
         assert result.ok, result.render()
     finally:
         episode.close()
+
+
+def test_the_alrm_tools_see_through_the_perception_model():
+    """``serve --tools alrm``: the tools list and pick objects through the episode's
+    perception model; without one they find nothing."""
+    from agentic_env.harness.tools.backends import open_episode
+
+    blind = open_episode(EpisodeSpec(task="sorting", seed=3), "alrm")
+    try:
+        assert blind.call("get_objects", {}).render().startswith("NOT_FOUND")
+    finally:
+        blind.close()
+    episode = open_episode(EpisodeSpec(task="sorting", seed=3), "alrm", perception="sim-oracle")
+    try:
+        listed = episode.call("get_objects", {})
+        assert listed.ok and listed.data["objects"]
+        name = next(iter(listed.data["objects"]))
+        assert episode.call("pick", {"name": name}).ok
+        assert episode.call("place", {"target": "table"}).ok
+        assert episode.context.log.actions > 0
+    finally:
+        episode.close()

@@ -1,0 +1,162 @@
+"""The paper's Table II (the module benchmark) beside the simulation's module benchmark.
+
+:data:`TABLE_TWO` copies the paper's reported success rates (as facts, with their source
+table). Offline, each paper row is *emulated*: the sim-oracle answers every module with an
+injected error rate of one minus the paper's success rate (:func:`emulating_spec`; a module
+the paper marks "–", no usable result, gets rate 1). The module benchmark then grades that
+emulation on simulator instances like any model, and each cell is checked as a paper finding
+(:mod:`agentic_env.harness.findings`): the paper's rate must lie within the 95 % Wilson
+interval of the benchmark's measurement. An agreeing row says the benchmark's grading
+measures a model with the paper's error profile at the paper's numbers; a disagreeing cell
+points at a module whose grading in the simulator differs from the paper's protocol (e.g.
+the grasp labels come from simulated picks, which a perfect answer does not always match).
+Latencies are not compared (the sim-oracle's are not a model's), nor the detector's box IoU
+(the sim-oracle's boxes are exact whenever its point is).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agentic_env.harness import findings
+from agentic_env.harness.metrics import wilson_interval
+from agentic_env.harness.module_bench import MODULE_ORDER
+
+#: Where the numbers come from.
+SOURCE = "AgenticLab Table II"
+
+
+@dataclass(frozen=True)
+class PaperRow:
+    """One model's row of Table II.
+
+    Attributes:
+        model: the model as the paper names it.
+        success: module -> success rate in [0, 1] (the detector's: pointing); ``None`` where
+            the paper reports "–" (no usable result).
+    """
+
+    model: str
+    success: Mapping[str, float | None]
+
+
+def _row(model: str, *percent: float | None) -> PaperRow:
+    """A row from the paper's success rates in %, in Table II's module order."""
+    return PaperRow(model, {m: None if v is None else v / 100.0
+                            for m, v in zip(MODULE_ORDER, percent, strict=True)})
+
+
+#: Table II of the paper, success rates (%) of the task parser, action checker, object
+#: detector (pointing), grasp planner and goal checker; "–" (no usable result) is ``None``.
+#: (The paper's times and the detector's box IoU are not compared, see the module docstring.)
+TABLE_TWO: tuple[PaperRow, ...] = (
+    _row("Gemini 3 Pro", 92.3, 98.4, 66.7, 77.8, 100.0),
+    _row("Gemini 3 Flash", 92.3, 100.0, 88.1, 74.1, 100.0),
+    _row("Gemini Robotics", 75.0, 95.1, 57.1, 55.0, 100.0),
+    _row("Qwen3-VL-Plus", 30.8, 74.6, 88.1, 66.7, 96.9),
+    _row("Qwen-VL-Max", 17.3, 64.8, 81.0, 59.2, 84.4),
+    _row("GPT-5.2", 46.2, 58.2, 16.6, 75.9, 100.0),
+    _row("GPT-4o", 48.1, 68.9, 14.3, 44.4, 93.8),
+    _row("Claude-4.5-Opus", 78.9, 64.8, 9.6, 70.4, 93.8),
+    _row("Claude-4.5-Sonnet", 40.4, 40.4, 61.9, 54.7, 78.1),
+    _row("Qwen2.5-VL-7B", None, 25.8, 73.8, None, 50.0),
+)
+
+
+def paper_row(name: str) -> PaperRow:
+    """The row of the model the paper calls ``name`` (case-insensitive).
+
+    Raises:
+        KeyError: no such row; the message lists the rows.
+    """
+    for row in TABLE_TWO:
+        if row.model.lower() == name.lower():
+            return row
+    raise KeyError(f"Table II has no row {name!r}; rows: {', '.join(r.model for r in TABLE_TWO)}")
+
+
+def emulating_spec(row: PaperRow) -> str:
+    """The sim-oracle spec whose per-module error rates are the row's failure rates."""
+    rates = "&".join(f"{module}={1.0 - (sr if sr is not None else 0.0):.3f}"
+                     for module, sr in row.success.items())
+    return f"sim-oracle?{rates}"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One module of one paper row, checked: the finding's verdict and the measurement."""
+
+    module: str
+    verdict: findings.Verdict
+    measured: float | None  # the benchmark's success rate (None: no instances)
+    n: int
+
+
+def cell_findings(row: PaperRow, spec: str, instances: Sequence[Mapping[str, Any]]
+                  ) -> tuple[findings.Finding, ...]:
+    """One finding per module of ``row``: the 95 % Wilson interval of the success rate the
+    benchmark measures for model ``spec`` holds the paper's rate; as a range of the measured
+    rate, the successes k of n instances whose interval holds it."""
+    out = []
+    for module, rate in row.success.items():
+        reported = 0.0 if rate is None else rate
+        n = len(_cell(instances, spec, module))
+        held = [k for k in range(n + 1)
+                if wilson_interval(k, n)[0] <= reported <= wilson_interval(k, n)[1]]
+        low, high = (min(held) / n, max(held) / n) if n else (0.0, 1.0)
+        shown = "–" if rate is None else f"{100 * rate:.1f} %"
+        out.append(findings.Finding(
+            id=f"{row.model} / {module}", source=SOURCE,
+            claim=f"{row.model}: {module} success rate {shown}", metric="success",
+            where=(("model", (spec,)), ("module", (module,))), at_least=low, at_most=high))
+    return tuple(out)
+
+
+def compare(instances: Sequence[Mapping[str, Any]], rows: Sequence[PaperRow] = TABLE_TWO,
+            spec_of: Mapping[str, str] | None = None) -> list[tuple[PaperRow, list[Cell]]]:
+    """Check every cell of ``rows`` on the benchmark's graded ``instances``; ``spec_of``
+    maps a paper model to the spec that stood in for it (default: its emulation)."""
+    out = []
+    for row in rows:
+        spec = (spec_of or {}).get(row.model, emulating_spec(row))
+        verdicts = findings.check(cell_findings(row, spec, instances), instances)
+        cells = []
+        for module, verdict in zip(row.success, verdicts, strict=True):
+            members = _cell(instances, spec, module)
+            rate = (sum(bool(r["success"]) for r in members) / len(members) if members
+                    else None)
+            cells.append(Cell(module, verdict, rate, len(members)))
+        out.append((row, cells))
+    return out
+
+
+def format_comparison(checked: Sequence[tuple[PaperRow, Sequence[Cell]]]) -> str:
+    """Text table: per paper row and module the paper's rate, the simulation's measurement
+    (instances) and the verdict, then the row's verdict (agree when every measured cell
+    agrees)."""
+    width = 27
+    lines = [f"The paper beside the simulation ({SOURCE}; each cell: paper % / simulation % "
+             "(instances) verdict)",
+             f"{'paper row':<18}" + "".join(f"{m:>{width}}" for m in MODULE_ORDER) + "   row"]
+    for row, cells in checked:
+        texts = []
+        for cell in cells:
+            rate = row.success[cell.module]
+            paper = "–" if rate is None else f"{100 * rate:.1f}"
+            if cell.measured is None:
+                texts.append(f"{paper} / no data")
+            else:
+                label = "agree" if cell.verdict.agrees else "DISAGREE"
+                texts.append(f"{paper} / {100 * cell.measured:.1f} ({cell.n}) {label}")
+        judged = [c.verdict.agrees for c in cells if c.verdict.agrees is not None]
+        overall = "no data" if not judged else "agree" if all(judged) else "DISAGREE"
+        lines.append(f"{row.model:<18}" + "".join(f"{t:>{width}}" for t in texts)
+                     + f"   {overall}")
+    return "\n".join(lines)
+
+
+def _cell(instances: Sequence[Mapping[str, Any]], spec: str, module: str
+          ) -> list[Mapping[str, Any]]:
+    return [r for r in instances if r["model"] == spec and r["module"] == module]

@@ -1,0 +1,58 @@
+"""Table II beside the module benchmark: emulating specs, per-cell checks, the text table."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentic_env.agents.models.registry import parse_model_spec
+from agentic_env.harness.module_bench import MODULE_ORDER
+from agentic_env.harness.paper_modules import (
+    TABLE_TWO,
+    compare,
+    emulating_spec,
+    format_comparison,
+    paper_row,
+)
+
+
+def _instances(spec: str, module: str, successes: int, n: int) -> list[dict]:
+    return [{"model": spec, "module": module, "success": i < successes} for i in range(n)]
+
+
+def test_the_table_is_the_papers() -> None:
+    assert len(TABLE_TWO) == 10
+    flash = paper_row("gemini 3 flash")
+    assert [flash.success[m] for m in MODULE_ORDER] == pytest.approx(
+        [0.923, 1.0, 0.881, 0.741, 1.0])
+    assert paper_row("Qwen2.5-VL-7B").success["parser"] is None
+    with pytest.raises(KeyError, match="rows: Gemini 3 Pro"):
+        paper_row("GPT-3")
+
+
+def test_emulating_spec_injects_the_failure_rates() -> None:
+    spec = emulating_spec(paper_row("Gemini 3 Flash"))
+    rates = parse_model_spec(spec).error_rates
+    assert rates == pytest.approx({"parser": 0.077, "checker": 0.0, "detector": 0.119,
+                                   "grasp": 0.259, "goal": 0.0})
+    assert parse_model_spec(emulating_spec(paper_row("Qwen2.5-VL-7B"))).error_rates[
+        "parser"] == 1.0
+
+
+def test_cells_agree_within_the_interval_and_rows_need_every_cell() -> None:
+    row = paper_row("Gemini 3 Flash")
+    spec = emulating_spec(row)
+    instances = (_instances(spec, "parser", 37, 40) + _instances(spec, "checker", 40, 40)
+                 + _instances(spec, "detector", 20, 40) + _instances(spec, "goal", 40, 40))
+    (checked_row, cells), = compare(instances, [row])
+    verdicts = {c.module: c.verdict.agrees for c in cells}
+    assert verdicts == {"parser": True, "checker": True, "detector": False, "grasp": None,
+                        "goal": True}
+    assert [c.n for c in cells] == [40, 40, 40, 0, 40]
+    text = format_comparison([(checked_row, cells)])
+    line = text.splitlines()[-1]
+    assert line.startswith("Gemini 3 Flash") and line.endswith("DISAGREE")
+    assert "88.1 / 50.0 (40) DISAGREE" in line and "74.1 / no data" in line
+    agreeing = [i for i in instances if i["module"] != "detector"]
+    agreeing += _instances(spec, "detector", 35, 40)
+    (_, cells), = compare(agreeing, [row])
+    assert all(c.verdict.agrees in (True, None) for c in cells)
