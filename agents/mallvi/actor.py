@@ -31,12 +31,11 @@ from agentic_env.agents.perception import (
 )
 from agentic_env.agents.skills import SkillCode, SkillIO, SkillResult, grounding, locate, turn
 from agentic_env.agents.skills.drawers import close_drawer, handle_pose, open_drawer, outward_yaw
-from agentic_env.agents.skills.locate import LOOK_HEIGHT, Target, wrist_look_pose, wrist_point
+from agentic_env.agents.skills.locate import Target, look_from_above, wrist_point
 from agentic_env.agents.skills.pick import Grasp, execute_grasp, plan_grasps
 from agentic_env.agents.skills.place import place_at, place_in, place_on
 from agentic_env.agents.skills.reorient import Reorienter
 from agentic_env.agents.skills.scene import SceneView, kinematics
-from agentic_env.contract.actions import move_to
 
 #: Grasp candidates shown to the Thinker.
 CANDIDATES_SHOWN = 5
@@ -163,12 +162,7 @@ class MoveRunner:
     def _wrist_view(self, target: Target) -> Target | None:
         """``target`` located again by the wrist camera from straight above it (``None``
         when the arm cannot get there or the wrist camera does not find it)."""
-        centre, top = grounding.top_of(target.cloud)
-        look = wrist_look_pose(self.io.obs, np.array([*centre, top + LOOK_HEIGHT]),
-                               camera_over=False)
-        if not self.io.act(move_to(look), f"wrist view of {target.name}").get("ok"):
-            return None
-        found = locate(self.io, self.detector, target.name, camera="wrist")
+        found = look_from_above(self.io, self.detector, target)
         return found.data["target"] if found.ok else None
 
     def _place(self, move: Move, memory: SceneMemory) -> ActorReport:

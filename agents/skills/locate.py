@@ -18,7 +18,7 @@ from typing import Protocol
 import numpy as np
 
 from agentic_env.agents.perception import PointCloud, lift_pixel, target_cloud
-from agentic_env.agents.skills.grounding import tcp_yaw
+from agentic_env.agents.skills.grounding import tcp_yaw, top_of
 from agentic_env.agents.skills.io import SkillIO
 from agentic_env.agents.skills.result import SkillCode, SkillResult
 from agentic_env.agents.skills.scene import SceneView, at_home, kinematics
@@ -209,6 +209,19 @@ def wrist_look_pose(obs: Mapping[str, np.ndarray], point: np.ndarray,
         offset = tcp[:3, :3].T @ (camera - tcp[:3, 3])  # the camera in the tool frame
         view[:3, 3] -= view[:3, :3] @ np.array([offset[0], offset[1], 0.0])
     return view
+
+
+def look_from_above(io: SkillIO, detector: Detector, target: Target) -> SkillResult:
+    """Locate ``target`` again with the wrist camera from :data:`LOOK_HEIGHT` straight above
+    its top (the hand over it): the close, unslanted view shows its whole top where the
+    shoulder camera's grazing view misplaced it. ``OK`` with the target as the wrist camera
+    sees it; the failed move (``data["look"]``) or ``NOT_FOUND`` otherwise."""
+    centre, top = top_of(target.cloud)
+    look = wrist_look_pose(io.obs, np.array([*centre, top + LOOK_HEIGHT]), camera_over=False)
+    status = io.act(move_to(look), f"wrist view of {target.name}")
+    if not status.get("ok"):
+        return SkillResult.from_status(status, f"the wrist view of {target.name}", look=True)
+    return locate(io, detector, target.name, target.part, camera="wrist")
 
 
 def wrist_point(io: SkillIO, detector: Detector, name: str, point: np.ndarray,

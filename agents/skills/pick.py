@@ -27,16 +27,14 @@ from agentic_env.agents.perception import (
 from agentic_env.agents.skills import grounding
 from agentic_env.agents.skills.io import SkillIO
 from agentic_env.agents.skills.locate import (
-    LOOK_HEIGHT,
     MAX_LOOKS,
     Detector,
     Target,
     locate,
-    wrist_look_pose,
+    look_from_above,
 )
 from agentic_env.agents.skills.result import SkillCode, SkillResult
 from agentic_env.agents.skills.scene import near_box, without_robot
-from agentic_env.contract.actions import move_to
 from agentic_env.contract.actions import pick as pick_action
 
 #: ``judge(image, candidate, target) -> (execute, reason)``: the injected judgement of one
@@ -157,12 +155,7 @@ def _wrist_grasps(io: SkillIO, detector: Detector, target: Target, yaw: float,
                   judged: int) -> Iterator[Grasp] | SkillResult:
     """Look at ``target`` from the wrist camera straight above it and plan its grasps
     there; the failed look or locate as a result otherwise."""
-    centre, top = grounding.top_of(target.cloud)
-    look = wrist_look_pose(io.obs, np.array([*centre, top + LOOK_HEIGHT]), camera_over=False)
-    status = io.act(move_to(look), f"wrist view of {target.name}")
-    if not status.get("ok"):
-        return SkillResult.from_status(status, f"the wrist view of {target.name}", look=True)
-    found = locate(io, detector, target.name, camera="wrist")
+    found = look_from_above(io, detector, target)
     if not found.ok:
         return found
     return accepted_grasps(io, found.data["target"], yaw, rng, judge, judged)
