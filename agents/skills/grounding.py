@@ -228,7 +228,7 @@ def place_on(target: PointCloud, scene: PointCloud, held: HeldObject,
 
 
 def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
-             tcp_pose: np.ndarray) -> tuple[np.ndarray, float] | None:
+             tcp_pose: np.ndarray) -> tuple[np.ndarray, float]:
     """Place pose (4x4) and approach (m) that drop the held object into ``container`` (a bin,
     bowl, pot, the floor of an open drawer) at its emptiest spot, away from the walls.
 
@@ -238,9 +238,7 @@ def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
     of ``scene`` beside the hand at release (a carcass above a drawer's back) are kept clear
     of it: of the opened fingers (``FINGER_CLEARANCE`` beyond the object's radius) up to
     ``HAND_CLEARANCE`` above the TCP, of the housing (``HAND_RADIUS``) above that; where no
-    spot keeps both, the fingers' clearance is given up first, then the housing's; ``None``
-    when even the spot chosen then would bring the housing down onto something (a drawer
-    open too little, a shelf over the container).
+    spot keeps both, the fingers' clearance is given up first, then the housing's.
     """
     points = container.points
     floor = lowest_layer(points[:, 2])
@@ -260,9 +258,6 @@ def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
     best, support = spot or _emptiest_spot(inside, walls, [], held.radius) or _above_middle(
         inside, points, held.radius)
     position = np.array([*best, support + held.below_tcp + CONTAINER_RELEASE_GAP])
-    over = scene.points[scene.points[:, 2] > position[2] + HAND_CLEARANCE, :2]
-    if _near(over, best, HAND_RADIUS):
-        return None  # the housing would come down onto what stands over the spot
     pose = top_down_pose(position, tcp_yaw(tcp_pose))
     return pose, approach_over(scene, best, position[2], hanging=held.below_tcp)
 

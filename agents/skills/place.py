@@ -45,19 +45,13 @@ def place_on(io: SkillIO, held: HeldObject, target: Target, *, align_faces: bool
 def place_in(io: SkillIO, held: HeldObject, target: Target, *, yaw: float | None = None,
              view: SceneView | None = None, why: str = "") -> SkillResult:
     """Drop ``held`` into the container ``target`` (a bin, a bowl, an open drawer's inside)
-    at its emptiest spot; ``yaw`` (rad) turns the wrist (default: the geometry's choice).
-    ``BLOCKED`` when every spot would bring the hand down onto something over it."""
+    at its emptiest spot; ``yaw`` (rad) turns the wrist (default: the geometry's choice)."""
     view = view or SceneView(io.obs)
     cloud = target.cloud
     if target.detection.box is not None:  # the whole box: floor and walls, not one cluster
         cloud = box_cloud(io.obs, target.camera, target.detection.box)
         cloud = cloud.select(cloud.points[:, 2] > FLOOR_MIN)
-    planned = grounding.place_in(cloud, view.obstacles(), held, io.obs["tcp_pose"])
-    if planned is None:
-        return SkillResult(SkillCode.BLOCKED, f"no spot in {target.name} keeps the hand clear "
-                           f"of what stands over it ({held.name} is {held.radius * 200:.0f} cm "
-                           "across)")
-    pose, approach = planned
+    pose, approach = grounding.place_in(cloud, view.obstacles(), held, io.obs["tcp_pose"])
     if yaw is not None:
         pose = grounding.with_yaw(pose, yaw)
     return _release(io, held, pose, approach, view, why)

@@ -61,18 +61,6 @@ def test_place_in_keeps_the_hand_away_from_a_carcass_over_the_drawer() -> None:
     assert pose[0, 3] > 0.53 + held.radius - 0.01  # on the floor, not on the item
 
 
-def test_place_in_a_drawer_open_too_little_finds_no_spot() -> None:
-    """Only 6 cm of the drawer's floor lies in front of the carcass: any release there brings
-    the hand's housing down onto the cabinet's top, so there is no spot (the skill says
-    BLOCKED) rather than a collision."""
-    floor = _grid(0.60, 0.66, 0.05, 0.35, 0.10)
-    carcass_top = _grid(0.64, 0.94, 0.0, 0.46, 0.30)
-    scene = _cloud(np.vstack([floor, carcass_top]))
-    held = grounding.HeldObject("bottle", below_tcp=0.06, radius=0.025)
-    tcp = np.array([0.4, 0.0, 0.3, 0.0, 1.0, 0.0, 0.0])
-    assert grounding.place_in(_cloud(floor), scene, held, tcp) is None
-
-
 def test_place_in_a_full_bin_releases_above_what_fills_it() -> None:
     floor = _grid(0.40, 0.60, -0.10, 0.10, 0.01)
     walls = np.vstack([_grid(0.40, 0.60, -0.10, -0.09, 0.08), _grid(0.40, 0.60, 0.09, 0.10, 0.08),
