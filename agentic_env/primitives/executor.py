@@ -203,7 +203,7 @@ class PrimitiveExecutor:
             self._follow(segment, opening)
         self._set_gripper(opening)
         self._follow(descend, opening)
-        self._settle_pose(grasp, descend.waypoints[-1])
+        self._settle_pose(grasp, descend.waypoints[-1], touchdown=self.config.grasp_touchdown)
         held = self._set_gripper(GRIPPER_WIDTH_RANGE[0])
         if held < self.config.min_grasp_width:
             self._set_gripper(opening)

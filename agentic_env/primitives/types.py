@@ -82,6 +82,8 @@ class PrimitiveConfig:
         place_touchdown: a ``place`` whose held object meets its support early releases
             there when the arm stalls at most this far short of the place pose along its
             approach axis (and at most half this far off it sideways), metres.
+        grasp_touchdown: the same for a ``pick`` whose fingers meet the object or the table
+            just before the grasp pose: it closes where the arm stalled, metres.
     """
 
     motion: MotionLimits = field(default_factory=MotionLimits)
@@ -100,6 +102,7 @@ class PrimitiveConfig:
     stall_lag: float = 0.01
     drawer_min_fraction: float = 0.8
     place_touchdown: float = 0.02
+    grasp_touchdown: float = 0.008
 
 
 def parse_primitive_action(action: object) -> tuple[str, np.ndarray, float, float]:
