@@ -16,8 +16,8 @@ from agentic_env.agents.skills.grounding import HeldObject
 from agentic_env.agents.skills.io import SkillIO
 from agentic_env.agents.skills.locate import Target
 from agentic_env.agents.skills.result import SkillCode, SkillResult
-from agentic_env.agents.skills.scene import SceneView
-from agentic_env.contract.actions import place, top_down_pose
+from agentic_env.agents.skills.scene import SceneView, at_home
+from agentic_env.contract.actions import home, place, top_down_pose
 
 #: Points of a container's box at most this high (m) are the table around it, not its floor.
 FLOOR_MIN = 0.002
@@ -62,12 +62,19 @@ def place_at(io: SkillIO, held: HeldObject, position: np.ndarray | None = None,
              why: str = "") -> SkillResult:
     """Set ``held`` down on the table at ``position`` (x, y; its bottom on the table) turned
     to ``yaw`` (rad; default the hand's), or, without a position, on the free patch nearest
-    the workspace's middle. ``BLOCKED`` when no free patch is visible, or something stands
-    where the held object would go; ``BAD_ARGS`` for a position outside the workspace."""
+    the workspace's middle (looked for again from home when the arm hid them all).
+    ``BLOCKED`` when no free patch is visible, or something stands where the held object
+    would go; ``BAD_ARGS`` for a position outside the workspace."""
     view = view or SceneView(io.obs)
     obstacles, tcp = view.obstacles(), io.obs["tcp_pose"]
     if position is None:
         spot = grounding.table_spot(obstacles, held, tcp, io.workspace, view.seen_free)
+        # the arm may hide the free table from the shoulder camera: look again from home
+        if spot is None and not at_home(io.obs) and io.act(
+                home(), f"clear the view for a spot for {held.name}").get("ok"):
+            view = SceneView(io.obs)
+            obstacles, tcp = view.obstacles(), io.obs["tcp_pose"]
+            spot = grounding.table_spot(obstacles, held, tcp, io.workspace, view.seen_free)
         if spot is None:
             return SkillResult(SkillCode.BLOCKED, "no free spot on the table is visible")
         pose, approach = spot

@@ -10,7 +10,8 @@ import pytest
 from agentic_env.agents.skills import RobotSkillIO, SkillCode, place_at
 from agentic_env.agents.skills.grounding import HeldObject
 from agentic_env.agents.skills.result import SkillResult
-from agentic_env.agents.skills.scene import SceneView
+from agentic_env.agents.skills.scene import SceneView, at_home
+from agentic_env.contract.actions import move_to, top_down_pose
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.robot_io import EnvRobotIO
 
@@ -43,6 +44,14 @@ def test_a_table_without_room_for_the_held_object_is_blocked(io: RobotSkillIO) -
     result = place_at(io, HeldObject("tray", 0.03, 0.6))
     assert result.code is SkillCode.BLOCKED and not result.ok
     assert result.message == "no free spot on the table is visible" and io.actions == 0
+
+
+def test_with_the_arm_in_the_view_the_table_is_looked_at_again_from_home(
+        io: RobotSkillIO) -> None:
+    io.act(move_to(top_down_pose(np.array([0.5, 0.0, 0.15]), 0.0)), "hover over the table")
+    result = place_at(io, HeldObject("tray", 0.03, 0.6))  # fits nowhere, seen or not
+    assert result.code is SkillCode.BLOCKED
+    assert io.actions == 2 and at_home(io.obs)  # the hover, then home to look again
 
 
 def test_primitive_failures_map_onto_skill_codes() -> None:
