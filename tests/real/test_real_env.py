@@ -4,7 +4,6 @@ gripper), and fault injection — every fault latched, reported and the arm stop
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -22,21 +21,13 @@ from agentic_env.contract.actions import (  # noqa: E402
 from agentic_env.contract.spaces import CONTROL_MODES, Workspace  # noqa: E402
 from agentic_env.envs.sim_env import SimEnv  # noqa: E402
 from agentic_env.real.frames import adjust_intrinsics, crop_box  # noqa: E402
-from agentic_env.real.real_env import RealEnv, describe_action  # noqa: E402
+from agentic_env.real.real_env import describe_action  # noqa: E402
 from agentic_env.real.safety import SafetyConfig, SafetyFaultError  # noqa: E402
 from agentic_env.real.twin import Twin, make_twin_env  # noqa: E402
 from agentic_env.real.twin.camera import REALSENSE_D405_848  # noqa: E402
 
 FAR_POSE = top_down_pose([0.55, 0.25, 0.25])
 NEAR_POSE = top_down_pose([0.45, -0.05, 0.22])
-
-
-@pytest.fixture
-def twin_env() -> Iterator[tuple[RealEnv, Twin]]:
-    env, twin = make_twin_env(seed=0)
-    with env:
-        env.reset()
-        yield env, twin
 
 
 def arm_speed(twin: Twin) -> float:

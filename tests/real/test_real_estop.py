@@ -4,26 +4,14 @@ goes on; the operator's release clears the latched emergency stop."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 pytest.importorskip("serial")
 
 from agentic_env.contract.actions import home, move_to, top_down_pose  # noqa: E402
-from agentic_env.real.real_env import RealEnv  # noqa: E402
 from agentic_env.real.safety import SafetyFaultError  # noqa: E402
-from agentic_env.real.twin import Twin, make_twin_env  # noqa: E402
 
 NEAR_POSE = top_down_pose([0.45, -0.05, 0.22])
-
-
-@pytest.fixture
-def twin_env() -> Iterator[tuple[RealEnv, Twin]]:
-    env, twin = make_twin_env(seed=0)
-    with env:
-        env.reset()
-        yield env, twin
 
 
 def test_the_twins_estop_refuses_every_motion_until_released(twin_env) -> None:
