@@ -5,9 +5,9 @@ radians.
 ``pick`` plans in the view that located the target; when every judged candidate is
 rejected, or the first grasp fails (blocked on its way down, or closed on nothing: the
 shoulder camera's grazing view misplaced it), it looks from the wrist camera straight above
-the target and plans again, once. A grasp
-the arm cannot reach (refused before moving) gives way to the next one, and when those run
-out with the wrist turned away from the hand's yaw, planning starts again at the hand's yaw.
+the target and plans again, once. A grasp the arm cannot reach (refused before moving) gives
+way to the next one, and when those run out with the wrist turned away from the hand's yaw,
+planning starts again at the hand's yaw.
 """
 
 from __future__ import annotations
@@ -111,8 +111,8 @@ def pick(io: SkillIO, detector: Detector, name: str, rng: np.random.Generator, *
     target: Target = found.data["target"]
     grasps = accepted_grasps(io, target, yaw, rng, judge, judged)
     grasp = next(grasps, None)
-    from_wrist = target.camera == "wrist"
-    if grasp is None and not from_wrist:
+    from_wrist = False
+    if grasp is None:
         looked = _wrist_grasps(io, detector, target, yaw, rng, judge, judged)
         if isinstance(looked, SkillResult):
             return looked
