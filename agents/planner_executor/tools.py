@@ -27,7 +27,7 @@ from agentic_env.agents.base import RobotStoppedError
 from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.planner_executor.snapshot import TABLE, SemanticSnapshot
 from agentic_env.agents.skills import SkillCode, SkillResult, grounding
-from agentic_env.agents.skills.locate import Target, locate
+from agentic_env.agents.skills.locate import MAX_LOOKS, Target, locate
 from agentic_env.agents.skills.result import code_for_reason, fail, ok
 from agentic_env.agents.skills.scene import at_home
 from agentic_env.agents.tools.registry import ToolFunction, register_tool_set
@@ -70,8 +70,8 @@ _DIAGNOSES = {SkillCode.GRASP_FAILED: "infeasible grasp", SkillCode.UNREACHABLE:
               "unreachable pose", SkillCode.ESTOP: "e-stop active", SkillCode.NOT_FOUND:
               "not found", SkillCode.COLLISION: "collision", SkillCode.BLOCKED: "blocked",
               SkillCode.TIMEOUT: "timed out", SkillCode.BAD_ARGS: "invalid request"}
-#: Arm moves a perception's search may take.
-PERCEIVE_MOVES = 3
+#: Arm moves a perception's search may take (parking aside, then the wrist survey's looks).
+PERCEIVE_MOVES = MAX_LOOKS + 1
 #: How long ``listen`` waits for the operator, seconds.
 LISTEN_S = 2.0
 #: Primitive failure reasons after which a tool call sends nothing more (the robot stopped).
@@ -189,9 +189,11 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
     def detector(obs: Any, camera: str, name: str, part: str) -> Any:
         return detect(state.models, obs, camera, name, describe(name), part)
 
+    def budget_moves() -> int:
+        return max(min(PERCEIVE_MOVES, context.max_actions - context.log.actions), 0)
+
     def find(name: str, part: str = "object", search: bool = True) -> SkillResult:
-        moves = min(PERCEIVE_MOVES, context.max_actions - context.log.actions)
-        return locate(arm, detector, name, part, search=search, max_moves=max(moves, 0))
+        return locate(arm, detector, name, part, search=search, max_moves=budget_moves())
 
     def diagnose(result: SkillResult, what: str) -> SkillResult:
         if result.ok:
@@ -245,7 +247,7 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
     def pick(obj: str, source: str = "") -> SkillResult:
         yaw = outward_yaw(source) if source and is_drawer(source) else None
         result = skills.pick(arm, detector, obj, state.rng, yaw=yaw, why=f"pick {obj}",
-                             judge=grasp_judge(obj), max_moves=PERCEIVE_MOVES)
+                             judge=grasp_judge(obj), max_moves=budget_moves())
         after_motion([obj])
         if result.ok:
             state.held = result.data["held"]

@@ -318,7 +318,8 @@ def lowest_layer(heights: np.ndarray, band: float = 0.01, share: float = 0.03) -
 
 def table_spot(scene: PointCloud, held: HeldObject, tcp_pose: np.ndarray,
                workspace: Workspace,
-               seen_free: Callable[[np.ndarray], np.ndarray] | None = None
+               seen_free: Callable[[np.ndarray], np.ndarray] | None = None,
+               arm_clear: Callable[[np.ndarray], bool] | None = None
                ) -> tuple[np.ndarray, float] | None:
     """Place pose (4x4) and approach (m) on a free patch of the table, nearest to the
     workspace's middle band, reached from the hand's position without crossing tall
@@ -327,7 +328,9 @@ def table_spot(scene: PointCloud, held: HeldObject, tcp_pose: np.ndarray,
     ``seen_free`` (points (N, 3) -> mask (N,), e.g. :meth:`SceneView.seen_free`) also asks
     that the column the held object comes down through was seen empty: seeing the table
     there is not enough under an open drawer or a shelf, or where the arm hid what stands
-    above it."""
+    above it. ``arm_clear`` (TCP pose (4x4) -> bool, e.g. :meth:`SceneView.arm_clear`) asks
+    that the arm's links stay clear of what stands around at the release pose and above it
+    at the approach height (a drawer front, a tall object beside the spot)."""
     clearance = held.radius + 0.03
     above = scene.points[scene.points[:, 2] > 0.006, :2]
     table = scene.points[np.abs(scene.points[:, 2]) < 0.004, :2]
@@ -351,8 +354,19 @@ def table_spot(scene: PointCloud, held: HeldObject, tcp_pose: np.ndarray,
             continue
         position = np.array([*xy, held.below_tcp + RELEASE_GAP])
         pose = top_down_pose(position, tcp_yaw(tcp_pose))
-        return pose, approach_over(scene, xy, position[2], hanging=held.below_tcp)
+        approach = approach_over(scene, xy, position[2], hanging=held.below_tcp)
+        if arm_clear is not None and not all(arm_clear(lifted(pose, rise))
+                                             for rise in (0.0, approach)):
+            continue
+        return pose, approach
     return None
+
+
+def lifted(pose: np.ndarray, rise: float) -> np.ndarray:
+    """``pose`` (4x4) moved ``rise`` m straight up."""
+    raised = np.array(pose, float)
+    raised[2, 3] += rise
+    return raised
 
 
 def column_seen_free(seen_free: Callable[[np.ndarray], np.ndarray], xy: np.ndarray,

@@ -3,10 +3,11 @@
 The shoulder camera is asked first. When it does not find the target, or the arm hides much
 of the view around it, the skill clears the view: the arm goes home, then, if that is not
 enough, to a parking pose that keeps it out of the shoulder camera's view of the workspace.
-Still not found, it surveys with the wrist camera from a bounded set of look poses (behind
-and in front of the tall things the shoulder camera sees, where open drawers and hidden
-objects are, then a grid over the workspace), and only then reports ``NOT_FOUND`` with every
-view it tried. Base frame throughout (z up, table top z = 0), metres and radians.
+Still not found, it surveys with the wrist camera from a bounded set of look poses chosen to
+see the table the shoulder camera could not (behind tall objects, inside containers and open
+drawers), and only then reports ``NOT_FOUND`` with every view it tried. A glimpse at the edge
+of a view is looked at again from straight above. Base frame throughout (z up, table top
+z = 0), metres and radians.
 """
 
 from __future__ import annotations
@@ -36,10 +37,16 @@ LOOK_HEIGHT = 0.22
 SURVEY_HEIGHT = 0.42
 #: Most wrist-camera looks of one survey.
 MAX_LOOKS = 6
-#: How far (m) beyond a tall thing (seen from the shoulder camera) and in front of it (towards
-#: the robot, where an open drawer sticks out) a survey looks.
-BEHIND = 0.12
-IN_FRONT = 0.18
+#: Pixels from the wrist image's edge within which a detection's box counts as cut off.
+EDGE_PX = 2
+#: Spacing (m) of the grid of table points a survey tries to see (and of its look spots),
+#: and their height (m) above the table (a small object's middle).
+SURVEY_GRID = 0.03
+SURVEY_POINT_HEIGHT = 0.02
+#: Weight of a table point the shoulder camera saw (an unseen one weighs 1) in choosing looks.
+SEEN_WEIGHT = 0.1
+#: Least weight of table points a survey look must newly cover.
+MIN_LOOK_WEIGHT = 3.0
 #: Parking spots for clearing the shoulder camera's view: TCP (x, y, z) in the base frame.
 PARKING_SPOTS: tuple[tuple[float, float, float], ...] = (
     (0.2, 0.5, 0.5), (0.2, -0.55, 0.5), (0.3, 0.6, 0.6), (0.15, 0.3, 0.6))
@@ -115,27 +122,28 @@ def locate(io: SkillIO, detector: Detector, name: str, part: str = "object",
             if io.act(move_to(parking), f"park the arm out of view of {name}").get("ok"):
                 tried.append("the shoulder view with the arm parked aside")
                 detection = detector(io.obs, camera, name, part) or detection
-    if detection is not None and moves > 0 and camera == "shoulder" and len(target_cloud(
-            io.obs, camera, detection.point, detection.box)) < MIN_TARGET_POINTS:
+    if detection is not None and moves > 0 and _partial(io.obs, camera, detection):
         # seen, but with no depth there (the image's edge, beyond the camera's range): look
         # from the wrist straight above where the pixel's ray meets the table
-        spot = ray_on_table(io.obs, camera, detection.point)
-        if spot is not None and io.workspace.contains(np.array([*spot, SURVEY_HEIGHT])):
-            moves -= 1
-            look = wrist_look_pose(io.obs, np.array([*spot, SURVEY_HEIGHT]))
-            if io.act(move_to(look), f"wrist view of {name}").get("ok"):
-                tried.append(f"the wrist view from ({spot[0]:.2f}, {spot[1]:.2f})")
-                seen = detector(io.obs, "wrist", name, part)
-                if seen is not None:
-                    return _result(io, name, part, "wrist", seen, tried)
+        moves -= 1
+        seen = _look_where_seen(io, detector, camera, detection, name, part, tried)
+        if seen is not None:
+            return _result(io, name, part, "wrist", seen, tried)
     if detection is None and moves > 0:
         for look in survey_poses(SceneView(io.obs), io.obs, io.workspace)[:moves]:
+            moves -= 1
             if not io.act(move_to(look), f"wrist survey for {name}").get("ok"):
                 continue
             tried.append(f"the wrist view from ({look[0, 3]:.2f}, {look[1, 3]:.2f})")
             detection = detector(io.obs, "wrist", name, part)
-            if detection is not None:
-                return _result(io, name, part, "wrist", detection, tried)
+            if detection is None:
+                continue
+            if moves > 0 and _partial(io.obs, "wrist", detection):
+                # a glimpse at the view's edge (or into a container from the side): look
+                # again from straight above where it was glimpsed
+                seen = _look_where_seen(io, detector, "wrist", detection, name, part, tried)
+                detection = seen or detection
+            return _result(io, name, part, "wrist", detection, tried)
     return _result(io, name, part, camera, detection, tried)
 
 
@@ -154,6 +162,34 @@ def _result(io: SkillIO, name: str, part: str, camera: str, detection: Detection
     return SkillResult(SkillCode.OK, f"{what} found in the {camera} view",
                        {"target": Target(name, part, camera, detection, cloud),
                         "tried": tried})
+
+
+def _partial(obs: Mapping[str, np.ndarray], camera: str, detection: Detection) -> bool:
+    """Whether ``camera`` sees too little of a detection to ground it: fewer than
+    :data:`MIN_TARGET_POINTS` 3D points there, or (the wrist camera) its box touches the
+    image's edge."""
+    if len(target_cloud(obs, camera, detection.point, detection.box)) < MIN_TARGET_POINTS:
+        return True
+    if camera == "shoulder":
+        return False
+    height, width = np.asarray(obs[f"{camera}_rgb"]).shape[:2]
+    u0, v0, u1, v1 = detection.box or (*detection.point, *detection.point)
+    return min(u0, v0) <= EDGE_PX or u1 >= width - 1 - EDGE_PX or v1 >= height - 1 - EDGE_PX
+
+
+def _look_where_seen(io: SkillIO, detector: Detector, camera: str, detection: Detection,
+                     name: str, part: str, tried: list[str]) -> Detection | None:
+    """One wrist look from :data:`SURVEY_HEIGHT` straight above where ``detection``'s pixel
+    ray (in ``camera``) meets the table; the wrist's detection there, ``None`` when the
+    spot is out of reach or the look shows nothing."""
+    spot = ray_on_table(io.obs, camera, detection.point)
+    if spot is None or not io.workspace.contains(np.array([*spot, SURVEY_HEIGHT])):
+        return None
+    look = wrist_look_pose(io.obs, np.array([*spot, SURVEY_HEIGHT]))
+    if not io.act(move_to(look), f"wrist view of {name}").get("ok"):
+        return None
+    tried.append(f"the wrist view from ({spot[0]:.2f}, {spot[1]:.2f})")
+    return detector(io.obs, "wrist", name, part)
 
 
 def _hidden(obs: Mapping[str, np.ndarray], detection: Detection) -> bool:
@@ -255,25 +291,41 @@ def ray_on_table(obs: Mapping[str, np.ndarray], camera: str, pixel: tuple[int, i
 
 def survey_poses(scene: SceneView, obs: Mapping[str, np.ndarray], workspace: Workspace
                  ) -> list[np.ndarray]:
-    """At most :data:`MAX_LOOKS` wrist look poses: behind and in front of each tall thing
-    the shoulder camera sees (seen from the camera; in front = towards the robot, where an
-    open drawer sticks out), then a coarse grid over the workspace; all at
-    :data:`SURVEY_HEIGHT`, inside the workspace."""
-    camera = np.asarray(obs["shoulder_extrinsics"], float)[:2, 3]
-    spots: list[np.ndarray] = []
+    """At most :data:`MAX_LOOKS` wrist look poses from :data:`SURVEY_HEIGHT`, chosen to see
+    most of the table the shoulder camera could not: a grid of points just above the table
+    over the workspace, each weighted 1 when the shoulder camera did not see it (behind a
+    tall object, a container's wall, an open drawer, the arm; no depth) and
+    :data:`SEEN_WEIGHT` when it did (a second, closer look at what a detector may have
+    missed); looks are added greedily by the weight they newly cover within the wrist
+    camera's footprint, while one covers at least :data:`MIN_LOOK_WEIGHT` and the arm
+    reaches it."""
     low, high = np.asarray(workspace.low, float), np.asarray(workspace.high, float)
-    for tall in scene.tall_things(low, high):
-        away = tall[:2] - camera
-        spots.append(tall[:2] + BEHIND * away / max(np.linalg.norm(away), 1e-6))
-        towards = -tall[:2]
-        spots.append(tall[:2] + IN_FRONT * towards / max(np.linalg.norm(towards), 1e-6))
-    for fx in (0.3, 0.7):
-        for fy in (0.25, 0.75):
-            spots.append(low[:2] + np.array([fx, fy]) * (high[:2] - low[:2]))
-    looks = []
-    for spot in spots:
-        xy = np.clip(spot, low[:2], high[:2])
-        if any(np.linalg.norm(xy - look[:2, 3]) < 0.08 for look in looks):
+    xs = np.arange(low[0] + SURVEY_GRID / 2, high[0], SURVEY_GRID)
+    ys = np.arange(low[1] + SURVEY_GRID / 2, high[1], SURVEY_GRID)
+    grid = np.array([[x, y, SURVEY_POINT_HEIGHT] for x in xs for y in ys])
+    weight = np.where(scene.unseen(grid), 1.0, SEEN_WEIGHT)
+    radius = wrist_footprint(obs, SURVEY_HEIGHT - SURVEY_POINT_HEIGHT)
+    covers = np.linalg.norm(grid[:, None, :2] - grid[None, :, :2], axis=2) < radius
+    q_now = np.asarray(obs["joint_positions"], float)
+    looks: list[np.ndarray] = []
+    candidates = np.ones(len(grid), bool)
+    while len(looks) < MAX_LOOKS and candidates.any():
+        gain = np.where(candidates, covers @ weight, -1.0)
+        best = int(np.argmax(gain))
+        if gain[best] < MIN_LOOK_WEIGHT:
+            break
+        candidates[best] = False
+        look = wrist_look_pose(obs, np.array([*grid[best, :2], SURVEY_HEIGHT]))
+        if not kinematics().solve(look, q_now).converged:
             continue
-        looks.append(wrist_look_pose(obs, np.array([*xy, SURVEY_HEIGHT])))
-    return looks[:MAX_LOOKS]
+        looks.append(look)
+        weight = np.where(covers[best], 0.0, weight)
+    return looks
+
+
+def wrist_footprint(obs: Mapping[str, np.ndarray], distance: float) -> float:
+    """Radius (m) of the disc the wrist camera sees whole, looking straight down from
+    ``distance`` m: the half-width of the image's narrower side at that distance."""
+    intrinsics = np.asarray(obs["wrist_intrinsics"], float)
+    height, width = np.asarray(obs["wrist_depth"]).shape[:2]
+    return distance * min(width / 2 / intrinsics[0, 0], height / 2 / intrinsics[1, 1])

@@ -21,6 +21,8 @@ from agentic_env.contract.actions import home, place, top_down_pose
 
 #: Points of a container's box at most this high (m) are the table around it, not its floor.
 FLOOR_MIN = 0.002
+#: Points of a container's box more than this (m) below its detected cluster lie under it.
+BELOW_CLUSTER = 0.01
 
 
 def place_on(io: SkillIO, held: HeldObject, target: Target, *, align_faces: bool = False,
@@ -49,8 +51,12 @@ def place_in(io: SkillIO, held: HeldObject, target: Target, *, yaw: float | None
     view = view or SceneView(io.obs)
     cloud = target.cloud
     if target.detection.box is not None:  # the whole box: floor and walls, not one cluster
+        # (what the box shows below the detected cluster lies under the container: the
+        # table or a cabinet beneath an open drawer)
         cloud = box_cloud(io.obs, target.camera, target.detection.box)
-        cloud = cloud.select(cloud.points[:, 2] > FLOOR_MIN)
+        lowest = target.cloud.points[:, 2].min() if len(target.cloud) else 0.0
+        bottom = max(FLOOR_MIN, float(lowest) - BELOW_CLUSTER)
+        cloud = cloud.select(cloud.points[:, 2] > bottom)
     pose, approach = grounding.place_in(cloud, view.obstacles(), held, io.obs["tcp_pose"])
     if yaw is not None:
         pose = grounding.with_yaw(pose, yaw)
@@ -68,13 +74,15 @@ def place_at(io: SkillIO, held: HeldObject, position: np.ndarray | None = None,
     view = view or SceneView(io.obs)
     obstacles, tcp = view.obstacles(), io.obs["tcp_pose"]
     if position is None:
-        spot = grounding.table_spot(obstacles, held, tcp, io.workspace, view.seen_free)
+        spot = grounding.table_spot(obstacles, held, tcp, io.workspace, view.seen_free,
+                                       view.arm_clear)
         # the arm may hide the free table from the shoulder camera: look again from home
         if spot is None and not at_home(io.obs) and io.act(
                 home(), f"clear the view for a spot for {held.name}").get("ok"):
             view = SceneView(io.obs)
             obstacles, tcp = view.obstacles(), io.obs["tcp_pose"]
-            spot = grounding.table_spot(obstacles, held, tcp, io.workspace, view.seen_free)
+            spot = grounding.table_spot(obstacles, held, tcp, io.workspace, view.seen_free,
+                                       view.arm_clear)
         if spot is None:
             return SkillResult(SkillCode.BLOCKED, "no free spot on the table is visible")
         pose, approach = spot

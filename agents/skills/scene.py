@@ -26,6 +26,10 @@ HAND_COLUMN = 0.07
 HAND_DEPTH = 0.12
 #: Largest joint distance (rad) from the home configuration that still counts as home.
 HOME_TOLERANCE = 0.05
+#: Height (m) above the TCP from which :meth:`SceneView.arm_clear` tests obstacles against
+#: the arm's links, and the margin (m) that grows the links' boxes there.
+ARM_ABOVE_TCP = 0.05
+ARM_MARGIN = 0.015
 #: A point counts as seen free when its camera ray reaches at least this far (m) beyond it.
 SEEN_THROUGH = 0.01
 
@@ -97,38 +101,26 @@ class SceneView:
         near = np.linalg.norm(scene.points[:, :2] - point[:2], axis=1) < radius
         return bool(np.any(scene.points[near, 2] > point[2] + height))
 
-    def tall_things(self, low: Sequence[float], high: Sequence[float],
-                    min_height: float = 0.12, spacing: float = 0.15, limit: int = 3
-                    ) -> list[np.ndarray]:
-        """Where (x, y, top z) the shoulder camera sees things taller than ``min_height`` m
-        inside the box ``low``..``high`` (x, y): at most ``limit`` spots, the most covered
-        first, ``spacing`` m apart; things that can hide what stands behind them."""
-        scene = self.obstacles()
-        points = scene.points
-        inside = ((points[:, 2] > min_height) & np.all(points[:, :2] >= low[:2], axis=1)
-                  & np.all(points[:, :2] <= high[:2], axis=1))
-        tall = points[inside]
-        if len(tall) == 0:
-            return []
-        _cells, inverse, counts = np.unique(np.floor(tall[:, :2] / (spacing / 2)).astype(int),
-                                           axis=0, return_inverse=True, return_counts=True)
-        spots: list[np.ndarray] = []
-        for index in np.argsort(-counts, kind="stable"):
-            members = tall[inverse.ravel() == index]
-            spot = np.array([*members[:, :2].mean(axis=0), members[:, 2].max()])
-            if counts[index] >= 10 and all(
-                    np.linalg.norm(spot[:2] - s[:2]) >= spacing for s in spots):
-                spots.append(spot)
-            if len(spots) == limit:
-                break
-        return spots
+    def arm_clear(self, pose: np.ndarray, above: float = ARM_ABOVE_TCP,
+                  margin: float = ARM_MARGIN) -> bool:
+        """Whether the arm can hold its TCP at ``pose`` (4x4, base frame) without its links
+        meeting what the shoulder camera sees: the joint positions come from the arm's model
+        (inverse kinematics from the observed ones), and only obstacles higher than
+        ``above`` m over the TCP are tested (lower ones are the hand's business: approach
+        heights and clearances); ``margin`` (m) grows each link's box. ``False`` when the
+        pose is out of reach."""
+        solution = kinematics().solve(np.asarray(pose, float), self.obs["joint_positions"])
+        if not solution.converged:
+            return False
+        points = self.obstacles().points
+        points = points[points[:, 2] > pose[2, 3] + above]
+        return not bool(np.any(kinematics().robot_points(points, solution.q, margin)))
 
-    def seen_free(self, points: np.ndarray, camera: str = "shoulder") -> np.ndarray:
-        """Mask (N,) of the base-frame ``points`` (N, 3) that ``camera`` saw through: the
-        depth along each point's pixel lies more than :data:`SEEN_THROUGH` beyond it, so
-        nothing stood there. Points behind something nearer (the arm included), on a
-        surface, outside the image or where the pixel has no depth are not seen free."""
-        points = np.asarray(points, float).reshape(-1, 3)
+    def _depths(self, points: np.ndarray, camera: str
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For base-frame ``points`` (N, 3): whether each projects inside ``camera``'s image,
+        the depth (m) measured at its pixel (0 outside) and its own depth along the camera's
+        axis (m)."""
         depth = np.asarray(self.obs[f"{camera}_depth"], float)
         extrinsics = np.asarray(self.obs[f"{camera}_extrinsics"], float)
         uv = project_to_image(points, self.obs[f"{camera}_intrinsics"], extrinsics)
@@ -139,8 +131,24 @@ class SceneView:
         inside &= (cols >= 0) & (cols < width) & (rows >= 0) & (rows < height)
         seen = np.zeros(len(points))
         seen[inside] = depth[rows[inside], cols[inside]]
-        along = (points - extrinsics[:3, 3]) @ extrinsics[:3, 2]  # depth of each point
+        along = (points - extrinsics[:3, 3]) @ extrinsics[:3, 2]
+        return inside, np.nan_to_num(seen), along
+
+    def seen_free(self, points: np.ndarray, camera: str = "shoulder") -> np.ndarray:
+        """Mask (N,) of the base-frame ``points`` (N, 3) that ``camera`` saw through: the
+        depth along each point's pixel lies more than :data:`SEEN_THROUGH` beyond it, so
+        nothing stood there. Points behind something nearer (the arm included), on a
+        surface, outside the image or where the pixel has no depth are not seen free."""
+        inside, seen, along = self._depths(np.asarray(points, float).reshape(-1, 3), camera)
         return inside & (seen > along + SEEN_THROUGH)
+
+    def unseen(self, points: np.ndarray, camera: str = "shoulder") -> np.ndarray:
+        """Mask (N,) of the base-frame ``points`` (N, 3) that ``camera`` could not see:
+        behind something nearer than them by more than :data:`SEEN_THROUGH` (the arm, a
+        tall object, a container's wall, a drawer), outside the image or where the pixel
+        has no depth."""
+        inside, seen, along = self._depths(np.asarray(points, float).reshape(-1, 3), camera)
+        return ~inside | (seen <= 0.0) | (seen < along - SEEN_THROUGH)
 
     def robot_share(self, camera: str, region: Sequence[int]) -> float:
         """Share (0..1) of the pixels of ``region`` = (u0, v0, u1, v1) of ``camera`` that are
