@@ -23,6 +23,9 @@ from agentic_env.geometry.rotations import (
 
 #: Directions a mug's handle can be asked to point (pose ``handle-<direction>``).
 HANDLE_DIRECTION_NAMES: tuple[str, ...] = ("left", "right", "toward-robot", "away-from-robot")
+#: The poses an object can be turned into.
+TURN_GOALS: tuple[str, ...] = ("upright", "upside-down", "on-side",
+                               *(f"handle-{d}" for d in HANDLE_DIRECTION_NAMES))
 
 #: Tool yaws (about the vertical) tried for a turning place, radians.
 _PLACE_YAWS = np.radians(np.arange(0.0, 360.0, 15.0))

@@ -15,9 +15,9 @@ import numpy as np
 
 from agentic_env.agents import skills
 from agentic_env.agents.agenticlab.modules import Detection, detect, evaluate_grasp
-from agentic_env.agents.perception import GraspCandidate, cluster_near, lift_pixel, remove_table
+from agentic_env.agents.perception import GraspCandidate
 from agentic_env.agents.skills import SkillCode, grounding, turn
-from agentic_env.agents.skills.locate import Target, locate, wrist_point
+from agentic_env.agents.skills.locate import Target, locate
 from agentic_env.agents.skills.scene import SceneView
 from agentic_env.pddl.planning import PlanStep
 
@@ -27,9 +27,6 @@ if TYPE_CHECKING:
     from agentic_env.agents.base import AgentReport
     from agentic_env.agents.skills.reorient import Reorienter
 
-#: Largest gap (m) between neighbouring points of one board in the thinned shoulder cloud (far
-#: from the camera, neighbouring pixels of a flat board lie over 1 cm apart).
-BOARD_GAP = 0.02
 #: Actions a search for a target leaves of the action budget (a pick and a place).
 SEARCH_RESERVE = 2
 
@@ -172,17 +169,6 @@ class StepGrounding:
             raise _GroundingError("execution", result.message)
         return False
 
-    def _slot_from_wrist(self, slot: str, point: np.ndarray) -> np.ndarray:
-        """The centre (x, y) of ``slot``'s mark seen from straight above with the wrist
-        camera (moved over ``point``, the shoulder camera's estimate, base frame): blocks in
-        the neighbouring slots hide part of a mark seen at the shoulder camera's slant, and
-        the visible part's middle lies off the mark's. ``point[:2]`` when that fails."""
-        seen = wrist_point(self, self._detector, slot, point)
-        self.event("slot_refined", target=slot, seen=seen is not None,
-                    shift=None if seen is None else round(float(
-                        np.linalg.norm(seen[:2] - point[:2])), 4))
-        return point[:2] if seen is None else seen[:2]
-
     def _place_turned(self, step: PlanStep) -> bool:
         """Set the held object down at its old spot in the pose ``step`` asks for."""
         target, goal = step.args[0], step.args[1]
@@ -217,19 +203,12 @@ class StepGrounding:
         elif name in ("place-in", "place-in-drawer"):
             yaw = self._outward_yaw(target) if name == "place-in-drawer" else None
             result = skills.place_in(self, held, located, yaw=yaw, view=view, why=why)
+        elif name == "place-in-slot":
+            result = skills.place_in_slot(self, self._detector, held, located, view=view,
+                                          why=why)
         else:
-            centre, cloud = None, None
-            if name == "place-in-slot":  # a slot is a mark on the board, not a shape
-                point = lift_pixel(self.obs, located.camera, located.detection.point)
-                if point is not None:  # the whole board shows the slots' axes
-                    centre = point[:2]
-                    cloud = cluster_near(remove_table(view.cloud("shoulder")), point,
-                                         radius=BOARD_GAP)
-                    if view.standing_near(point):  # a neighbour may hide part of the mark
-                        centre = self._slot_from_wrist(target, point)
-            result = skills.place_on(self, held, located, cloud=cloud, centre=centre,
-                                     align_faces=name in ("place-on-object", "place-in-slot"),
-                                     view=view, why=why)
+            result = skills.place_on(self, held, located,
+                                     align_faces=name == "place-on-object", view=view, why=why)
         if result.ok:
             self.held = None
         else:

@@ -25,22 +25,17 @@ from agentic_env.agents.mallvi.roles import Move, RoleAnswerError
 from agentic_env.agents.models.context import ModuleContext, ModuleFailedError
 from agentic_env.agents.perception import (
     GraspCandidate,
-    cluster_near,
-    lift_pixel,
-    remove_table,
 )
 from agentic_env.agents.skills import SkillCode, SkillIO, SkillResult, grounding, locate, turn
 from agentic_env.agents.skills.drawers import close_drawer, handle_pose, open_drawer, outward_yaw
-from agentic_env.agents.skills.locate import Target, look_from_above, wrist_point
+from agentic_env.agents.skills.locate import Target, look_from_above
 from agentic_env.agents.skills.pick import Grasp, execute_grasp, plan_grasps
-from agentic_env.agents.skills.place import place_at, place_in, place_on
+from agentic_env.agents.skills.place import place_at, place_in, place_in_slot, place_on
 from agentic_env.agents.skills.reorient import Reorienter
 from agentic_env.agents.skills.scene import SceneView, kinematics
 
 #: Grasp candidates shown to the Thinker.
 CANDIDATES_SHOWN = 5
-#: Largest gap (m) between neighbouring points of one board in the shoulder cloud.
-BOARD_GAP = 0.02
 #: A gripper opening (m) below this after a failed place means the object is still held.
 HOLDING_WIDTH = 0.08
 
@@ -212,19 +207,8 @@ class MoveRunner:
             return self._into_drawer(move.destination, why)
         if mode == "in":
             return place_in(self.io, self.held, target, view=view, why=why)
-        if mode == "slot":  # a flat mark: centre on its middle, lean on the whole board
-            point = lift_pixel(self.io.obs, target.camera, target.detection.point)
-            if point is not None:
-                board = cluster_near(remove_table(view.cloud("shoulder")), point,
-                                     radius=BOARD_GAP)
-                centre = point[:2]
-                if view.standing_near(point):  # neighbours hide part of the slanted mark
-                    seen = wrist_point(self.io, self.detector, move.destination, point)
-                    self.io.event("slot_refined", target=move.destination,
-                                  seen=seen is not None)
-                    centre = centre if seen is None else seen[:2]
-                return place_on(self.io, self.held, target, cloud=board, centre=centre,
-                                align_faces=True, view=view, why=why)
+        if mode == "slot":
+            return place_in_slot(self.io, self.detector, self.held, target, view=view, why=why)
         return place_on(self.io, self.held, target, align_faces=True, view=view, why=why)
 
     def _into_drawer(self, drawer: str, why: str) -> SkillResult:

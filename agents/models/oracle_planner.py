@@ -42,6 +42,8 @@ def step_calls(step: PlanStep) -> list[Call]:
         calls = [_act("perceive", args[0]), _act("pick", args[0], *source)]
     elif name in _INSERTS:
         calls = [_act("perceive", args[1]), _act("insert", args[0], args[1])]
+    elif name == "place-in-pose":  # set down turned: no surface to perceive
+        calls = [_act("place", args[0], args[1])]
     elif name == "place-on-table":
         calls = [_act("perceive", "table"), _act("place", args[0], "table")]
     elif name.startswith("place"):

@@ -26,15 +26,17 @@ from agentic_env.agents.agenticlab.modules import detect, evaluate_grasp
 from agentic_env.agents.base import RobotStoppedError
 from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.planner_executor.snapshot import TABLE, SemanticSnapshot
-from agentic_env.agents.skills import SkillCode, SkillResult, grounding
+from agentic_env.agents.skills import SkillCode, SkillResult, grounding, turn
 from agentic_env.agents.skills.locate import MAX_LOOKS, Target, locate
+from agentic_env.agents.skills.reorient import Reorienter
 from agentic_env.agents.skills.result import code_for_reason, fail, ok
-from agentic_env.agents.skills.scene import at_home
+from agentic_env.agents.skills.scene import at_home, kinematics
 from agentic_env.agents.tools.registry import ToolFunction, register_tool_set
 from agentic_env.agents.tools.robot import ToolContext
 from agentic_env.contract.actions import home
 from agentic_env.contract.spaces import Workspace
 from agentic_env.pddl.planning import PlanStep
+from agentic_env.robot.reorienting import TURN_GOALS
 
 
 class Action(enum.StrEnum):
@@ -83,6 +85,12 @@ def describe(name: str) -> str:
     return re.sub(r"-\d+$", "", name).replace("-", " ").replace("_", " ")
 
 
+def is_slot(name: str) -> bool:
+    """Whether an identifier names a board slot (a flat mark; canonical ids contain
+    ``slot``)."""
+    return "slot" in name.lower()
+
+
 def is_drawer(name: str) -> bool:
     """Whether an identifier names a drawer (canonical drawer ids contain ``drawer``)."""
     return "drawer" in name.lower()
@@ -101,6 +109,7 @@ class PlannerState:
         poll_events: returns the events since the last poll (text), or none.
         wait: lets the given seconds pass without moving (``listen`` waits for the operator).
         held: what the robot believes it holds (not sensed).
+        grasp: the top-down TCP pose (4x4) it was picked with, base frame.
         reflections: every ``reflect`` text.
         spoken: every ``speak`` text.
         event_checks: ``check_events`` calls.
@@ -114,6 +123,7 @@ class PlannerState:
     poll_events: Callable[[], list[str]] = list
     wait: Callable[[float], None] = lambda _seconds: None
     held: grounding.HeldObject | None = None
+    grasp: np.ndarray | None = None
     reflections: list[str] = field(default_factory=list)
     spoken: list[str] = field(default_factory=list)
     event_checks: int = 0
@@ -185,6 +195,12 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
     state = getattr(context, "planner", None) or PlannerState()
     arm = _Arm(context)
     snapshot = state.snapshot
+    turning: list[Reorienter] = []
+
+    def reorienter() -> Reorienter:
+        if not turning:  # made on first use
+            turning.append(Reorienter(arm.workspace, kinematics=kinematics()))
+        return turning[0]
 
     def detector(obs: Any, camera: str, name: str, part: str) -> Any:
         return detect(state.models, obs, camera, name, describe(name), part)
@@ -250,11 +266,40 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
                              judge=grasp_judge(obj), max_moves=budget_moves())
         after_motion([obj])
         if result.ok:
-            state.held = result.data["held"]
+            state.held, state.grasp = result.data["held"], result.data["grasp"]
             return ok(f"picked {obj} (the gripper's contents are not sensed)")
         return diagnose(result, f"pick {obj}")
 
+    def turn_into(obj: str, goal: str) -> SkillResult:
+        """Set the held ``obj`` back down where it was taken from, take it again with a
+        grasp from which the wrist can turn it, and set it down turned into ``goal``."""
+        if state.held is None or state.held.name != obj or state.grasp is None:
+            return fail(SkillCode.BAD_ARGS, f"place {obj} {goal}: pick {obj} first")
+        down = turn.place_turned_in_place(arm, state.held, state.grasp, 0.0,
+                                          f"set {obj} down to take it again")
+        after_motion([obj])
+        if not down.ok:
+            return diagnose(down, f"place {obj} {goal}")
+        state.held = state.grasp = None
+        found = find(obj)
+        if not found.ok:
+            return diagnose(found, f"place {obj} {goal}")
+        picked = turn.pick_to_turn(arm, found.data["target"], goal, reorienter(),
+                                   judge=grasp_judge(obj), why=f"pick {obj} to turn it")
+        if not picked.ok:
+            after_motion([obj])
+            return diagnose(picked, f"place {obj} {goal}")
+        placed = turn.place_turned(arm, picked.data["grip"], goal, reorienter(),
+                                   f"turn {obj} {goal}")
+        after_motion([obj])
+        if not placed.ok:
+            state.held = picked.data["held"]
+            return diagnose(placed, f"place {obj} {goal}")
+        return ok(f"placed {obj} {goal}")
+
     def put(obj: str, where: str, into: bool) -> SkillResult:
+        if where in TURN_GOALS and not into:
+            return turn_into(obj, where)
         held = state.held if state.held is not None and state.held.name == obj else \
             grounding.HeldObject(obj, 0.03, 0.03)
         blind = not snapshot.fresh(where)
@@ -271,13 +316,16 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
             if into:
                 yaw = outward_yaw(where) if drawer else None
                 result = skills.place_in(arm, held, target, yaw=yaw, why=f"insert {obj}")
+            elif is_slot(where):
+                result = skills.place_in_slot(arm, detector, held, target,
+                                              why=f"place {obj} on {where}")
             else:
                 result = skills.place_on(arm, held, target, align_faces=True,
                                          why=f"place {obj} on {where}")
         after_motion([obj, where])
         note = " (the surface was not perceived since it last changed)" if blind else ""
         if result.ok:
-            state.held = None
+            state.held = state.grasp = None
             done = f"inserted {obj} in" if into else f"placed {obj} on"
             return ok(f"{done} {where}{note}")
         return diagnose(result, f"{'insert' if into else 'place'} {obj}{note}")
@@ -344,7 +392,9 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
         Args:
             action: move_arm [posture: home|observe], perceive [target: an object, a
                 container, a drawer or 'table'], pick [object, optional drawer it lies in],
-                place [object, surface: 'table' or an object], insert [object, container or
+                place [object, surface: 'table', an object, a board slot, or a pose to turn the
+                object into on the table: upright, upside-down, on-side,
+                handle-<left|right|toward-robot|away-from-robot>], insert [object, container or
                 drawer], open_drawer [drawer], close_drawer [drawer], speak [text], listen []
                 (waits a moment without moving and reports what happened: the operator's
                 words, the e-stop, a person changing things).

@@ -122,7 +122,7 @@ def locate(io: SkillIO, detector: Detector, name: str, part: str = "object",
             if io.act(move_to(parking), f"park the arm out of view of {name}").get("ok"):
                 tried.append("the shoulder view with the arm parked aside")
                 detection = detector(io.obs, camera, name, part) or detection
-    if detection is not None and moves > 0 and _partial(io.obs, camera, detection):
+    if detection is not None and moves > 0 and partial_view(io.obs, camera, detection):
         # seen, but with no depth there (the image's edge, beyond the camera's range): look
         # from the wrist straight above where the pixel's ray meets the table
         moves -= 1
@@ -138,7 +138,7 @@ def locate(io: SkillIO, detector: Detector, name: str, part: str = "object",
             detection = detector(io.obs, "wrist", name, part)
             if detection is None:
                 continue
-            if moves > 0 and _partial(io.obs, "wrist", detection):
+            if moves > 0 and partial_view(io.obs, "wrist", detection):
                 # a glimpse at the view's edge (or into a container from the side): look
                 # again from straight above where it was glimpsed
                 seen = _look_where_seen(io, detector, "wrist", detection, name, part, tried)
@@ -164,7 +164,7 @@ def _result(io: SkillIO, name: str, part: str, camera: str, detection: Detection
                         "tried": tried})
 
 
-def _partial(obs: Mapping[str, np.ndarray], camera: str, detection: Detection) -> bool:
+def partial_view(obs: Mapping[str, np.ndarray], camera: str, detection: Detection) -> bool:
     """Whether ``camera`` sees too little of a detection to ground it: fewer than
     :data:`MIN_TARGET_POINTS` 3D points there, or (the wrist camera) its box touches the
     image's edge."""

@@ -10,17 +10,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from agentic_env.agents.perception import PointCloud, box_cloud
+from agentic_env.agents.perception import (
+    PointCloud,
+    box_cloud,
+    cluster_near,
+    lift_pixel,
+    remove_table,
+)
 from agentic_env.agents.skills import grounding
 from agentic_env.agents.skills.grounding import HeldObject
 from agentic_env.agents.skills.io import SkillIO
-from agentic_env.agents.skills.locate import Target
+from agentic_env.agents.skills.locate import Detector, Target, wrist_point
 from agentic_env.agents.skills.result import SkillCode, SkillResult
 from agentic_env.agents.skills.scene import SceneView, at_home
 from agentic_env.contract.actions import home, place, top_down_pose
 
 #: Points of a container's box at most this high (m) are the table around it, not its floor.
 FLOOR_MIN = 0.002
+#: Largest gap (m) between neighbouring points of one board in the thinned shoulder cloud (far
+#: from the camera, neighbouring pixels of a flat board lie over 1 cm apart).
+BOARD_GAP = 0.02
 #: Points of a container's box more than this (m) below its detected cluster lie under it.
 BELOW_CLUSTER = 0.01
 
@@ -42,6 +51,29 @@ def place_on(io: SkillIO, held: HeldObject, target: Target, *, align_faces: bool
                                         view.obstacles(), held, tcp, align_faces=align_faces,
                                         centre=centre)
     return _release(io, held, pose, approach, view, why)
+
+
+def place_in_slot(io: SkillIO, detector: Detector, held: HeldObject, target: Target, *,
+                  view: SceneView | None = None, why: str = "") -> SkillResult:
+    """Set ``held`` into the board slot ``target`` (a flat mark, not a shape): centred on the
+    mark's middle, its faces lined up with the whole board's. When something stands by the
+    mark (a block in a neighbouring slot hides part of it at the shoulder camera's slant,
+    so the visible part's middle lies off the mark's), the wrist camera looks at the mark
+    from straight above first (``detector`` finds it there)."""
+    view = view or SceneView(io.obs)
+    point = lift_pixel(io.obs, target.camera, target.detection.point)
+    if point is None:
+        return place_on(io, held, target, align_faces=True, view=view, why=why)
+    board = cluster_near(remove_table(view.cloud("shoulder")), point, radius=BOARD_GAP)
+    centre = point[:2]
+    if view.standing_near(point):
+        seen = wrist_point(io, detector, target.name, point)
+        io.event("slot_refined", target=target.name, seen=seen is not None,
+                 shift=None if seen is None else round(float(
+                     np.linalg.norm(seen[:2] - point[:2])), 4))
+        centre = centre if seen is None else seen[:2]
+    return place_on(io, held, target, cloud=board, centre=centre, align_faces=True,
+                    view=view, why=why)
 
 
 def place_in(io: SkillIO, held: HeldObject, target: Target, *, yaw: float | None = None,

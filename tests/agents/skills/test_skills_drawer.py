@@ -13,12 +13,19 @@ import pytest
 from support.cabinet_task import BOX_NAME, CABINET_NAME, CabinetTask
 
 from agentic_env.agents.agenticlab.modules import Detection
-from agentic_env.agents.perception import PointCloud
+from agentic_env.agents.perception import PointCloud, target_cloud
 from agentic_env.agents.skills import RobotSkillIO, place_in
 from agentic_env.agents.skills.grounding import HeldObject, approach_over, column_seen_free
 from agentic_env.agents.skills.locate import Target
 from agentic_env.agents.skills.scene import SceneView
-from agentic_env.contract.actions import home, pick, place, top_down_pose
+from agentic_env.contract.actions import (
+    home,
+    move_to,
+    pick,
+    place,
+    top_down_pose,
+    vector_to_pose,
+)
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.primitives.paths import transit_poses
@@ -137,3 +144,34 @@ def test_the_kitchen_keeps_clutter_out_of_the_arms_room_at_the_drawer() -> None:
         assert inside.any()
     finally:
         env.close()
+
+
+def test_the_arm_is_not_clear_where_its_links_would_meet_the_drawer(env: SimEnv) -> None:
+    env.reset(seed=0)
+    robot = EnvRobotIO(env)
+    obs = robot.observe()
+    view = SceneView(obs)
+    yaw = float(np.arctan2(*vector_to_pose(obs["tcp_pose"])[1::-1, 0]))
+    by_the_front = top_down_pose(np.array([0.4, 0.25, 0.15]), yaw)
+    open_table = top_down_pose(np.array([0.3, 0.15, 0.05]), yaw)
+    assert not view.arm_clear(by_the_front) and view.arm_clear(open_table)
+    assert not robot.act(move_to(by_the_front))[1]["ok"]  # the physics agrees
+    env.reset(seed=0)
+    assert robot.act(move_to(open_table))[1]["ok"]
+
+
+def test_a_drawer_place_ignores_what_the_box_shows_beneath_the_drawer(env: SimEnv) -> None:
+    env.reset(seed=0)
+    _pick_box(env)
+    env.step(home())
+    io = RobotSkillIO(EnvRobotIO(env))
+    detection = _floor_detection(env)
+    u0, v0, u1, v1 = detection.box
+    # a loose box that also takes in the cabinet and table below the drawer's front
+    loose = Detection(detection.point, (u0, v0, u1, v1 + 60))
+    floor = target_cloud(io.obs, "shoulder", detection.point, detection.box)
+    target = Target("drawer", "interior", "shoulder", loose, floor)
+    result = place_in(io, HeldObject(BOX_NAME, 0.035, 0.028), target, why="into the drawer")
+    assert result.ok, result.message
+    assert inside_drawer(env.model, env.data, CABINET_NAME, _box(env),
+                         env.scene_state.base_pos)

@@ -1,6 +1,7 @@
 """``locate`` and ``pick`` against scenes built for them: a target the shoulder camera cannot
-see is found by the wrist survey, a target that is nowhere is reported with every view tried,
-and a pick whose first candidate the judge refuses still lifts its target."""
+see is found by the wrist survey (which looks where that camera saw nothing: behind the arm,
+into a pot), a target that is nowhere is reported with every view tried, and a pick whose
+first candidate the judge refuses still lifts its target."""
 
 from __future__ import annotations
 
@@ -13,18 +14,24 @@ from agentic_env.agents.agenticlab.modules import Detection, detect
 from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.registry import ModelRouter
-from agentic_env.agents.perception import project_to_image
+from agentic_env.agents.perception import project_to_image, target_cloud
 from agentic_env.agents.skills.io import RobotSkillIO
 from agentic_env.agents.skills.locate import (
     MAX_LOOKS,
+    MIN_TARGET_POINTS,
+    SURVEY_HEIGHT,
     clear_view_pose,
     hidden_share,
     locate,
+    partial_view,
     ray_on_table,
+    survey_poses,
+    wrist_footprint,
     wrist_point,
 )
 from agentic_env.agents.skills.pick import pick
 from agentic_env.agents.skills.result import SkillCode
+from agentic_env.agents.skills.scene import SceneView
 from agentic_env.contract.actions import move_to, top_down_pose
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.robot_io import EnvRobotIO
@@ -144,3 +151,70 @@ def test_the_ray_of_a_pixel_meets_the_table_where_the_point_stands(
                                 obs["shoulder_extrinsics"])[0]
         spot = ray_on_table(obs, "shoulder", (int(u), int(v)))
         assert spot is not None and np.linalg.norm(spot - point[:2]) < 0.005
+
+
+def test_the_shoulder_camera_does_not_see_the_table_behind_the_arm_and_the_survey_looks_there(
+        sorting: tuple[SimEnv, ModuleContext]) -> None:
+    env, _ = sorting
+    robot = EnvRobotIO(env)
+    obs, status = robot.act(move_to(top_down_pose(np.array([0.45, -0.25, 0.25]), 0.0)))
+    assert status["ok"], status
+    view = SceneView(obs)
+    # where the shoulder camera's ray through the hand meets the table: behind the hand
+    camera = np.asarray(obs["shoulder_extrinsics"], float)[:3, 3]
+    hand = np.array([0.45, -0.25, 0.3])
+    under_hand = (camera + (0.02 - camera[2]) / (hand[2] - camera[2]) * (hand - camera))[None]
+    open_table = np.array([[0.45, 0.25, 0.02]])
+    assert view.unseen(under_hand)[0] and not view.unseen(open_table)[0]
+    looks = survey_poses(view, obs, robot.workspace)
+    assert 1 <= len(looks) <= MAX_LOOKS
+    # the first look is the one that sees most of what the shoulder camera missed: the
+    # table hidden by the hand lies inside its footprint
+    reach = wrist_footprint(obs, SURVEY_HEIGHT)
+    camera_xy = [look[:2, 3] for look in looks]
+    assert any(np.linalg.norm(xy - under_hand[0, :2]) < reach for xy in camera_xy[:2])
+
+
+def test_an_object_hidden_inside_a_pot_is_found_by_looking_into_it() -> None:
+    # kitchen trial 7308: the chicken leg lies low in the pot, whose wall hides it from the
+    # shoulder camera whatever the arm does
+    env = SimEnv("kitchen")
+    env.reset(seed=7308)
+    oracle = SimOracle(env)
+    try:
+        models = ModuleContext(ModelRouter(oracle))
+        io = RobotSkillIO(EnvRobotIO(env))
+
+        def detector(obs: Mapping[str, np.ndarray], camera: str, name: str,
+                     part: str) -> Detection | None:
+            return detect(models, obs, camera, name, name.replace("-", " "), part)
+
+        assert detector(io.obs, "shoulder", "chicken-leg-1", "object") is None
+        result = locate(io, detector, "chicken-leg-1")
+        assert result.code is SkillCode.OK, result.message
+        assert result.data["target"].camera == "wrist"
+        truth = env.scene_state.body_position("chicken-leg-1")
+        centre = result.data["target"].cloud.points.mean(axis=0)
+        assert np.linalg.norm(centre[:2] - truth[:2]) < 0.05
+    finally:
+        oracle.close()
+        env.close()
+
+
+def test_a_glimpse_at_the_wrist_views_edge_counts_as_partial() -> None:
+    env = SimEnv("sorting")
+    try:
+        env.reset(seed=0)
+        obs = EnvRobotIO(env).observe()
+        height, width = np.asarray(obs["wrist_rgb"]).shape[:2]
+        middle = Detection((width // 2, height // 2), (width // 2 - 30, height // 2 - 30,
+                                                       width // 2 + 30, height // 2 + 30))
+        edge = Detection((width - 2, height // 2), (width - 40, height // 2 - 30, width - 1,
+                                                    height // 2 + 30))
+        assert partial_view(obs, "wrist", edge)
+        assert partial_view(obs, "shoulder", edge) == (
+            len(target_cloud(obs, "shoulder", edge.point, edge.box)) < MIN_TARGET_POINTS)
+        assert not partial_view(obs, "wrist", middle) or len(target_cloud(
+            obs, "wrist", middle.point, middle.box)) < MIN_TARGET_POINTS
+    finally:
+        env.close()
