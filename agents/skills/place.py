@@ -106,15 +106,18 @@ def place_at(io: SkillIO, held: HeldObject, position: np.ndarray | None = None,
     view = view or SceneView(io.obs)
     obstacles, tcp = view.obstacles(), io.obs["tcp_pose"]
     if position is None:
+        def arm_clear(pose: np.ndarray) -> bool:  # the view as it is when asked
+            return view.arm_clear(pose, held.radius)
+
         spot = grounding.table_spot(obstacles, held, tcp, io.workspace, view.seen_free,
-                                       view.arm_clear)
+                                       arm_clear)
         # the arm may hide the free table from the shoulder camera: look again from home
         if spot is None and not at_home(io.obs) and io.act(
                 home(), f"clear the view for a spot for {held.name}").get("ok"):
             view = SceneView(io.obs)
             obstacles, tcp = view.obstacles(), io.obs["tcp_pose"]
             spot = grounding.table_spot(obstacles, held, tcp, io.workspace, view.seen_free,
-                                       view.arm_clear)
+                                       arm_clear)
         if spot is None:
             return SkillResult(SkillCode.BLOCKED, "no free spot on the table is visible")
         pose, approach = spot

@@ -101,19 +101,26 @@ class SceneView:
         near = np.linalg.norm(scene.points[:, :2] - point[:2], axis=1) < radius
         return bool(np.any(scene.points[near, 2] > point[2] + height))
 
-    def arm_clear(self, pose: np.ndarray, above: float = ARM_ABOVE_TCP,
-                  margin: float = ARM_MARGIN) -> bool:
+    def arm_clear(self, pose: np.ndarray, held_radius: float = 0.0,
+                  above: float = ARM_ABOVE_TCP, margin: float = ARM_MARGIN) -> bool:
         """Whether the arm can hold its TCP at ``pose`` (4x4, base frame) without its links
         meeting what the shoulder camera sees: the joint positions come from the arm's model
         (inverse kinematics from the observed ones), and only obstacles higher than
         ``above`` m over the TCP are tested (lower ones are the hand's business: approach
-        heights and clearances); ``margin`` (m) grows each link's box. ``False`` when the
-        pose is out of reach."""
+        heights and clearances); ``margin`` (m) grows each link's box. The scene is the
+        shoulder cloud without the arm's own links and without what hangs in the hand now
+        (within ``held_radius`` + 1 cm of the TCP's axis, up to :data:`HAND_DEPTH` below
+        it) — unlike :meth:`obstacles`, nothing above the hand is dropped, so a drawer
+        front beside the hand at home still counts. ``False`` when the pose is out of
+        reach."""
         solution = kinematics().solve(np.asarray(pose, float), self.obs["joint_positions"])
         if not solution.converged:
             return False
-        points = self.obstacles().points
-        points = points[points[:, 2] > pose[2, 3] + above]
+        cloud = without_robot(self.cloud("shoulder"), self.obs, radius=0.0)
+        points, tcp = cloud.points, np.asarray(self.obs["tcp_pose"][:3], float)
+        in_hand = ((np.linalg.norm(points[:, :2] - tcp[:2], axis=1) < held_radius + 0.01)
+                   & (points[:, 2] > tcp[2] - HAND_DEPTH) & (points[:, 2] <= tcp[2]))
+        points = points[~in_hand & (points[:, 2] > pose[2, 3] + above)]
         return not bool(np.any(kinematics().robot_points(points, solution.q, margin)))
 
     def _depths(self, points: np.ndarray, camera: str
