@@ -48,6 +48,8 @@ FINGER_CLEARANCE = 0.01
 #: container's walls when that much room is not there.
 FINGER_OUTSIDE = 0.02
 WALL_GAP = 0.01
+#: Supports (m) this close in height count as the same level (a floor seen through noise).
+SAME_SUPPORT = 0.005
 #: Half height (m) of the band around a handle in which its drawer's front panel is fitted.
 HANDLE_BAND = 0.05
 
@@ -256,12 +258,19 @@ def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
     beside = [(held.radius + FINGER_CLEARANCE, scene.points[
         (heights > tcp_level) & (heights <= tcp_level + HAND_CLEARANCE), :2]),
               (HAND_RADIUS, scene.points[heights > tcp_level + HAND_CLEARANCE, :2])]
-    spot = None
-    for gap in (FINGER_OUTSIDE, WALL_GAP):  # room for the fingers' sides, then less
-        kept = beside
+
+    def spot_with(gap: float) -> tuple[np.ndarray, float] | None:
+        spot, kept = None, beside
         while spot is None and kept:  # too tight for the fingers: fixtures high up first
             spot = _emptiest_spot(inside, walls, kept, held.radius, gap)
             kept = kept[1:]
+        return spot
+
+    # room for the fingers' sides by the walls, unless only a higher spot has it (on top
+    # of what already lies inside)
+    roomy, spot = spot_with(FINGER_OUTSIDE), spot_with(WALL_GAP)
+    if roomy is not None and (spot is None or roomy[1] <= spot[1] + SAME_SUPPORT):
+        spot = roomy
     best, support = spot or _emptiest_spot(inside, walls, [], held.radius, WALL_GAP) or \
         _above_middle(inside, points, held.radius)
     position = np.array([*best, support + held.below_tcp + CONTAINER_RELEASE_GAP])
