@@ -43,13 +43,6 @@ HAND_CLEARANCE = 0.05
 #: Room (m) beyond a held object's radius that the opened fingers need at release (they open
 #: 1.5 cm beyond it along the closing axis only; a light touch of the contents is harmless).
 FINGER_CLEARANCE = 0.01
-#: How far (m) the closed fin-ray fingers reach beyond a held object's side along the closing
-#: axis (pads and finger body), and the least gap (m) kept between a held object and a
-#: container's walls when that much room is not there.
-FINGER_OUTSIDE = 0.02
-WALL_GAP = 0.01
-#: Supports (m) this close in height count as the same level (a floor seen through noise).
-SAME_SUPPORT = 0.005
 #: Half height (m) of the band around a handle in which its drawer's front panel is fitted.
 HANDLE_BAND = 0.05
 
@@ -258,31 +251,22 @@ def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
     beside = [(held.radius + FINGER_CLEARANCE, scene.points[
         (heights > tcp_level) & (heights <= tcp_level + HAND_CLEARANCE), :2]),
               (HAND_RADIUS, scene.points[heights > tcp_level + HAND_CLEARANCE, :2])]
-
-    def spot_with(gap: float) -> tuple[np.ndarray, float] | None:
-        spot, kept = None, beside
-        while spot is None and kept:  # too tight for the fingers: fixtures high up first
-            spot = _emptiest_spot(inside, walls, kept, held.radius, gap)
-            kept = kept[1:]
-        return spot
-
-    # room for the fingers' sides by the walls, unless only a higher spot has it (on top
-    # of what already lies inside)
-    roomy, spot = spot_with(FINGER_OUTSIDE), spot_with(WALL_GAP)
-    if roomy is not None and (spot is None or roomy[1] <= spot[1] + SAME_SUPPORT):
-        spot = roomy
-    best, support = spot or _emptiest_spot(inside, walls, [], held.radius, WALL_GAP) or \
-        _above_middle(inside, points, held.radius)
+    spot = None
+    while spot is None and beside:  # too tight for the fingers: fixtures high up first
+        spot = _emptiest_spot(inside, walls, beside, held.radius)
+        beside = beside[1:]
+    best, support = spot or _emptiest_spot(inside, walls, [], held.radius) or _above_middle(
+        inside, points, held.radius)
     position = np.array([*best, support + held.below_tcp + CONTAINER_RELEASE_GAP])
     pose = top_down_pose(position, tcp_yaw(tcp_pose))
     return pose, approach_over(scene, best, position[2], hanging=held.below_tcp)
 
 
 def _emptiest_spot(inside: np.ndarray, walls: np.ndarray,
-                   beside: list[tuple[float, np.ndarray]], radius: float,
-                   gap: float) -> tuple[np.ndarray, float] | None:
+                   beside: list[tuple[float, np.ndarray]],
+                   radius: float) -> tuple[np.ndarray, float] | None:
     """The (x, y) on a 9x9 grid over ``inside`` (a container's floor and contents, (N, 3))
-    with the lowest support and nearest the middle, at least ``radius`` + ``gap`` m from
+    with the lowest support and nearest the middle, at least ``radius`` + 1 cm from
     ``walls`` (N, 2) and from each ``beside`` point set (N, 2) its distance (m); with its
     support height (m). ``None`` when no spot qualifies."""
     low, high = inside[:, :2].min(axis=0), inside[:, :2].max(axis=0)
@@ -290,7 +274,7 @@ def _emptiest_spot(inside: np.ndarray, walls: np.ndarray,
     for x in np.linspace(low[0], high[0], 9):
         for y in np.linspace(low[1], high[1], 9):
             xy = np.array([x, y])
-            if _near(walls, xy, radius + gap):
+            if _near(walls, xy, radius + 0.01):
                 continue
             if any(_near(points, xy, reach) for reach, points in beside):
                 continue
