@@ -30,7 +30,7 @@ FLOOR_MIN = 0.002
 #: Largest gap (m) between neighbouring points of one board in the thinned shoulder cloud (far
 #: from the camera, neighbouring pixels of a flat board lie over 1 cm apart).
 BOARD_GAP = 0.02
-#: Points of a container's box more than this (m) below its detected cluster lie under it.
+#: Points of an open drawer's box more than this (m) below its detected floor lie under it.
 BELOW_CLUSTER = 0.01
 
 
@@ -83,11 +83,11 @@ def place_in(io: SkillIO, held: HeldObject, target: Target, *, yaw: float | None
     view = view or SceneView(io.obs)
     cloud = target.cloud
     if target.detection.box is not None:  # the whole box: floor and walls, not one cluster
-        # (what the box shows below the detected cluster lies under the container: the
-        # table or a cabinet beneath an open drawer)
+        # (below a drawer's detected floor the box shows the table or the cabinet under it)
         cloud = box_cloud(io.obs, target.camera, target.detection.box)
         lowest = target.cloud.points[:, 2].min() if len(target.cloud) else 0.0
-        bottom = max(FLOOR_MIN, float(lowest) - BELOW_CLUSTER)
+        bottom = FLOOR_MIN if target.part != "interior" else max(
+            FLOOR_MIN, float(lowest) - BELOW_CLUSTER)
         cloud = cloud.select(cloud.points[:, 2] > bottom)
     pose, approach = grounding.place_in(cloud, view.obstacles(), held, io.obs["tcp_pose"])
     if yaw is not None:
