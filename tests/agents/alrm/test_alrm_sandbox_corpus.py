@@ -14,7 +14,7 @@ CORPUS = pathlib.Path(__file__).parent / "corpus"
 HOSTILE = sorted((CORPUS / "hostile").glob("*.py"))
 GOOD = sorted((CORPUS / "good").glob("*.py"))
 #: Small limits, but a generous wall time: the test machine's CPUs are shared.
-LIMITS = SandboxLimits(cpu_s=1, wall_s=60.0, output_chars=5_000, tool_calls=20)
+LIMITS = SandboxLimits(cpu_s=3, wall_s=60.0, output_chars=5_000, tool_calls=20)
 OBJECTS = {"lemon": [0.4, 0.1, 0.02], "banana": [0.5, -0.1, 0.02]}
 
 

@@ -1,3 +1,3 @@
-# expect: killed — CPU time limit of 1 s exceeded
+# expect: killed — CPU time limit of 3 s exceeded
 while True:
     pass
