@@ -228,10 +228,14 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
             inside = find(target, "interior", search=False)
             snapshot.drawer(target, inside.ok)
             return ok(f"{target} is {'open' if inside.ok else 'closed'}; snapshot updated")
-        wanted = [n for n in sorted(names | {target}) if n != TABLE and not is_drawer(n)]
+        # the target first (the arm moves out of the way only if it hides the target),
+        # then what else the snapshot holds, as the view now shows it
+        others = sorted(n for n in names - {target} if n != TABLE and not is_drawer(n))
+        wanted = [target, *others] if target != TABLE else others
         clouds, missing = {}, []
         for name in wanted:
-            found = find(name, search=name == target)
+            found = find(name) if name == target else locate(
+                arm, detector, name, search=False, clear_view=False)
             if found.ok:
                 clouds[name] = found.data["target"].cloud.points
             else:

@@ -99,11 +99,14 @@ class HeldObject:
         name: PDDL name.
         below_tcp: height of the TCP above the object's lowest point at the grasp, m.
         radius: largest horizontal distance of the object's points from the TCP axis, m.
+        extents: half lengths (m) of its footprint about the TCP axis along the hand's yaw
+            direction and across it (the object turns with the hand); ``None`` unmeasured.
     """
 
     name: str
     below_tcp: float
     radius: float
+    extents: tuple[float, float] | None = None
 
 
 def tcp_yaw(tcp_pose: np.ndarray) -> float:
@@ -116,8 +119,19 @@ def held_object(name: str, cloud: PointCloud, grasp: np.ndarray) -> HeldObject:
     """Estimate the object about to be grasped at ``grasp`` (4x4 TCP pose) from its cloud."""
     points = cloud.points
     below = max(float(grasp[2, 3] - points[:, 2].min()), TCP_TO_FINGERTIP)
-    radius = float(np.max(np.linalg.norm(points[:, :2] - grasp[:2, 3], axis=1)))
-    return HeldObject(name, below, radius)
+    offsets = points[:, :2] - grasp[:2, 3]
+    radius = float(np.max(np.linalg.norm(offsets, axis=1)))
+    yaw = float(np.arctan2(grasp[1, 0], grasp[0, 0]))
+    return HeldObject(name, below, radius, footprint(offsets, yaw, 100))
+
+
+def footprint(offsets: np.ndarray, yaw: float, percentile: float) -> tuple[float, float]:
+    """Half lengths (m) of the horizontal ``offsets`` (N, 2) from the TCP axis along the
+    direction ``yaw`` (rad) and across it (the ``percentile`` of their sizes)."""
+    along = np.array([np.cos(yaw), np.sin(yaw)])
+    across = np.array([-along[1], along[0]])
+    return (float(np.percentile(np.abs(offsets @ along), percentile)),
+            float(np.percentile(np.abs(offsets @ across), percentile)))
 
 
 def measure_held(name: str, scene: PointCloud, tcp_pose: np.ndarray,
@@ -146,7 +160,8 @@ def measure_held(name: str, scene: PointCloud, tcp_pose: np.ndarray,
     if not held.any():  # nothing seen between the fingertips and the first gap below them
         return replace(held_object(name, *fallback), below_tcp=float(tcp[2] - bottom))
     radius = float(np.percentile(offsets[held], 98))
-    return HeldObject(name, float(tcp[2] - bottom), radius)
+    extents = footprint(scene.points[held, :2] - tcp[:2], tcp_yaw(tcp_pose), 98)
+    return HeldObject(name, float(tcp[2] - bottom), radius, extents)
 
 
 def approach_over(scene: PointCloud, xy: np.ndarray, z: float,
@@ -255,21 +270,67 @@ def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
     while spot is None and beside:  # too tight for the fingers: fixtures high up first
         spot = _emptiest_spot(inside, walls, beside, held.radius)
         beside = beside[1:]
-    best, support = spot or _emptiest_spot(inside, walls, [], held.radius) or _above_middle(
-        inside, points, held.radius)
+    yaw = tcp_yaw(tcp_pose)
+    spot = spot or _emptiest_spot(inside, walls, [], held.radius)
+    if spot is None and held.extents is not None:
+        # the round footprint fits nowhere (a long object beside a tall one): the held
+        # object's own footprint, turned along or across, may fit a lane
+        fitted = _fitting_spot(inside, walls, held.extents, yaw)
+        if fitted is not None:
+            spot, yaw = fitted[:2], fitted[2]
+    best, support = spot or _above_middle(inside, points, held.radius)
     position = np.array([*best, support + held.below_tcp + CONTAINER_RELEASE_GAP])
-    pose = top_down_pose(position, tcp_yaw(tcp_pose))
+    pose = top_down_pose(position, yaw)
     return pose, approach_over(scene, best, position[2], hanging=held.below_tcp)
+
+
+def _quarter_points(low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """The middles (4, 2) of the four quarters of the box ``low``..``high`` (x, y): a
+    container filled from its quarters keeps room for what comes next, where one set down in
+    its middle leaves only slivers on either side."""
+    middle, quarter = (low + high) / 2, (high - low) / 4
+    return np.array([middle + quarter * np.array(sign) for sign in
+                     ((-1, -1), (-1, 1), (1, -1), (1, 1))])
+
+
+def _fitting_spot(inside: np.ndarray, walls: np.ndarray, extents: tuple[float, float],
+                  yaw: float) -> tuple[np.ndarray, float, float] | None:
+    """The (x, y), support height (m) and hand yaw (rad) of the lowest spot on a 9x9 grid
+    over ``inside`` (N, 3) where the footprint of half ``extents`` (along, across the yaw)
+    keeps 1 cm from ``walls`` (N, 2), with the hand at ``yaw`` or turned a quarter; nearest
+    a quarter's middle among equals. ``None`` when it fits nowhere."""
+    low, high = inside[:, :2].min(axis=0), inside[:, :2].max(axis=0)
+    room = np.asarray(extents, float) + 0.01
+    best, best_score = None, np.inf
+    for turn in (yaw, wrap_angle(yaw + np.pi / 2)):
+        along = np.array([np.cos(turn), np.sin(turn)])
+        frame = np.array([along, [-along[1], along[0]]])  # rows: along, across
+        for x in np.linspace(low[0], high[0], 9):
+            for y in np.linspace(low[1], high[1], 9):
+                xy = np.array([x, y])
+                if len(walls) and np.any(np.all(np.abs((walls - xy) @ frame.T) < room,
+                                                axis=1)):
+                    continue
+                under = np.all(np.abs((inside[:, :2] - xy) @ frame.T) < room - 0.005, axis=1)
+                if np.count_nonzero(under) < 3:
+                    continue  # no floor seen there
+                support = float(np.percentile(inside[under, 2], 95))
+                score = support + 0.05 * float(np.min(np.linalg.norm(
+                    _quarter_points(low, high) - xy, axis=1)))
+                if score < best_score:
+                    best, best_score = (xy, support, float(turn)), score
+    return best
 
 
 def _emptiest_spot(inside: np.ndarray, walls: np.ndarray,
                    beside: list[tuple[float, np.ndarray]],
                    radius: float) -> tuple[np.ndarray, float] | None:
     """The (x, y) on a 9x9 grid over ``inside`` (a container's floor and contents, (N, 3))
-    with the lowest support and nearest the middle, at least ``radius`` + 1 cm from
-    ``walls`` (N, 2) and from each ``beside`` point set (N, 2) its distance (m); with its
-    support height (m). ``None`` when no spot qualifies."""
+    with the lowest support and nearest the middle of one of its quarters, at least
+    ``radius`` + 1 cm from ``walls`` (N, 2) and from each ``beside`` point set (N, 2) its
+    distance (m); with its support height (m). ``None`` when no spot qualifies."""
     low, high = inside[:, :2].min(axis=0), inside[:, :2].max(axis=0)
+    quarters = _quarter_points(low, high)
     best, best_score = None, np.inf
     for x in np.linspace(low[0], high[0], 9):
         for y in np.linspace(low[1], high[1], 9):
@@ -282,7 +343,7 @@ def _emptiest_spot(inside: np.ndarray, walls: np.ndarray,
             if np.count_nonzero(near) < 3:
                 continue  # no floor seen there
             support = float(np.percentile(inside[near, 2], 95))
-            score = support + 0.05 * float(np.linalg.norm(xy - (low + high) / 2))
+            score = support + 0.05 * float(np.min(np.linalg.norm(quarters - xy, axis=1)))
             if score < best_score:
                 best, best_score = (xy, support), score
     return best

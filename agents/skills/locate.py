@@ -88,8 +88,8 @@ class Target:
 
 
 def locate(io: SkillIO, detector: Detector, name: str, part: str = "object",
-           camera: str = "shoulder", search: bool = True, max_moves: int = MAX_LOOKS + 1
-           ) -> SkillResult:
+           camera: str = "shoulder", search: bool = True, max_moves: int = MAX_LOOKS + 1,
+           clear_view: bool = True) -> SkillResult:
     """Find ``name`` and return it as ``data["target"]`` (a :class:`Target`).
 
     Args:
@@ -100,6 +100,9 @@ def locate(io: SkillIO, detector: Detector, name: str, part: str = "object",
         search: look again (clear the view, survey with the wrist) when not found.
         max_moves: most arm moves of the search (parking and looks; going home is not
             counted), e.g. what the caller's action budget leaves.
+        clear_view: send the arm home when it hides the target (or the target is not
+            found); ``False`` (with ``search`` false) asks the current view only, moving
+            nothing.
 
     Returns:
         ``OK`` with the target; ``NOT_FOUND`` naming every view tried. A target seen where
@@ -110,7 +113,8 @@ def locate(io: SkillIO, detector: Detector, name: str, part: str = "object",
     detection = detector(io.obs, camera, name, part)
     if camera != "shoulder":
         return _result(io, name, part, camera, detection, tried)
-    if not at_home(io.obs) and (detection is None or _hidden(io.obs, detection)):
+    if clear_view and not at_home(io.obs) and (detection is None or _hidden(io.obs,
+                                                                            detection)):
         io.act(home(), f"clear the shoulder camera's view of {name}")
         detection = detector(io.obs, camera, name, part)
         tried.append("the shoulder view with the arm home")
