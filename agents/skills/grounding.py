@@ -243,7 +243,7 @@ def place_on(target: PointCloud, scene: PointCloud, held: HeldObject,
 
 
 def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
-             tcp_pose: np.ndarray) -> tuple[np.ndarray, float]:
+             tcp_pose: np.ndarray, pack: bool = True) -> tuple[np.ndarray, float]:
     """Place pose (4x4) and approach (m) that drop the held object into ``container`` (a bin,
     bowl, pot, the floor of an open drawer) at its emptiest spot, away from the walls.
 
@@ -253,7 +253,11 @@ def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
     of ``scene`` beside the hand at release (a carcass above a drawer's back) are kept clear
     of it: of the opened fingers (``FINGER_CLEARANCE`` beyond the object's radius) up to
     ``HAND_CLEARANCE`` above the TCP, of the housing (``HAND_RADIUS``) above that; where no
-    spot keeps both, the fingers' clearance is given up first, then the housing's.
+    spot keeps both, the fingers' clearance is given up first, then the housing's. With
+    ``pack``, spots nearest the middles of the container's quarters are preferred (room is
+    left for what comes next; a bin takes several objects), else its middle (an open
+    drawer's visible part). A held object whose round footprint fits nowhere is tried with
+    its measured footprint (``held.extents``), the hand along or across.
     """
     points = container.points
     floor = lowest_layer(points[:, 2])
@@ -266,16 +270,18 @@ def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
     beside = [(held.radius + FINGER_CLEARANCE, scene.points[
         (heights > tcp_level) & (heights <= tcp_level + HAND_CLEARANCE), :2]),
               (HAND_RADIUS, scene.points[heights > tcp_level + HAND_CLEARANCE, :2])]
+    low, high = inside[:, :2].min(axis=0), inside[:, :2].max(axis=0)
+    aims = _quarter_points(low, high) if pack else ((low + high) / 2)[None]
     spot = None
     while spot is None and beside:  # too tight for the fingers: fixtures high up first
-        spot = _emptiest_spot(inside, walls, beside, held.radius)
+        spot = _emptiest_spot(inside, walls, beside, held.radius, aims)
         beside = beside[1:]
     yaw = tcp_yaw(tcp_pose)
-    spot = spot or _emptiest_spot(inside, walls, [], held.radius)
+    spot = spot or _emptiest_spot(inside, walls, [], held.radius, aims)
     if spot is None and held.extents is not None:
         # the round footprint fits nowhere (a long object beside a tall one): the held
         # object's own footprint, turned along or across, may fit a lane
-        fitted = _fitting_spot(inside, walls, held.extents, yaw)
+        fitted = _fitting_spot(inside, walls, held.extents, yaw, aims)
         if fitted is not None:
             spot, yaw = fitted[:2], fitted[2]
     best, support = spot or _above_middle(inside, points, held.radius)
@@ -294,11 +300,11 @@ def _quarter_points(low: np.ndarray, high: np.ndarray) -> np.ndarray:
 
 
 def _fitting_spot(inside: np.ndarray, walls: np.ndarray, extents: tuple[float, float],
-                  yaw: float) -> tuple[np.ndarray, float, float] | None:
+                  yaw: float, aims: np.ndarray) -> tuple[np.ndarray, float, float] | None:
     """The (x, y), support height (m) and hand yaw (rad) of the lowest spot on a 9x9 grid
     over ``inside`` (N, 3) where the footprint of half ``extents`` (along, across the yaw)
     keeps 1 cm from ``walls`` (N, 2), with the hand at ``yaw`` or turned a quarter; nearest
-    a quarter's middle among equals. ``None`` when it fits nowhere."""
+    one of ``aims`` (M, 2) among equals. ``None`` when it fits nowhere."""
     low, high = inside[:, :2].min(axis=0), inside[:, :2].max(axis=0)
     room = np.asarray(extents, float) + 0.01
     best, best_score = None, np.inf
@@ -315,22 +321,20 @@ def _fitting_spot(inside: np.ndarray, walls: np.ndarray, extents: tuple[float, f
                 if np.count_nonzero(under) < 3:
                     continue  # no floor seen there
                 support = float(np.percentile(inside[under, 2], 95))
-                score = support + 0.05 * float(np.min(np.linalg.norm(
-                    _quarter_points(low, high) - xy, axis=1)))
+                score = support + 0.05 * float(np.min(np.linalg.norm(aims - xy, axis=1)))
                 if score < best_score:
                     best, best_score = (xy, support, float(turn)), score
     return best
 
 
 def _emptiest_spot(inside: np.ndarray, walls: np.ndarray,
-                   beside: list[tuple[float, np.ndarray]],
-                   radius: float) -> tuple[np.ndarray, float] | None:
+                   beside: list[tuple[float, np.ndarray]], radius: float,
+                   aims: np.ndarray) -> tuple[np.ndarray, float] | None:
     """The (x, y) on a 9x9 grid over ``inside`` (a container's floor and contents, (N, 3))
-    with the lowest support and nearest the middle of one of its quarters, at least
-    ``radius`` + 1 cm from ``walls`` (N, 2) and from each ``beside`` point set (N, 2) its
-    distance (m); with its support height (m). ``None`` when no spot qualifies."""
+    with the lowest support and nearest one of ``aims`` (M, 2), at least ``radius`` + 1 cm
+    from ``walls`` (N, 2) and from each ``beside`` point set (N, 2) its distance (m); with
+    its support height (m). ``None`` when no spot qualifies."""
     low, high = inside[:, :2].min(axis=0), inside[:, :2].max(axis=0)
-    quarters = _quarter_points(low, high)
     best, best_score = None, np.inf
     for x in np.linspace(low[0], high[0], 9):
         for y in np.linspace(low[1], high[1], 9):
@@ -343,7 +347,7 @@ def _emptiest_spot(inside: np.ndarray, walls: np.ndarray,
             if np.count_nonzero(near) < 3:
                 continue  # no floor seen there
             support = float(np.percentile(inside[near, 2], 95))
-            score = support + 0.05 * float(np.min(np.linalg.norm(quarters - xy, axis=1)))
+            score = support + 0.05 * float(np.min(np.linalg.norm(aims - xy, axis=1)))
             if score < best_score:
                 best, best_score = (xy, support), score
     return best

@@ -89,7 +89,8 @@ def place_in(io: SkillIO, held: HeldObject, target: Target, *, yaw: float | None
         bottom = FLOOR_MIN if target.part != "interior" else max(
             FLOOR_MIN, float(lowest) - BELOW_CLUSTER)
         cloud = cloud.select(cloud.points[:, 2] > bottom)
-    pose, approach = grounding.place_in(cloud, view.obstacles(), held, io.obs["tcp_pose"])
+    pose, approach = grounding.place_in(cloud, view.obstacles(), held, io.obs["tcp_pose"],
+                                        pack=target.part != "interior")
     if yaw is not None:
         pose = grounding.with_yaw(pose, yaw)
     return _release(io, held, pose, approach, view, why)
