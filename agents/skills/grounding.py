@@ -43,6 +43,13 @@ HAND_CLEARANCE = 0.05
 #: Room (m) beyond a held object's radius that the opened fingers need at release (they open
 #: 1.5 cm beyond it along the closing axis only; a light touch of the contents is harmless).
 FINGER_CLEARANCE = 0.01
+#: How far (m) the closed fin-ray fingers reach beyond a held object's side along the closing
+#: axis, their half length (m) along the hand's yaw, the margin (m) kept from a container's
+#: walls, and the penalty (m of support height) of a spot where they would meet a wall.
+FINGER_OUTSIDE = 0.02
+FINGER_HALF_LENGTH = 0.012
+WALL_MARGIN = 0.004
+FINGERS_AT_WALL = 0.02
 #: Half height (m) of the band around a handle in which its drawer's front panel is fitted.
 HANDLE_BAND = 0.05
 
@@ -272,19 +279,22 @@ def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
               (HAND_RADIUS, scene.points[heights > tcp_level + HAND_CLEARANCE, :2])]
     low, high = inside[:, :2].min(axis=0), inside[:, :2].max(axis=0)
     aims = _quarter_points(low, high) if pack else ((low + high) / 2)[None]
+    yaw = tcp_yaw(tcp_pose)
+    grip = held.radius if held.extents is None else held.extents[1]
+    fingers = _Fingers(walls, grip, (yaw, wrap_angle(yaw + np.pi / 2)))
     spot = None
     while spot is None and beside:  # too tight for the fingers: fixtures high up first
-        spot = _emptiest_spot(inside, walls, beside, held.radius, aims)
+        spot = _emptiest_spot(inside, walls, beside, held.radius, aims, fingers)
         beside = beside[1:]
-    yaw = tcp_yaw(tcp_pose)
-    spot = spot or _emptiest_spot(inside, walls, [], held.radius, aims)
+    spot = spot or _emptiest_spot(inside, walls, [], held.radius, aims, fingers)
     if spot is None and held.extents is not None:
         # the round footprint fits nowhere (a long object beside a tall one): the held
         # object's own footprint, turned along or across, may fit a lane
-        fitted = _fitting_spot(inside, walls, held.extents, yaw, aims)
-        if fitted is not None:
-            spot, yaw = fitted[:2], fitted[2]
-    best, support = spot or _above_middle(inside, points, held.radius)
+        spot = _fitting_spot(inside, walls, held.extents, yaw, aims)
+    if spot is not None:
+        best, support, yaw = spot
+    else:
+        best, support = _above_middle(inside, points, held.radius)
     position = np.array([*best, support + held.below_tcp + CONTAINER_RELEASE_GAP])
     pose = top_down_pose(position, yaw)
     return pose, approach_over(scene, best, position[2], hanging=held.below_tcp)
@@ -327,13 +337,42 @@ def _fitting_spot(inside: np.ndarray, walls: np.ndarray, extents: tuple[float, f
     return best
 
 
+class _Fingers:
+    """Where the closed fingers' outer sides are at a spot: beyond a held object gripped
+    ``grip`` m either side of the TCP along the closing axis (the tool's y, across the
+    hand's yaw), :data:`FINGER_OUTSIDE` m thick and :data:`FINGER_HALF_LENGTH` m either side
+    along the yaw; ``yaws`` (rad) are the hand turns a place may take."""
+
+    def __init__(self, walls: np.ndarray, grip: float, yaws: tuple[float, ...]) -> None:
+        self.walls, self.grip, self.yaws = walls, grip, yaws
+
+    def clear_yaw(self, xy: np.ndarray) -> float | None:
+        """The first of the yaws (rad) at which no wall point lies in either finger's box
+        at ``xy`` (grown by :data:`WALL_MARGIN`), ``None`` when every yaw meets one."""
+        if len(self.walls) == 0:
+            return self.yaws[0]
+        half = np.array([FINGER_HALF_LENGTH, FINGER_OUTSIDE / 2]) + WALL_MARGIN
+        for yaw in self.yaws:
+            along = np.array([np.cos(yaw), np.sin(yaw)])
+            frame = np.array([along, [-along[1], along[0]]])
+            local = (self.walls - xy) @ frame.T  # (along, across)
+            offset = self.grip + FINGER_OUTSIDE / 2
+            if not any(np.any(np.all(np.abs(local - [0.0, side * offset]) < half, axis=1))
+                       for side in (-1.0, 1.0)):
+                return float(yaw)
+        return None
+
+
 def _emptiest_spot(inside: np.ndarray, walls: np.ndarray,
                    beside: list[tuple[float, np.ndarray]], radius: float,
-                   aims: np.ndarray) -> tuple[np.ndarray, float] | None:
+                   aims: np.ndarray, fingers: _Fingers
+                   ) -> tuple[np.ndarray, float, float] | None:
     """The (x, y) on a 9x9 grid over ``inside`` (a container's floor and contents, (N, 3))
     with the lowest support and nearest one of ``aims`` (M, 2), at least ``radius`` + 1 cm
     from ``walls`` (N, 2) and from each ``beside`` point set (N, 2) its distance (m); with
-    its support height (m). ``None`` when no spot qualifies."""
+    its support height (m) and the hand's yaw (rad): the first of ``fingers``' yaws that
+    keeps the fingers off the walls (a spot where none does counts
+    :data:`FINGERS_AT_WALL` m higher). ``None`` when no spot qualifies."""
     low, high = inside[:, :2].min(axis=0), inside[:, :2].max(axis=0)
     best, best_score = None, np.inf
     for x in np.linspace(low[0], high[0], 9):
@@ -348,8 +387,11 @@ def _emptiest_spot(inside: np.ndarray, walls: np.ndarray,
                 continue  # no floor seen there
             support = float(np.percentile(inside[near, 2], 95))
             score = support + 0.05 * float(np.min(np.linalg.norm(aims - xy, axis=1)))
+            yaw = fingers.clear_yaw(xy)
+            if yaw is None:
+                yaw, score = fingers.yaws[0], score + FINGERS_AT_WALL
             if score < best_score:
-                best, best_score = (xy, support), score
+                best, best_score = (xy, support, yaw), score
     return best
 
 
