@@ -146,4 +146,8 @@ def _release(io: SkillIO, held: HeldObject, pose: np.ndarray, approach: float,
     approach = max(approach, grounding.approach_over(view.obstacles(), pose[:2, 3], pose[2, 3],
                                                      hanging=held.below_tcp, start=here[:2]))
     status = io.act(place(pose, approach), why or f"place {held.name}")
+    if status.get("reason") == "unreachable":
+        # the two-finger hand is the same turned half a turn: the wrist may reach that one
+        pose = grounding.with_yaw(pose, float(np.arctan2(pose[1, 0], pose[0, 0])) + np.pi)
+        status = io.act(place(pose, approach), why or f"place {held.name}")
     return SkillResult.from_status(status, f"place of {held.name}", pose=pose)
