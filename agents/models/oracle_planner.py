@@ -34,11 +34,13 @@ def _act(action: str, *params: str) -> Call:
     return "act", {"action": action, "params": list(params)}
 
 
-def step_calls(step: PlanStep) -> list[Call]:
-    """The planner's calls for one PDDL step: perceive what it needs, act, check events."""
+def step_calls(step: PlanStep, turn_to: str | None = None) -> list[Call]:
+    """The planner's calls for one PDDL step: perceive what it needs, act, check events; a
+    pick whose object a later step turns into the pose ``turn_to`` names that pose."""
     name, args = step.name.lower(), list(step.args)
     if name.startswith("pick"):
         source = [args[1]] if name == "pick-from-drawer" else []
+        source = [turn_to] if turn_to is not None else source
         calls = [_act("perceive", args[0]), _act("pick", args[0], *source)]
     elif name in _INSERTS:
         calls = [_act("perceive", args[1]), _act("insert", args[0], args[1])]
@@ -147,8 +149,8 @@ class PlannerOracle:
             steps = "; ".join(str(s) for s in plan)
             self._queue.extend([("reflect", {"text": f"plan: {steps}"}),
                                 ("get_state_snapshot", {})])
-            for step in plan:
-                self._queue.extend(step_calls(step))
+            for index, step in enumerate(plan):
+                self._queue.extend(step_calls(step, _turn_goal(plan[index + 1:], step)))
         if self._wrong("verbal"):
             return f"To carry this out I would next call {self._queue[0][0]}."
         call = self._queue[0]
@@ -206,3 +208,13 @@ def _last_act_failed(messages: Sequence[Mapping[str, Any]]) -> bool:
         if message.get("role") == "user":
             return False
     return False
+
+
+def _turn_goal(later: Sequence[PlanStep], step: PlanStep) -> str | None:
+    """The pose the next step turns ``step``'s picked object into, if it does."""
+    if not step.name.lower().startswith("pick") or not later:
+        return None
+    following = later[0]
+    if following.name.lower() == "place-in-pose" and following.args[0] == step.args[0]:
+        return str(following.args[1])
+    return None

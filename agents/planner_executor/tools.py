@@ -57,7 +57,7 @@ class Action(enum.StrEnum):
 ACTIONS: dict[Action, tuple[str, ...]] = {
     Action.MOVE_ARM: ("posture",),
     Action.PERCEIVE: ("target",),
-    Action.PICK: ("object", "from?"),
+    Action.PICK: ("object", "drawer_or_pose?"),
     Action.PLACE: ("object", "surface"),
     Action.INSERT: ("object", "container"),
     Action.OPEN_DRAWER: ("drawer",),
@@ -110,6 +110,7 @@ class PlannerState:
         wait: lets the given seconds pass without moving (``listen`` waits for the operator).
         held: what the robot believes it holds (not sensed).
         grasp: the top-down TCP pose (4x4) it was picked with, base frame.
+        turning: how it holds an object picked to be turned into a pose.
         reflections: every ``reflect`` text.
         spoken: every ``speak`` text.
         event_checks: ``check_events`` calls.
@@ -124,6 +125,7 @@ class PlannerState:
     wait: Callable[[float], None] = lambda _seconds: None
     held: grounding.HeldObject | None = None
     grasp: np.ndarray | None = None
+    turning: turn.TurningGrip | None = None
     reflections: list[str] = field(default_factory=list)
     spoken: list[str] = field(default_factory=list)
     event_checks: int = 0
@@ -264,41 +266,57 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
         fitted = skills.handle_pose(arm, handle.data["target"])
         return skills.outward_yaw(fitted.data["pose"]) if fitted.ok else None
 
-    def pick(obj: str, source: str = "") -> SkillResult:
-        yaw = outward_yaw(source) if source and is_drawer(source) else None
+    def pick(obj: str, extra: str = "") -> SkillResult:
+        """Pick ``obj`` top-down (from the drawer ``extra`` names), or, ``extra`` a pose,
+        with a grasp from which the wrist can turn it into that pose."""
+        if extra in TURN_GOALS:
+            return pick_to_turn(obj, extra)
+        yaw = outward_yaw(extra) if extra and is_drawer(extra) else None
         result = skills.pick(arm, detector, obj, state.rng, yaw=yaw, why=f"pick {obj}",
                              judge=grasp_judge(obj), max_moves=budget_moves())
         after_motion([obj])
         if result.ok:
             state.held, state.grasp = result.data["held"], result.data["grasp"]
+            state.turning = None
             return ok(f"picked {obj} (the gripper's contents are not sensed)")
         return diagnose(result, f"pick {obj}")
 
-    def turn_into(obj: str, goal: str) -> SkillResult:
-        """Set the held ``obj`` back down where it was taken from, take it again with a
-        grasp from which the wrist can turn it, and set it down turned into ``goal``."""
-        if state.held is None or state.held.name != obj or state.grasp is None:
-            return fail(SkillCode.BAD_ARGS, f"place {obj} {goal}: pick {obj} first")
-        down = turn.place_turned_in_place(arm, state.held, state.grasp, 0.0,
-                                          f"set {obj} down to take it again")
-        after_motion([obj])
-        if not down.ok:
-            return diagnose(down, f"place {obj} {goal}")
-        state.held = state.grasp = None
+    def pick_to_turn(obj: str, goal: str) -> SkillResult:
         found = find(obj)
         if not found.ok:
-            return diagnose(found, f"place {obj} {goal}")
+            return diagnose(found, f"pick {obj}")
         picked = turn.pick_to_turn(arm, found.data["target"], goal, reorienter(),
-                                   judge=grasp_judge(obj), why=f"pick {obj} to turn it")
+                                   judge=grasp_judge(obj), why=f"pick {obj} to turn it {goal}")
+        after_motion([obj])
         if not picked.ok:
+            return diagnose(picked, f"pick {obj}")
+        state.held, state.grasp, state.turning = picked.data["held"], None, picked.data["grip"]
+        return ok(f"picked {obj} to turn it {goal} (the gripper's contents are not sensed)")
+
+    def turn_into(obj: str, goal: str) -> SkillResult:
+        """Set the held ``obj`` down turned into ``goal``: at once when it was picked for
+        that turn, else after setting it back down where it was taken from and taking it
+        again with a grasp from which the wrist can turn it."""
+        held_for_turn = state.turning is not None and state.turning.name == obj
+        if not held_for_turn:
+            if state.held is None or state.held.name != obj or state.grasp is None:
+                return fail(SkillCode.BAD_ARGS, f"place {obj} {goal}: pick {obj} first")
+            down = turn.place_turned_in_place(arm, state.held, state.grasp, 0.0,
+                                              f"set {obj} down to take it again")
             after_motion([obj])
-            return diagnose(picked, f"place {obj} {goal}")
-        placed = turn.place_turned(arm, picked.data["grip"], goal, reorienter(),
+            if not down.ok:
+                return diagnose(down, f"place {obj} {goal}")
+            state.held = state.grasp = None
+            picked = pick_to_turn(obj, goal)
+            if not picked.ok:
+                return picked
+        assert state.turning is not None
+        placed = turn.place_turned(arm, state.turning, goal, reorienter(),
                                    f"turn {obj} {goal}")
         after_motion([obj])
         if not placed.ok:
-            state.held = picked.data["held"]
             return diagnose(placed, f"place {obj} {goal}")
+        state.held = state.turning = None
         return ok(f"placed {obj} {goal}")
 
     def put(obj: str, where: str, into: bool) -> SkillResult:
@@ -395,7 +413,8 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
 
         Args:
             action: move_arm [posture: home|observe], perceive [target: an object, a
-                container, a drawer or 'table'], pick [object, optional drawer it lies in],
+                container, a drawer or 'table'], pick [object, optional: the drawer it lies
+                in, or the pose it will be turned into],
                 place [object, surface: 'table', an object, a board slot, or a pose to turn the
                 object into on the table: upright, upside-down, on-side,
                 handle-<left|right|toward-robot|away-from-robot>], insert [object, container or
