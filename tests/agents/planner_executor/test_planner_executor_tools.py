@@ -69,7 +69,7 @@ def test_exactly_four_tools_with_a_strict_act_schema() -> None:
 
 @pytest.mark.parametrize(("arguments", "expected"), [
     ({"action": "fly", "params": ["window"]}, "move_arm"),  # the valid actions are listed
-    ({"action": "pick", "params": []}, "object, from?"),  # the positional layout is given
+    ({"action": "pick", "params": []}, "object, drawer_or_pose?"),  # the positional layout is given
     ({"action": "place", "params": ["red-cube-1"]}, "object, surface"),
     ({"action": "listen", "params": ["now"]}, "no parameters"),
     ({"action": "pick", "params": [" "]}, "non-empty"),
