@@ -75,6 +75,48 @@ def test_place_in_a_full_bin_releases_above_what_fills_it() -> None:
     assert support >= 0.08 - 1e-6  # released above the walls and the box, not into them
 
 
+def _bin(x0: float, x1: float, y0: float, y1: float) -> np.ndarray:
+    """A bin's floor (z 1 cm) and 8 cm walls just outside x0..x1, y0..y1."""
+    return np.vstack([_grid(x0, x1, y0, y1, 0.01),
+                      _grid(x0 - 0.01, x1 + 0.01, y0 - 0.01, y0, 0.08),
+                      _grid(x0 - 0.01, x1 + 0.01, y1, y1 + 0.01, 0.08),
+                      _grid(x0 - 0.01, x0, y0, y1, 0.08), _grid(x1, x1 + 0.01, y0, y1, 0.08)])
+
+
+def _yaw(pose: np.ndarray) -> float:
+    return float(np.arctan2(pose[1, 0], pose[0, 0]))
+
+
+def test_place_in_fills_a_bin_from_a_quarter_not_its_middle() -> None:
+    container = _cloud(_bin(0.40, 0.60, -0.10, 0.10))
+    held = grounding.HeldObject("cube", below_tcp=0.02, radius=0.025)
+    pose, _ = grounding.place_in(container, container, held, np.array([0.5, 0, 0.3, 0, 1, 0, 0]))
+    assert np.linalg.norm(pose[:2, 3] - [0.5, 0.0]) > 0.04  # room left for the next object
+    middle, _ = grounding.place_in(container, container, held,
+                                   np.array([0.5, 0, 0.3, 0, 1, 0, 0]), pack=False)
+    assert np.linalg.norm(middle[:2, 3] - [0.5, 0.0]) < 0.03  # an open drawer: its middle
+
+
+def test_place_in_turns_the_hand_so_the_fingers_clear_a_narrow_bins_walls() -> None:
+    # 10 cm across: the object fits, but fingers closed across the bin would meet its walls
+    container = _cloud(_bin(0.35, 0.65, -0.05, 0.05))
+    held = grounding.HeldObject("plum", below_tcp=0.02, radius=0.025, extents=(0.02, 0.03))
+    tcp = np.array([0.5, 0.0, 0.3, 0.0, 1.0, 0.0, 0.0])  # yaw 0: the fingers close along y
+    pose, _ = grounding.place_in(container, container, held, tcp)
+    closing = pose[:2, 1]  # the tool's y
+    assert abs(closing[0]) > 0.99  # turned a quarter: the fingers close along the bin
+
+
+def test_place_in_fits_a_long_object_into_a_lane_beside_a_tall_one() -> None:
+    divider = _grid(0.48, 0.52, -0.10, 0.10, 0.10)  # a tall box standing across the middle
+    container = _cloud(np.vstack([_bin(0.40, 0.60, -0.10, 0.10), divider]))
+    held = grounding.HeldObject("banana", below_tcp=0.02, radius=0.063, extents=(0.06, 0.02))
+    pose, _ = grounding.place_in(container, container, held, np.array([0.5, 0, 0.3, 0, 1, 0, 0]))
+    assert abs(pose[2, 3] - (0.01 + 0.02 + grounding.CONTAINER_RELEASE_GAP)) < 0.004  # floor
+    assert not 0.47 < pose[0, 3] < 0.53  # in a lane, not on the box
+    assert abs(np.cos(_yaw(pose))) < 0.01  # its long side along the lane (y)
+
+
 def test_place_on_centres_on_the_target_top() -> None:
     cube = _cloud(np.vstack([_grid(0.48, 0.52, 0.08, 0.12, 0.04, 0.002)]))
     held = grounding.HeldObject("cube", below_tcp=0.02, radius=0.02)
