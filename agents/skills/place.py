@@ -89,6 +89,11 @@ def place_in(io: SkillIO, held: HeldObject, target: Target, *, yaw: float | None
         bottom = FLOOR_MIN if target.part != "interior" else max(
             FLOOR_MIN, float(lowest) - BELOW_CLUSTER)
         cloud = cloud.select(cloud.points[:, 2] > bottom)
+        seed = lift_pixel(io.obs, target.camera, target.detection.point)
+        if target.part != "interior" and seed is not None:
+            # a far bin's box also holds what stands in front of it in the image, metres
+            # away: keep the container (walls, floor and contents touch one another)
+            cloud = cluster_near(cloud, seed, radius=BOARD_GAP)
     pose, approach = grounding.place_in(cloud, view.obstacles(), held, io.obs["tcp_pose"],
                                         pack=target.part != "interior")
     if yaw is not None:
