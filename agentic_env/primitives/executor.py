@@ -41,6 +41,7 @@ same code runs on the real robot.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -67,6 +68,12 @@ from agentic_env.robot.motion import (
 
 #: Joint speed below which the arm counts as stopped, rad/s.
 STOPPED_SPEED = 0.01
+#: How far (m) below the home TCP height the TCP may be and still go home without first
+#: rising straight up; how far (m) a hand not pointing down backs away first, and the
+#: least downward component of the tool's z axis that counts as pointing down.
+HOME_HEIGHT_TOLERANCE = 0.02
+HOME_BACK_OFF = 0.1
+POINTING_DOWN = 0.9
 #: Primitives that grasp a drawer handle and pull or push it.
 DRAWER_PRIMITIVES: tuple[str, ...] = ("open_drawer", "close_drawer")
 #: Sideways TCP error ignored by the compliant drawer stroke, metres.
@@ -177,13 +184,12 @@ class PrimitiveExecutor:
 
     def _home(self, _pose: np.ndarray | None, _width: float, _distance: float) -> None:
         q = self.robot.joint_positions()
-        lift = self._lift_if_low(q)
-        start = lift.waypoints[-1] if lift else q
+        clear = self._clear_for_home(q)
+        start = clear[-1].waypoints[-1] if clear else q
         path = self._plan(lambda: plan_joint_path(
             self.robot.kinematics, start, HOME_JOINT_POSITIONS, self.config.motion))
-        for segment in (lift, path):
-            if segment is not None:
-                self._follow(segment, self.robot.gripper_reference())
+        for segment in (*clear, path):
+            self._follow(segment, self.robot.gripper_reference())
         self._settle_joints(HOME_JOINT_POSITIONS)
 
     def _move_to(self, pose: np.ndarray, _width: float, _distance: float) -> None:
@@ -396,15 +402,31 @@ class PrimitiveExecutor:
             q, pose = segment.waypoints[-1], target
         return segments
 
-    def _lift_if_low(self, q: np.ndarray) -> JointPath | None:
-        """A vertical retreat to a safe height before joint-space moves, if the TCP is low."""
+    def _clear_for_home(self, q: np.ndarray) -> list[JointPath]:
+        """Straight moves before the joint-space move home: a hand not pointing down (after a
+        drawer stroke) first backs away along its approach axis by :data:`HOME_BACK_OFF`; the
+        TCP rises straight up to the height it has at home; a hand not pointing down then
+        goes home along a straight TCP line, turning down on the way. A joint-space arc from
+        lower down, turning the wrist on the way, can sweep through what stands beside the
+        hand (an open drawer's front right after opening it)."""
         tcp = self.robot.kinematics.forward(q)
-        safe_height = 0.2
-        if tcp[2, 3] >= safe_height:
-            return None
-        above = tcp.copy()
-        above[2, 3] = safe_height
-        return self._plan_cartesian(q, above, start=tcp)
+        home = self.robot.kinematics.forward(HOME_JOINT_POSITIONS)
+        segments: list[JointPath] = []
+        turned = tcp[2, 2] > -POINTING_DOWN
+        if turned:
+            backed = offset_along_approach(tcp, -HOME_BACK_OFF)
+            segments.append(self._plan_cartesian(q, backed, start=tcp))
+            q, tcp = segments[-1].waypoints[-1], backed
+        if tcp[2, 3] < home[2, 3] - HOME_HEIGHT_TOLERANCE:
+            above = tcp.copy()
+            above[2, 3] = home[2, 3]
+            segments.append(self._plan_cartesian(q, above, start=tcp))
+            q, tcp = segments[-1].waypoints[-1], above
+        if turned:  # a straight TCP line home, turning down on the way: the fingers stay at
+            # the TCP's height and the hand's body behind or above them
+            with contextlib.suppress(PrimitiveError):  # out of reach: the arc home as is
+                segments.append(self._plan_cartesian(q, home, start=tcp))
+        return segments
 
     @staticmethod
     def _reverse(path: JointPath) -> JointPath:

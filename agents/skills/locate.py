@@ -113,8 +113,10 @@ def locate(io: SkillIO, detector: Detector, name: str, part: str = "object",
     detection = detector(io.obs, camera, name, part)
     if camera != "shoulder":
         return _result(io, name, part, camera, detection, tried)
-    if clear_view and not at_home(io.obs) and (detection is None or _hidden(io.obs,
-                                                                            detection)):
+    # an open drawer's inside is used whole (where in it things go): the arm, near the
+    # drawer after opening it or picking, must not hide its front part
+    if clear_view and not at_home(io.obs) and (detection is None or part == "interior"
+                                               or _hidden(io.obs, detection)):
         io.act(home(), f"clear the shoulder camera's view of {name}")
         detection = detector(io.obs, camera, name, part)
         tried.append("the shoulder view with the arm home")

@@ -175,3 +175,18 @@ def test_a_drawer_place_ignores_what_the_box_shows_beneath_the_drawer(env: SimEn
     assert result.ok, result.message
     assert inside_drawer(env.model, env.data, CABINET_NAME, _box(env),
                          env.scene_state.base_pos)
+
+
+def test_going_home_from_in_front_of_the_open_drawer_leaves_it_open(env: SimEnv) -> None:
+    # the hand as an opening stroke leaves it: pointing into the cabinet, jaws vertical,
+    # backed off in front of the handle; the way home must not sweep the drawer shut
+    env.reset(seed=0)
+    handle = env.data.site("cabinet_handle").xpos - env.scene_state.base_pos
+    pose = np.eye(4)
+    pose[:3, :3] = np.column_stack([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])
+    pose[:3, 3] = handle - np.array([0.1, 0.0, 0.0])
+    status = env.step(move_to(pose))[4]["primitive"]
+    assert status["ok"], status
+    status = env.step(home())[4]["primitive"]
+    assert status["ok"], status
+    assert drawer_opening(env.model, env.data, CABINET_NAME) == pytest.approx(OPENING, abs=0.01)
