@@ -32,3 +32,13 @@ def make_sim_env() -> Iterator[Callable[..., SimEnv]]:
     yield factory
     for env in envs:
         env.close()
+
+
+@pytest.fixture(scope="module")
+def sorting_env() -> Iterator[SimEnv]:
+    """A sorting trial (seed 0) shared by the tests of one module; the task's objects exist
+    from the first reset on."""
+    env = SimEnv("sorting")
+    env.reset(seed=0)
+    yield env
+    env.close()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Iterator
 from html.parser import HTMLParser
 from typing import Any
 
@@ -54,14 +53,6 @@ class ScriptedBackend:
             return Completion(answer, Usage(self.tokens_per_call, 0, 0.001))
         completion = self.inner.complete(query)
         return Completion(completion.text, Usage(self.tokens_per_call, 0, 0.001))
-
-
-@pytest.fixture(scope="module")
-def sorting_env() -> Iterator[SimEnv]:
-    env = SimEnv("sorting")
-    env.reset(seed=0)  # the task's objects exist from the first reset on
-    yield env
-    env.close()
 
 
 def _run(env: SimEnv, backend_for: Any, config: AgentConfig, budget: Budget | None = None,

@@ -37,38 +37,30 @@ def counter() -> Iterator[str]:
     unregister_module("counter")
 
 
-@pytest.fixture(scope="module")
-def env() -> Iterator[SimEnv]:
-    env = SimEnv("sorting")
-    env.reset(seed=0)
-    yield env
-    env.close()
-
-
 def _query(module: str) -> ModelQuery:
     return ModelQuery(module, module, "How many objects?", (), {}, {"what": "objects"})
 
 
 def test_a_registered_module_is_routed_and_answered_by_the_sim_oracle(
-        counter: str, env: SimEnv) -> None:
-    truth = len(free_body_names(env.model))
-    router = ModelRouter(SimOracle(env))
+        counter: str, sorting_env: SimEnv) -> None:
+    truth = len(free_body_names(sorting_env.model))
+    router = ModelRouter(SimOracle(sorting_env))
     answer = json.loads(router.backend_for(counter).complete(_query(counter)).text)
     assert answer == {"count": truth, "of": "objects"}
-    wrong = SimOracle(env, parse_model_spec("sim-oracle?counter=1.0").error_rates)
+    wrong = SimOracle(sorting_env, parse_model_spec("sim-oracle?counter=1.0").error_rates)
     assert json.loads(wrong.complete(_query(counter)).text)["count"] == truth + 1
     assert parse_module_map("counter=sim-oracle") == {"counter": "sim-oracle"}
     assert counter in module_names() and "parser" in module_names()
 
 
-def test_an_unregistered_module_is_refused_naming_the_valid_ones(env: SimEnv) -> None:
+def test_an_unregistered_module_is_refused_naming_the_valid_ones(sorting_env: SimEnv) -> None:
     with pytest.raises(InvalidConfigError, match=r"unknown module 'counter' in 'counter=sim-"
                                                  r"oracle'; modules are .*parser"):
         parse_module_map("counter=sim-oracle")
     with pytest.raises(InvalidConfigError, match="unknown option 'counter'"):
         parse_model_spec("sim-oracle?counter=0.5")
     with pytest.raises(ModelError, match="answers modules .*parser.*got 'counter'"):
-        SimOracle(env).complete(_query("counter"))
+        SimOracle(sorting_env).complete(_query("counter"))
     with pytest.raises(InvalidConfigError, match="built-in modules"):
         register_module("parser", _count_answer)
 

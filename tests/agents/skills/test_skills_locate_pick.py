@@ -49,17 +49,30 @@ def sorting() -> Iterator[tuple[SimEnv, ModuleContext]]:
     env.close()
 
 
-def _wrist_only(models: ModuleContext):
-    """The oracle's detector with the shoulder camera blind to everything: the target is
-    hidden from it (as by the arm, a drawer or a tall object)."""
+def _detector(models: ModuleContext, blind: tuple[str, ...] = ()):
+    """The oracle's detector; the cameras in ``blind`` see nothing (the target hidden from
+    them, as by the arm, a drawer or a tall object)."""
 
     def detector(obs: Mapping[str, np.ndarray], camera: str, name: str,
                  part: str) -> Detection | None:
-        if camera == "shoulder":
+        if camera in blind:
             return None
         return detect(models, obs, camera, name, name.replace("-", " "), part)
 
     return detector
+
+
+def _wrist_only(models: ModuleContext):
+    """The oracle's detector with the shoulder camera blind to everything."""
+    return _detector(models, blind=("shoulder",))
+
+
+def _arm_in_the_way(env: SimEnv) -> tuple[EnvRobotIO, dict[str, np.ndarray]]:
+    """The robot with its hand over the table's right half, 25 cm up, and what it sees."""
+    robot = EnvRobotIO(env)
+    obs, status = robot.act(move_to(top_down_pose(np.array([0.45, -0.25, 0.25]), 0.0)))
+    assert status["ok"], status
+    return robot, obs
 
 
 def test_a_target_hidden_from_the_shoulder_camera_is_found_by_the_wrist_survey(
@@ -93,10 +106,7 @@ def test_a_target_that_is_nowhere_is_not_found_after_a_bounded_search(
 
 def test_parking_the_arm_hides_less_of_the_workspace_than_a_pose_in_the_way(
         sorting: tuple[SimEnv, ModuleContext]) -> None:
-    env, _ = sorting
-    robot = EnvRobotIO(env)
-    obs, status = robot.act(move_to(top_down_pose(np.array([0.45, -0.25, 0.25]), 0.0)))
-    assert status["ok"], status
+    robot, obs = _arm_in_the_way(sorting[0])
     workspace = robot.workspace
     in_the_way = hidden_share(obs, obs["joint_positions"], workspace)
     parking = clear_view_pose(obs, workspace)
@@ -110,11 +120,7 @@ def test_pick_locates_grasps_and_measures_the_held_object(
         sorting: tuple[SimEnv, ModuleContext]) -> None:
     env, models = sorting
     io = RobotSkillIO(EnvRobotIO(env))
-
-    def detector(obs: Mapping[str, np.ndarray], camera: str, name: str,
-                 part: str) -> Detection | None:
-        return detect(models, obs, camera, name, name.replace("-", " "), part)
-
+    detector = _detector(models)
     judged: list[str] = []
 
     def judge(_image: np.ndarray, _candidate: object, target: object) -> tuple[bool, str]:
@@ -155,10 +161,7 @@ def test_the_ray_of_a_pixel_meets_the_table_where_the_point_stands(
 
 def test_the_shoulder_camera_does_not_see_the_table_behind_the_arm_and_the_survey_looks_there(
         sorting: tuple[SimEnv, ModuleContext]) -> None:
-    env, _ = sorting
-    robot = EnvRobotIO(env)
-    obs, status = robot.act(move_to(top_down_pose(np.array([0.45, -0.25, 0.25]), 0.0)))
-    assert status["ok"], status
+    robot, obs = _arm_in_the_way(sorting[0])
     view = SceneView(obs)
     # where the shoulder camera's ray through the hand meets the table: behind the hand
     camera = np.asarray(obs["shoulder_extrinsics"], float)[:3, 3]
@@ -184,11 +187,7 @@ def test_an_object_hidden_inside_a_pot_is_found_by_looking_into_it() -> None:
     try:
         models = ModuleContext(ModelRouter(oracle))
         io = RobotSkillIO(EnvRobotIO(env))
-
-        def detector(obs: Mapping[str, np.ndarray], camera: str, name: str,
-                     part: str) -> Detection | None:
-            return detect(models, obs, camera, name, name.replace("-", " "), part)
-
+        detector = _detector(models)
         assert detector(io.obs, "shoulder", "chicken-leg-1", "object") is None
         result = locate(io, detector, "chicken-leg-1")
         assert result.code is SkillCode.OK, result.message
@@ -201,20 +200,15 @@ def test_an_object_hidden_inside_a_pot_is_found_by_looking_into_it() -> None:
         env.close()
 
 
-def test_a_glimpse_at_the_wrist_views_edge_counts_as_partial() -> None:
-    env = SimEnv("sorting")
-    try:
-        env.reset(seed=0)
-        obs = EnvRobotIO(env).observe()
-        height, width = np.asarray(obs["wrist_rgb"]).shape[:2]
-        middle = Detection((width // 2, height // 2), (width // 2 - 30, height // 2 - 30,
-                                                       width // 2 + 30, height // 2 + 30))
-        edge = Detection((width - 2, height // 2), (width - 40, height // 2 - 30, width - 1,
-                                                    height // 2 + 30))
-        assert partial_view(obs, "wrist", edge)
-        assert partial_view(obs, "shoulder", edge) == (
-            len(target_cloud(obs, "shoulder", edge.point, edge.box)) < MIN_TARGET_POINTS)
-        assert not partial_view(obs, "wrist", middle) or len(target_cloud(
-            obs, "wrist", middle.point, middle.box)) < MIN_TARGET_POINTS
-    finally:
-        env.close()
+def test_a_glimpse_at_the_wrist_views_edge_counts_as_partial(sorting_env: SimEnv) -> None:
+    obs = EnvRobotIO(sorting_env).observe()
+    height, width = np.asarray(obs["wrist_rgb"]).shape[:2]
+    middle = Detection((width // 2, height // 2), (width // 2 - 30, height // 2 - 30,
+                                                   width // 2 + 30, height // 2 + 30))
+    edge = Detection((width - 2, height // 2), (width - 40, height // 2 - 30, width - 1,
+                                                height // 2 + 30))
+    assert partial_view(obs, "wrist", edge)
+    assert partial_view(obs, "shoulder", edge) == (
+        len(target_cloud(obs, "shoulder", edge.point, edge.box)) < MIN_TARGET_POINTS)
+    assert not partial_view(obs, "wrist", middle) or len(target_cloud(
+        obs, "wrist", middle.point, middle.box)) < MIN_TARGET_POINTS

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 
@@ -16,20 +14,12 @@ from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.robot_io import EnvRobotIO
 
 
-@pytest.fixture(scope="module")
-def sorting() -> Iterator[SimEnv]:
-    env = SimEnv("sorting")
-    env.reset(seed=0)
-    yield env
-    env.close()
-
-
 @pytest.fixture
-def io(sorting: SimEnv) -> RobotSkillIO:
-    return RobotSkillIO(EnvRobotIO(sorting))
+def io(sorting_env: SimEnv) -> RobotSkillIO:
+    return RobotSkillIO(EnvRobotIO(sorting_env))
 
 
-def test_a_place_on_an_occupied_spot_is_blocked(sorting: SimEnv, io: RobotSkillIO) -> None:
+def test_a_place_on_an_occupied_spot_is_blocked(sorting_env: SimEnv, io: RobotSkillIO) -> None:
     obstacles = SceneView(io.obs).obstacles().points
     inside = np.all((obstacles[:, :2] > (0.3, -0.4)) & (obstacles[:, :2] < (0.75, 0.4)), axis=1)
     occupied = obstacles[inside][np.argmax(obstacles[inside, 2])]  # the top of something
