@@ -39,8 +39,8 @@ def step_calls(step: PlanStep, turn_to: str | None = None) -> list[Call]:
     pick whose object a later step turns into the pose ``turn_to`` names that pose."""
     name, args = step.name.lower(), list(step.args)
     if name.startswith("pick"):
-        source = [args[1]] if name == "pick-from-drawer" else []
-        source = [turn_to] if turn_to is not None else source
+        source = [turn_to] if turn_to is not None else (
+            [args[1]] if name == "pick-from-drawer" else [])
         calls = [_act("perceive", args[0]), _act("pick", args[0], *source)]
     elif name in _INSERTS:
         calls = [_act("perceive", args[1]), _act("insert", args[0], args[1])]

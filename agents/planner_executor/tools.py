@@ -14,6 +14,7 @@ its facts stale.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -197,12 +198,10 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
     state = getattr(context, "planner", None) or PlannerState()
     arm = _Arm(context)
     snapshot = state.snapshot
-    turning: list[Reorienter] = []
 
-    def reorienter() -> Reorienter:
-        if not turning:  # made on first use
-            turning.append(Reorienter(arm.workspace, kinematics=kinematics()))
-        return turning[0]
+    @functools.cache
+    def reorienter() -> Reorienter:  # made on first use
+        return Reorienter(arm.workspace, kinematics=kinematics())
 
     def detector(obs: Any, camera: str, name: str, part: str) -> Any:
         return detect(state.models, obs, camera, name, describe(name), part)
@@ -270,7 +269,7 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
         """Pick ``obj`` top-down (from the drawer ``extra`` names), or, ``extra`` a pose,
         with a grasp from which the wrist can turn it into that pose."""
         if extra in TURN_GOALS:
-            return pick_to_turn(obj, extra)
+            return pick_for_turn(obj, extra)
         yaw = outward_yaw(extra) if extra and is_drawer(extra) else None
         result = skills.pick(arm, detector, obj, state.rng, yaw=yaw, why=f"pick {obj}",
                              judge=grasp_judge(obj), max_moves=budget_moves())
@@ -281,7 +280,7 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
             return ok(f"picked {obj} (the gripper's contents are not sensed)")
         return diagnose(result, f"pick {obj}")
 
-    def pick_to_turn(obj: str, goal: str) -> SkillResult:
+    def pick_for_turn(obj: str, goal: str) -> SkillResult:
         found = find(obj)
         if not found.ok:
             return diagnose(found, f"pick {obj}")
@@ -307,7 +306,7 @@ def planner_tools(context: ToolContext) -> Sequence[ToolFunction]:
             if not down.ok:
                 return diagnose(down, f"place {obj} {goal}")
             state.held = state.grasp = None
-            picked = pick_to_turn(obj, goal)
+            picked = pick_for_turn(obj, goal)
             if not picked.ok:
                 return picked
         assert state.turning is not None

@@ -17,7 +17,7 @@ from agentic_env.agents.perception import GraspCandidate, PointCloud
 from agentic_env.contract.actions import top_down_pose
 from agentic_env.contract.spaces import Workspace
 from agentic_env.geometry.planar import segment_distances
-from agentic_env.geometry.rotations import wrap_angle
+from agentic_env.geometry.rotations import wrap_angle, yaw_of
 from agentic_env.robot.constants import TCP_TO_FINGERTIP
 
 #: Gap (m) between a placed object's bottom and the surface under it at release.
@@ -128,17 +128,23 @@ def held_object(name: str, cloud: PointCloud, grasp: np.ndarray) -> HeldObject:
     below = max(float(grasp[2, 3] - points[:, 2].min()), TCP_TO_FINGERTIP)
     offsets = points[:, :2] - grasp[:2, 3]
     radius = float(np.max(np.linalg.norm(offsets, axis=1)))
-    yaw = float(np.arctan2(grasp[1, 0], grasp[0, 0]))
-    return HeldObject(name, below, radius, footprint(offsets, yaw, 100))
+    return HeldObject(name, below, radius, footprint(offsets, yaw_of(grasp), 100))
 
 
 def footprint(offsets: np.ndarray, yaw: float, percentile: float) -> tuple[float, float]:
     """Half lengths (m) of the horizontal ``offsets`` (N, 2) from the TCP axis along the
     direction ``yaw`` (rad) and across it (the ``percentile`` of their sizes)."""
+    local = np.abs(offsets @ yaw_frame(yaw).T)
+    return (float(np.percentile(local[:, 0], percentile)),
+            float(np.percentile(local[:, 1], percentile)))
+
+
+def yaw_frame(yaw: float) -> np.ndarray:
+    """Rows (2, 2): the horizontal unit vector along ``yaw`` (rad) and the one across it (90°
+    counter-clockwise); ``points @ yaw_frame(yaw).T`` gives their (along, across)
+    coordinates."""
     along = np.array([np.cos(yaw), np.sin(yaw)])
-    across = np.array([-along[1], along[0]])
-    return (float(np.percentile(np.abs(offsets @ along), percentile)),
-            float(np.percentile(np.abs(offsets @ across), percentile)))
+    return np.array([along, [-along[1], along[0]]])
 
 
 def measure_held(name: str, scene: PointCloud, tcp_pose: np.ndarray,
@@ -315,26 +321,34 @@ def _fitting_spot(inside: np.ndarray, walls: np.ndarray, extents: tuple[float, f
     over ``inside`` (N, 3) where the footprint of half ``extents`` (along, across the yaw)
     keeps 1 cm from ``walls`` (N, 2), with the hand at ``yaw`` or turned a quarter; nearest
     one of ``aims`` (M, 2) among equals. ``None`` when it fits nowhere."""
-    low, high = inside[:, :2].min(axis=0), inside[:, :2].max(axis=0)
     room = np.asarray(extents, float) + 0.01
     best, best_score = None, np.inf
     for turn in (yaw, wrap_angle(yaw + np.pi / 2)):
-        along = np.array([np.cos(turn), np.sin(turn)])
-        frame = np.array([along, [-along[1], along[0]]])  # rows: along, across
-        for x in np.linspace(low[0], high[0], 9):
-            for y in np.linspace(low[1], high[1], 9):
-                xy = np.array([x, y])
-                if len(walls) and np.any(np.all(np.abs((walls - xy) @ frame.T) < room,
-                                                axis=1)):
-                    continue
-                under = np.all(np.abs((inside[:, :2] - xy) @ frame.T) < room - 0.005, axis=1)
-                if np.count_nonzero(under) < 3:
-                    continue  # no floor seen there
-                support = float(np.percentile(inside[under, 2], 95))
-                score = support + 0.05 * float(np.min(np.linalg.norm(aims - xy, axis=1)))
-                if score < best_score:
-                    best, best_score = (xy, support, float(turn)), score
+        frame = yaw_frame(turn)
+        for xy in _grid_spots(inside):
+            if len(walls) and np.any(np.all(np.abs((walls - xy) @ frame.T) < room, axis=1)):
+                continue
+            under = np.all(np.abs((inside[:, :2] - xy) @ frame.T) < room - 0.005, axis=1)
+            if np.count_nonzero(under) < 3:
+                continue  # no floor seen there
+            support = float(np.percentile(inside[under, 2], 95))
+            score = _spot_score(support, xy, aims)
+            if score < best_score:
+                best, best_score = (xy, support, float(turn)), score
     return best
+
+
+def _grid_spots(inside: np.ndarray) -> list[np.ndarray]:
+    """The (x, y) points of a 9x9 grid over the horizontal extent of ``inside`` (N, 3)."""
+    low, high = inside[:, :2].min(axis=0), inside[:, :2].max(axis=0)
+    return [np.array([x, y]) for x in np.linspace(low[0], high[0], 9)
+            for y in np.linspace(low[1], high[1], 9)]
+
+
+def _spot_score(support: float, xy: np.ndarray, aims: np.ndarray) -> float:
+    """A container spot's cost: its support height (m), plus 5 cm per metre from the
+    nearest of ``aims`` (M, 2)."""
+    return support + 0.05 * float(np.min(np.linalg.norm(aims - xy, axis=1)))
 
 
 class _Fingers:
@@ -353,9 +367,7 @@ class _Fingers:
             return self.yaws[0]
         half = np.array([FINGER_HALF_LENGTH, FINGER_OUTSIDE / 2]) + WALL_MARGIN
         for yaw in self.yaws:
-            along = np.array([np.cos(yaw), np.sin(yaw)])
-            frame = np.array([along, [-along[1], along[0]]])
-            local = (self.walls - xy) @ frame.T  # (along, across)
+            local = (self.walls - xy) @ yaw_frame(yaw).T  # (along, across)
             offset = self.grip + FINGER_OUTSIDE / 2
             if not any(np.any(np.all(np.abs(local - [0.0, side * offset]) < half, axis=1))
                        for side in (-1.0, 1.0)):
@@ -373,25 +385,22 @@ def _emptiest_spot(inside: np.ndarray, walls: np.ndarray,
     its support height (m) and the hand's yaw (rad): the first of ``fingers``' yaws that
     keeps the fingers off the walls (a spot where none does counts
     :data:`FINGERS_AT_WALL` m higher). ``None`` when no spot qualifies."""
-    low, high = inside[:, :2].min(axis=0), inside[:, :2].max(axis=0)
     best, best_score = None, np.inf
-    for x in np.linspace(low[0], high[0], 9):
-        for y in np.linspace(low[1], high[1], 9):
-            xy = np.array([x, y])
-            if _near(walls, xy, radius + 0.01):
-                continue
-            if any(_near(points, xy, reach) for reach, points in beside):
-                continue
-            near = np.linalg.norm(inside[:, :2] - xy, axis=1) < radius + 0.005
-            if np.count_nonzero(near) < 3:
-                continue  # no floor seen there
-            support = float(np.percentile(inside[near, 2], 95))
-            score = support + 0.05 * float(np.min(np.linalg.norm(aims - xy, axis=1)))
-            yaw = fingers.clear_yaw(xy)
-            if yaw is None:
-                yaw, score = fingers.yaws[0], score + FINGERS_AT_WALL
-            if score < best_score:
-                best, best_score = (xy, support, yaw), score
+    for xy in _grid_spots(inside):
+        if _near(walls, xy, radius + 0.01):
+            continue
+        if any(_near(points, xy, reach) for reach, points in beside):
+            continue
+        near = np.linalg.norm(inside[:, :2] - xy, axis=1) < radius + 0.005
+        if np.count_nonzero(near) < 3:
+            continue  # no floor seen there
+        support = float(np.percentile(inside[near, 2], 95))
+        score = _spot_score(support, xy, aims)
+        yaw = fingers.clear_yaw(xy)
+        if yaw is None:
+            yaw, score = fingers.yaws[0], score + FINGERS_AT_WALL
+        if score < best_score:
+            best, best_score = (xy, support, yaw), score
     return best
 
 

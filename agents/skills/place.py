@@ -24,6 +24,7 @@ from agentic_env.agents.skills.locate import Detector, Target, wrist_point
 from agentic_env.agents.skills.result import SkillCode, SkillResult
 from agentic_env.agents.skills.scene import SceneView, at_home
 from agentic_env.contract.actions import home, place, top_down_pose
+from agentic_env.geometry.rotations import yaw_of
 
 #: Points of a container's box at most this high (m) are the table around it, not its floor.
 FLOOR_MIN = 0.002
@@ -85,15 +86,16 @@ def place_in(io: SkillIO, held: HeldObject, target: Target, *, yaw: float | None
     if target.detection.box is not None:  # the whole box: floor and walls, not one cluster
         # (below a drawer's detected floor the box shows the table or the cabinet under it)
         cloud = box_cloud(io.obs, target.camera, target.detection.box)
-        lowest = target.cloud.points[:, 2].min() if len(target.cloud) else 0.0
-        bottom = FLOOR_MIN if target.part != "interior" else max(
-            FLOOR_MIN, float(lowest) - BELOW_CLUSTER)
-        cloud = cloud.select(cloud.points[:, 2] > bottom)
-        seed = lift_pixel(io.obs, target.camera, target.detection.point)
-        if target.part != "interior" and seed is not None:
-            # a far bin's box also holds what stands in front of it in the image, metres
-            # away: keep the container (walls, floor and contents touch one another)
-            cloud = cluster_near(cloud, seed, radius=BOARD_GAP)
+        if target.part == "interior":
+            lowest = float(target.cloud.points[:, 2].min()) if len(target.cloud) else 0.0
+            cloud = cloud.select(cloud.points[:, 2] > max(FLOOR_MIN, lowest - BELOW_CLUSTER))
+        else:
+            cloud = cloud.select(cloud.points[:, 2] > FLOOR_MIN)
+            seed = lift_pixel(io.obs, target.camera, target.detection.point)
+            if seed is not None:
+                # a far bin's box also holds what stands in front of it in the image, metres
+                # away: keep the container (walls, floor and contents touch one another)
+                cloud = cluster_near(cloud, seed, radius=BOARD_GAP)
     pose, approach = grounding.place_in(cloud, view.obstacles(), held, io.obs["tcp_pose"],
                                         pack=target.part != "interior")
     if yaw is not None:
@@ -153,6 +155,6 @@ def _release(io: SkillIO, held: HeldObject, pose: np.ndarray, approach: float,
     status = io.act(place(pose, approach), why or f"place {held.name}")
     if status.get("reason") == "unreachable":
         # the two-finger hand is the same turned half a turn: the wrist may reach that one
-        pose = grounding.with_yaw(pose, float(np.arctan2(pose[1, 0], pose[0, 0])) + np.pi)
+        pose = grounding.with_yaw(pose, yaw_of(pose) + np.pi)
         status = io.act(place(pose, approach), why or f"place {held.name}")
     return SkillResult.from_status(status, f"place of {held.name}", pose=pose)

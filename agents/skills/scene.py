@@ -77,6 +77,7 @@ class SceneView:
         self.stride = stride
         self._clouds: dict[tuple[str, bool], PointCloud] = {}
         self._obstacles: dict[str, PointCloud] = {}
+        self._without_links: PointCloud | None = None
 
     def cloud(self, camera: str, keep_gripper: bool = False) -> PointCloud:
         """Every point ``camera`` sees (the gripper's own points removed unless asked)."""
@@ -116,8 +117,9 @@ class SceneView:
         solution = kinematics().solve(np.asarray(pose, float), self.obs["joint_positions"])
         if not solution.converged:
             return False
-        cloud = without_robot(self.cloud("shoulder"), self.obs, radius=0.0)
-        points, tcp = cloud.points, np.asarray(self.obs["tcp_pose"][:3], float)
+        if self._without_links is None:  # once per view: many poses may be asked about
+            self._without_links = without_robot(self.cloud("shoulder"), self.obs, radius=0.0)
+        points, tcp = self._without_links.points, np.asarray(self.obs["tcp_pose"][:3], float)
         in_hand = ((np.linalg.norm(points[:, :2] - tcp[:2], axis=1) < held_radius + 0.01)
                    & (points[:, 2] > tcp[2] - HAND_DEPTH) & (points[:, 2] <= tcp[2]))
         points = points[~in_hand & (points[:, 2] > pose[2, 3] + above)]
