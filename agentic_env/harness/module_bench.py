@@ -287,7 +287,7 @@ class _Rollout:
                               answer, error)
 
     def _detector(self, ctx: Any, obs: Any, target: str, env: Any) -> ModuleInstance | None:
-        from agentic_env.agents.agenticlab.modules import detect
+        from agentic_env.agents.runtime.detector import detect
 
         try:
             env.model.body(target)
@@ -311,13 +311,13 @@ class _Rollout:
                                "box": detection.box and list(detection.box)})
 
     def _grasps(self, ctx: Any, obs: Any, step: Any, env: Any) -> Iterator[ModuleInstance]:
-        from agentic_env.agents.agenticlab.modules import evaluate_grasp
         from agentic_env.agents.perception import (
             camera_cloud,
             grasp_candidates,
             render_grasp,
             target_cloud,
         )
+        from agentic_env.agents.runtime.grasp_judge import evaluate_grasp
         from agentic_env.agents.skills import grounding
 
         target = step.args[0]
@@ -343,7 +343,7 @@ class _Rollout:
             label = simulated_pick_lifts(env, target, candidate.pose, candidate.width)
             image = render_grasp(cloud, scene, candidate)
             verdict, error = self._ask(lambda c=candidate, i=image: evaluate_grasp(
-                ctx, i, step, target, _describe(target), c.pose, c.width))
+                ctx, i, str(step), target, _describe(target), c.pose, c.width))
             answer = None if verdict is None else {"execute": verdict.execute,
                                                    "reason": verdict.reason}
             yield self._instance(

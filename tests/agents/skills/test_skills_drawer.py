@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from support.cabinet_task import BOX_NAME, CABINET_NAME, CabinetTask
 
-from agentic_env.agents.agenticlab.modules import Detection
+from agentic_env.agents.skills import Detection
 from agentic_env.agents.perception import PointCloud, target_cloud
 from agentic_env.agents.skills import RobotSkillIO, place_in
 from agentic_env.agents.skills.grounding import HeldObject, approach_over, column_seen_free

@@ -10,7 +10,8 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 import pytest
 
-from agentic_env.agents.agenticlab.modules import Detection, detect
+from agentic_env.agents.runtime.detector import detect
+from agentic_env.agents.skills import Detection
 from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.registry import ModelRouter
