@@ -293,7 +293,7 @@ register_agent(
 register_agent(
     "alrm", "agentic_env.agents.alrm.agent:make_alrm",
     failure_sources=("task_planner", "task_executor", "detector"),
-    options={"mode": "tap", "max_steps": 12},
+    options={"mode": "tap", "max_steps": 0},
     modules=("task_planner", "task_executor", "detector", "grasp"))
 
 register_agent(

@@ -181,7 +181,7 @@ class AgenticLabAgent:
             self.episode.report.goal_checked = True
             self.episode.report.believes_done = verdict.success
             self.episode.event("goal_check", success=verdict.success, unmet=list(verdict.failed),
-                        reasoning=verdict.reasoning)
+                               reasoning=verdict.reasoning)
             if verdict.success:
                 return
             self.episode.fail_first("goal", "the goal check found the goal unmet")
@@ -218,7 +218,7 @@ class AgenticLabAgent:
                 self.episode.event("plan_error", attempt=attempt, error=feedback[:2000])
                 continue
             self.episode.event("plan", attempt=attempt, steps=[str(s) for s in plan],
-                        objects=sorted(parsed.objects), reasoning=parsed.reasoning)
+                               objects=sorted(parsed.objects), reasoning=parsed.reasoning)
             return parsed, plan
         raise StopEpisodeError("parser", f"no valid, solvable PDDL problem after "
                     f"{self.config.max_parse_attempts} parser answers")
@@ -234,7 +234,7 @@ class AgenticLabAgent:
                 check = check_conditions(self.ctx, self.episode.obs, step, pre, "preconditions",
                                          self.objects)
                 self.episode.event("precondition_check", step=str(step), success=check.success,
-                            failed=list(check.failed), reasoning=check.reasoning)
+                                   failed=list(check.failed), reasoning=check.reasoning)
                 if not check.success:
                     raise _ReplanError
             self.episode.event("step", step=str(step), attempt=attempt + 1)
@@ -244,8 +244,8 @@ class AgenticLabAgent:
             check = check_conditions(self.ctx, self.episode.obs, step, effects, "effects",
                                      self.objects)
             self.episode.event("effect_check", step=str(step), success=check.success,
-                        failed=list(check.failed), executed=executed,
-                        reasoning=check.reasoning)
+                               failed=list(check.failed), executed=executed,
+                               reasoning=check.reasoning)
             if check.success:
                 return
         raise _ReplanError

@@ -159,22 +159,22 @@ class MallviAgent:
             self.episode.event("subtask", index=index, subtask=str(move), attempt=attempt + 1)
             report = runner.run(move, memory)
             self.episode.event("actor", subtask=str(move), ok=report.ok, report=report.text[:500],
-                       **runner.state())
+                               **runner.state())
             if report.blame is not None:
                 self.episode.fail_first(report.blame, report.text)
             if not cfg.reflector:
                 return report.ok
             verdict = self._reflect(before, move, report.text, report.place_point)
             self.episode.event("reflection", index=index, attempt=attempt + 1, source=move.source,
-                       destination=move.destination, place_point=report.place_point,
-                       actor_ok=report.ok, task_complete=verdict.complete,
-                       confidence=verdict.confidence, explanation=verdict.explanation)
+                               destination=move.destination, place_point=report.place_point,
+                               actor_ok=report.ok, task_complete=verdict.complete,
+                               confidence=verdict.confidence, explanation=verdict.explanation)
             if verdict.complete:
                 return True
             if attempt < cfg.max_retries:
                 self.episode.report.replans += 1
         self.episode.event("retries_exhausted", index=index, subtask=str(move),
-                   retries=cfg.max_retries, then=cfg.on_exhausted)
+                           retries=cfg.max_retries, then=cfg.on_exhausted)
         if cfg.on_exhausted == "stop":
             raise StopEpisodeError(self.episode.report.failure or "reflector",
                                    f"{move} was not completed after {cfg.max_retries} "

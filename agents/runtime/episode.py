@@ -77,25 +77,39 @@ class Episode:
         on_event: receives each event as it happens (the live trace).
         refuse: past a limit, refuse primitives with a failed status instead of raising
             :class:`StopEpisodeError` (tool-calling agents).
+        refusal: a further reason to refuse primitives (a sentence), or ``None`` (e.g. the
+            agent declared the episode finished).
 
     Attributes:
-        obs: the latest observation.
         workspace: the robot's primitive workspace.
         report: what the agent did so far (actions, replans, failure, events).
     """
 
     def __init__(self, robot: RobotIO, limits: Limits,
                  on_event: Callable[[dict[str, Any]], None] | None = None, *,
-                 refuse: bool = False) -> None:
+                 refuse: bool = False, refusal: Callable[[], str | None] | None = None
+                 ) -> None:
         self._robot = robot
         self.limits = limits
         self._on_event = on_event
         self._refuse = refuse
+        self._refusal = refusal
         self._start = time.perf_counter()
         self._stopped: dict[str, Any] | None = None
+        self._obs: dict[str, np.ndarray] | None = None
         self.report = AgentReport()
-        self.workspace: Workspace = robot.workspace
-        self.obs: dict[str, np.ndarray] = robot.observe()
+
+    @property
+    def workspace(self) -> Workspace:
+        """The robot's primitive workspace."""
+        return self._robot.workspace
+
+    @property
+    def obs(self) -> dict[str, np.ndarray]:
+        """The latest observation (taken on first use)."""
+        if self._obs is None:
+            self._obs = self._robot.observe()
+        return self._obs
 
     # -- the trace and the failure -----------------------------------------------------------
 
@@ -142,6 +156,8 @@ class Episode:
 
     def limit_reached(self) -> str | None:
         """Which limit the next primitive would break (a sentence), or ``None``."""
+        if self._refusal is not None and (reason := self._refusal()) is not None:
+            return reason
         if self.elapsed_s > self.limits.max_wall_s:
             return f"wall-time limit ({self.limits.max_wall_s:g} s) reached"
         if self.report.actions >= self.limits.max_actions:
@@ -176,8 +192,8 @@ class Episode:
 
     def observe(self) -> dict[str, np.ndarray]:
         """A fresh observation (it becomes :attr:`obs`)."""
-        self.obs = self._robot.observe()
-        return self.obs
+        self._obs = self._robot.observe()
+        return self._obs
 
     def act(self, action: dict[str, Any], why: str) -> dict[str, Any]:
         """Run one primitive within the limits; its status report (``ok``, ``reason``,
@@ -186,6 +202,7 @@ class Episode:
         Raises:
             StopEpisodeError: a limit is reached (unless refusing).
             RobotStoppedError: the robot stopped (unless refusing).
+            InvalidActionError: ``action`` is malformed (nothing was sent, nothing counted).
         """
         refusal = self.limit_reached()
         if refusal is not None:
@@ -194,14 +211,15 @@ class Episode:
             return {"ok": False, "reason": "timeout", "message": refusal}
         if self._stopped is not None:
             return self._stopped
-        self.report.actions += 1
         try:
-            self.obs, status = self._robot.act(action)
+            self._obs, status = self._robot.act(action)
         except RobotStoppedError as exc:
-            self.fail_first("execution", str(exc))
+            self.report.actions += 1
             if not self._refuse:
                 raise
             status = {"ok": False, "reason": "safety_fault", "message": str(exc)}
+        else:
+            self.report.actions += 1
         self.event("primitive", primitive=PRIMITIVES[int(action["primitive"])], why=why,
                    position=np.round(np.asarray(action["pose"])[:3], 3).tolist(),
                    distance=round(float(np.asarray(action["distance"]).ravel()[0]), 3),

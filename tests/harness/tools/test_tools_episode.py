@@ -73,6 +73,6 @@ def test_the_alrm_tools_see_through_the_perception_model():
         name = next(iter(listed.data["objects"]))
         assert episode.call("pick", {"name": name}).ok
         assert episode.call("place", {"target": "table"}).ok
-        assert episode.context.log.actions > 0
+        assert episode.context.actions > 0
     finally:
         episode.close()
