@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import ast
+import pathlib
+
 import pytest
 
+from agentic_env import experts
 from agentic_env.errors import InvalidConfigError
 from agentic_env.experts import EXPERTS, PlanExpert, expert_for, primitive_for, register_expert
 from agentic_env.pddl.planning import PlanStep
@@ -46,3 +50,15 @@ def test_register_expert_adds_a_lazy_entry_point(monkeypatch: pytest.MonkeyPatch
         expert_for(task)
     register_expert("renamed", "agentic_env.experts.tabletop:TabletopExpert")
     assert type(expert_for(task)).__name__ == "TabletopExpert"
+
+
+def test_experts_read_only_their_tasks_public_api() -> None:
+    folder = pathlib.Path(experts.__file__).parent
+    private = [
+        f"{path.name}:{node.lineno} reads {ast.unparse(node)}"
+        for path in sorted(folder.glob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_")
+        and ast.unparse(node.value).split(".")[-1] == "task"
+    ]
+    assert not private, "\n".join(private)
