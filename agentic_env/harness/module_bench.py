@@ -204,6 +204,7 @@ class _Rollout:
     def run(self) -> Iterator[ModuleInstance]:
         from agentic_env.agents.agenticlab.pipeline import PARSER_EXAMPLE
         from agentic_env.envs.sim_env import SimEnv
+        from agentic_env.experts import primitive_for
         from agentic_env.pddl.planning import goal_literals, load_domain, step_conditions
         from agentic_env.tasks.symbolic import infer_step, reference_plan, true_problem
 
@@ -238,7 +239,7 @@ class _Rollout:
                 if picking and "grasp" in self.modules:
                     yield from self._grasps(ctx, obs, step, env)
                 before = task.facts(scene)
-                obs, *_ = env.step(task.primitive_for(step, scene))
+                obs, *_ = env.step(primitive_for(task, step, scene))
                 if "checker" in self.modules:
                     yield self._checker(ctx, obs, step, effects, "effects", objects, env)
                 if infer_step(before, task.facts(scene)) != step:
