@@ -24,12 +24,11 @@ import numpy as np
 from agentic_env.agents import skills
 from agentic_env.agents.models.base import ModelImage, ModelQuery
 from agentic_env.agents.runtime import Manipulator, Place, detect, render_prompt
-from agentic_env.agents.skills import Detection, grounding
+from agentic_env.agents.skills import Detection, Target, grounding
 from agentic_env.agents.skills.result import SkillCode, SkillResult, fail, ok
 from agentic_env.agents.tools.registry import ToolFunction, register_tool_set
 from agentic_env.agents.tools.robot import ToolContext
 from agentic_env.contract import actions
-from agentic_env.errors import AgenticEnvError, InvalidActionError
 
 #: Template of the object-listing query (the sim-oracle recognises it by this name).
 OBJECTS_TEMPLATE = "alrm_objects"
@@ -90,6 +89,15 @@ class AlrmWorld:
             if wanted in words or wanted.rstrip(" 1") in words:
                 return entry
         return None
+
+    def find(self, name: str) -> tuple[dict[str, Any], Target | None]:
+        """The listed entry ``name`` resolves to (``{}`` for none) and where it is seen
+        (``None`` when it is not listed or not found)."""
+        entry = self.resolve(name)
+        if entry is None:
+            return {}, None
+        found = self.hands.locate(entry["name"])
+        return entry, found.data["target"] if found.ok else None
 
     def detector(self, obs: Mapping[str, np.ndarray], camera: str, name: str,
                  part: str) -> Detection | None:
@@ -153,13 +161,10 @@ def alrm_tools(context: ToolContext, world: AlrmWorld | None = None) -> Sequence
         Args:
             name: the object's or place's name, as get_objects or get_reference_names give it.
         """
-        entry = world.resolve(name)
-        if entry is None:
+        entry, found = world.find(name)
+        if found is None:
             return _not_found(name)
-        found = world.hands.locate(entry["name"])
-        if not found.ok:
-            return _not_found(name)
-        centre, top = grounding.top_of(found.data["target"].cloud)
+        centre, top = grounding.top_of(found.cloud)
         xyz = [round(float(v), 3) for v in (*centre, top)]
         return ok(f"The {_words(entry)} is at {xyz}", position=xyz)
 
@@ -169,15 +174,11 @@ def alrm_tools(context: ToolContext, world: AlrmWorld | None = None) -> Sequence
         Args:
             name: the object's name, as get_objects gives it.
         """
-        entry = world.resolve(name)
-        if entry is None:
-            return _not_found(name)
-        found = world.hands.locate(entry["name"])
-        if not found.ok:
+        entry, found = world.find(name)
+        if found is None:
             return _not_found(name)
         yaw = grounding.tcp_yaw(world.io.obs["tcp_pose"])
-        candidates, _, _ = skills.plan_grasps(world.io, found.data["target"], yaw,
-                                              world.hands.rng)
+        candidates, _, _ = skills.plan_grasps(world.io, found, yaw, world.hands.rng)
         if not candidates:
             return fail(SkillCode.GRASP_FAILED, f"No grasp found for the {_words(entry)}")
         best = candidates[0]
@@ -244,12 +245,12 @@ def alrm_tools(context: ToolContext, world: AlrmWorld | None = None) -> Sequence
             y: along the base y axis (left), metres, in [-0.65, 0.65].
             z: height above the table, metres, in [0.02, 0.7].
         """
-        return _primitive(world, actions.move_to(actions.top_down_pose(np.array([x, y, z]))),
-                          f"Moved to ({x:.3f}, {y:.3f}, {z:.3f})")
+        return context.send(actions.move_to(actions.top_down_pose(np.array([x, y, z]))),
+                            "the motion", f"Moved to ({x:.3f}, {y:.3f}, {z:.3f})")
 
     def move_to_home_pos() -> SkillResult:
         """Move the arm to its home position (clear of the camera's view of the table)."""
-        return _primitive(world, actions.home(), "Moved to the home position")
+        return context.send(actions.home(), "the motion", "Moved to the home position")
 
     def drawer(opening: bool) -> ToolFunction:
         def move(name: str) -> SkillResult:
@@ -273,16 +274,6 @@ def alrm_tools(context: ToolContext, world: AlrmWorld | None = None) -> Sequence
 
     return (get_objects, get_reference_names, get_pose, compute_grasp, pick, place, move_to,
             move_to_home_pos, drawer(True), drawer(False))
-
-
-def _primitive(world: AlrmWorld, action: dict[str, Any], done: str) -> SkillResult:
-    try:
-        status = world.io.act(action, done)
-    except InvalidActionError as error:
-        return fail(SkillCode.BAD_ARGS, f"Not run: {error}")
-    except AgenticEnvError as error:  # a safety stop or a declined step on the real robot
-        return fail(SkillCode.ESTOP, f"Stopped: {error}")
-    return ok(done) if status.get("ok") else SkillResult.from_status(status, "the motion")
 
 
 register_tool_set("alrm", alrm_tools)

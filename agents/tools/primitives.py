@@ -18,11 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from agentic_env.agents.skills.result import SkillCode, SkillResult, code_for_reason, fail, ok
+from agentic_env.agents.skills.result import SkillCode, SkillResult, fail, ok
 from agentic_env.agents.tools.registry import ToolFunction, register_tool_set
 from agentic_env.agents.tools.robot import ToolContext
 from agentic_env.contract import actions
-from agentic_env.errors import AgenticEnvError, InvalidActionError
 
 #: Straight-down grasp frame: tool x along base x, tool y along -base y, tool z down.
 DOWN = np.diag([1.0, -1.0, -1.0])
@@ -63,21 +62,10 @@ def primitive_tools(context: ToolContext) -> Sequence[ToolFunction]:
     """The ``primitives`` tool set's functions over ``context``."""
 
     def run(action: dict[str, Any], what: str) -> SkillResult:
-        refusal = context.action_refusal()
-        if refusal is not None:
-            return refusal
-        try:
-            status = context.episode.act(action, what)
-        except InvalidActionError as error:
-            return fail(SkillCode.BAD_ARGS, f"{what} was not run: {error}")
-        except AgenticEnvError as error:  # a safety stop or a declined step on the real robot
-            return fail(SkillCode.ESTOP, f"{what} stopped: {error}")
-        state = _state(context.episode.obs)
-        if status.get("ok", False):
-            return ok(f"{what} done.", **state)
-        code = code_for_reason(str(status.get("reason", "")))
-        return fail(code, f"{what} failed: {status.get('message') or status.get('reason')}",
-                    **state)
+        result = context.send(action, what)
+        if result.code in (SkillCode.BLOCKED, SkillCode.BAD_ARGS):
+            return result
+        return SkillResult(result.code, result.message, _state(context.episode.obs))
 
     def get_instruction() -> SkillResult:
         """The task instruction to carry out, in natural language."""

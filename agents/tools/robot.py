@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from agentic_env.agents.base import RobotIO
 from agentic_env.agents.runtime.episode import Episode, Limits
-from agentic_env.agents.skills.result import SkillCode, SkillResult, fail
+from agentic_env.agents.skills.result import SkillCode, SkillResult, code_for_reason, fail, ok
+from agentic_env.errors import AgenticEnvError, InvalidActionError
 
 if TYPE_CHECKING:
     from agentic_env.agents.models.context import ModuleContext
@@ -104,6 +105,25 @@ class ToolContext:
             reason = (f"the action budget ({self.max_actions} primitive actions) is spent; "
                       "call finish")
         return fail(SkillCode.BLOCKED, reason)
+
+    def send(self, action: dict[str, Any], what: str, done: str = "") -> SkillResult:
+        """Run one primitive through :attr:`episode`: ``OK`` with ``done`` (default
+        ``"<what> done."``); ``BLOCKED`` past a limit; ``BAD_ARGS`` for a malformed action
+        (nothing sent); ``ESTOP`` when the robot stopped; else the code of the primitive's
+        failure reason."""
+        refusal = self.action_refusal()
+        if refusal is not None:
+            return refusal
+        try:
+            status = self.episode.act(action, what)
+        except InvalidActionError as error:
+            return fail(SkillCode.BAD_ARGS, f"{what} was not run: {error}")
+        except AgenticEnvError as error:  # a safety stop or a declined step on the real robot
+            return fail(SkillCode.ESTOP, f"{what} stopped: {error}")
+        if status.get("ok", False):
+            return ok(done or f"{what} done.")
+        return fail(code_for_reason(str(status.get("reason", ""))),
+                    f"{what} failed: {status.get('message') or status.get('reason')}")
 
     def call(self, tools: ToolRegistry, name: str, arguments: Any) -> SkillResult:
         """Run tool ``name`` of ``tools`` (never raises) and append the call to the log; the
