@@ -30,7 +30,7 @@ from agentic_env.agents.mallvi.memory import SceneMemory
 from agentic_env.agents.mallvi.roles import Move, RoleAnswerError
 from agentic_env.agents.mallvi.single import run_single_agent
 from agentic_env.agents.models.context import ModuleContext, ModuleFailedError
-from agentic_env.agents.runtime import Episode, Limits, StopEpisodeError
+from agentic_env.agents.runtime import Episode, Limits, Manipulator, StopEpisodeError
 from agentic_env.agents.skills.scene import at_home
 from agentic_env.contract.actions import home
 from agentic_env.errors import InvalidConfigError
@@ -123,8 +123,8 @@ class MallviAgent:
 
     def _single_agent(self, instruction: str) -> None:
         try:
-            self.episode.report.believes_done = run_single_agent(self.episode, self.ctx,
-                                                                 self.rng, instruction)
+            hands = Manipulator(self.episode, lambda *args: None, self.rng)
+            self.episode.report.believes_done = run_single_agent(hands, self.ctx, instruction)
         except (ModuleFailedError, RoleAnswerError) as exc:
             raise StopEpisodeError("single_agent", str(exc)) from exc
 

@@ -183,10 +183,18 @@ class Manipulator:
         found = self.locate(name)
         if not found.ok:
             return found
-        target: Target = found.data["target"]
+        return self.pick_target(found.data["target"], rank, yaw=yaw, shown=shown, why=why,
+                                look_closer=True)
+
+    def pick_target(self, target: Target, rank: GraspRanker, *, yaw: float | None = None,
+                    shown: int = 5, why: str = "", look_closer: bool = False) -> SkillResult:
+        """Pick the already located ``target`` with its best ``shown`` grasps in the order
+        ``rank`` gives (``look_closer``: plan again from the wrist camera above it when its
+        view gives none)."""
+        name = target.name
         yaw = grounding.tcp_yaw(self.episode.obs["tcp_pose"]) if yaw is None else yaw
         candidates, _slab, scene = skills.plan_grasps(self.episode, target, yaw, self.rng)
-        if not candidates:
+        if not candidates and look_closer:
             closer = skills.look_from_above(self.episode, self.detector, target)
             if closer.ok:
                 target = closer.data["target"]
