@@ -2,7 +2,7 @@
 
 A call is scored at the moment it is answered, on the state it judged: MALLVI's Reflector
 says whether one move is complete (``task_complete``), and the truth is whether that move
-holds in the simulator (:func:`~agentic_env.agents.models.oracle_mallvi.subtask_truth`). The
+holds in the simulator (:func:`~agentic_env.oracle.mallvi.subtask_truth`). The
 results database stores the truth beside the verdict (``calls.truth``), so a sweep's report
 gives the Reflector's precision and recall per task.
 """
@@ -10,8 +10,8 @@ gives the Reflector's precision and recall per task.
 from __future__ import annotations
 
 from agentic_env.agents.models.base import CallRecord
-from agentic_env.agents.models.oracle_mallvi import subtask_truth
 from agentic_env.envs.sim_env import SimEnv
+from agentic_env.oracle.mallvi import subtask_truth
 
 #: Modules whose answered calls are scored against the simulator.
 SCORED_MODULES: tuple[str, ...] = ("reflector",)

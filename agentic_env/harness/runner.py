@@ -30,7 +30,6 @@ from agentic_env.agents.base import (
 from agentic_env.agents.models.base import CallRecord
 from agentic_env.agents.models.budget import Budget
 from agentic_env.agents.models.context import ModuleContext
-from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.registry import ModelSpec, build_backends
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
@@ -40,6 +39,7 @@ from agentic_env.harness.interventions import kind_success, measure
 from agentic_env.harness.judging import ground_truth, judge_episode
 from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.harness.trace import EpisodeTrace, call_verdict
+from agentic_env.oracle import SimOracle, oracle_factories
 from agentic_env.pddl.planning import PlanNotFoundError, load_domain
 
 
@@ -64,17 +64,15 @@ def episode_models(spec: EpisodeSpec, oracle_env: SimEnv | None,
     agent_entry(spec.agent).check_modules(spec.module_models())
     oracles: list[SimOracle] = []
 
-    def make_oracle(model: ModelSpec) -> SimOracle:
-        if oracle_env is None:
-            raise InvalidConfigError(
-                "the sim-oracle reads the simulator's ground truth, which the real robot does "
-                "not have: pass a real model (e.g. --model gemini/gemini-3-flash) or --twin")
-        oracle = SimOracle(oracle_env, model.error_rates, seed=model.seed * 100_003 + spec.seed)
-        oracles.append(oracle)
-        return oracle
+    def no_oracle(model: ModelSpec) -> SimOracle:
+        raise InvalidConfigError(
+            "the sim-oracle reads the simulator's ground truth, which the real robot does "
+            "not have: pass a real model (e.g. --model gemini/gemini-3-flash) or --twin")
 
+    factories = ({"sim-oracle": no_oracle} if oracle_env is None
+                 else oracle_factories(oracle_env, spec.seed, oracles))
     try:
-        router = build_backends(spec.model, spec.module_models(), oracle_factory=make_oracle)
+        router = build_backends(spec.model, spec.module_models(), factories=factories)
         yield ModuleContext(router, budget, on_call)
     finally:
         for oracle in oracles:

@@ -12,7 +12,6 @@ import pytest
 
 from agentic_env.agents.agenticlab.modules import Detection, detect
 from agentic_env.agents.models.context import ModuleContext
-from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.registry import ModelRouter
 from agentic_env.agents.perception import project_to_image, target_cloud
 from agentic_env.agents.skills.io import RobotSkillIO
@@ -35,6 +34,7 @@ from agentic_env.agents.skills.scene import SceneView
 from agentic_env.contract.actions import move_to, top_down_pose
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.robot_io import EnvRobotIO
+from agentic_env.oracle import SimOracle
 
 TARGET = "blue-cube-1"
 
