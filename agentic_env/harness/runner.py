@@ -38,6 +38,7 @@ from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
 from agentic_env.harness.interventions import kind_success, measure
 from agentic_env.harness.judging import ground_truth, judge_episode
 from agentic_env.harness.robot_io import EnvRobotIO
+from agentic_env.harness.sealed import sealed
 from agentic_env.harness.trace import EpisodeTrace, call_verdict
 from agentic_env.oracle import SimOracle, oracle_factories
 from agentic_env.pddl.planning import PlanNotFoundError, load_domain
@@ -49,6 +50,10 @@ def episode_models(spec: EpisodeSpec, oracle_env: SimEnv | None,
                    on_call: Callable[[CallRecord], None] | None = None
                    ) -> Iterator[ModuleContext]:
     """The models of ``spec`` as the agent reaches them; sim-oracles are closed on exit.
+
+    The agent gets a router of :class:`~agentic_env.agents.models.registry.ModelHandle` s
+    and ``on_call`` sealed (:func:`~agentic_env.harness.sealed.sealed`), so nothing it holds
+    leads to the env.
 
     Args:
         spec: names the model specs and seeds the sim-oracle's error draws.
@@ -73,7 +78,7 @@ def episode_models(spec: EpisodeSpec, oracle_env: SimEnv | None,
                  else oracle_factories(oracle_env, spec.seed, oracles))
     try:
         router = build_backends(spec.model, spec.module_models(), factories=factories)
-        yield ModuleContext(router, budget, on_call)
+        yield ModuleContext(router, budget, sealed(on_call))
     finally:
         for oracle in oracles:
             oracle.close()
@@ -81,7 +86,8 @@ def episode_models(spec: EpisodeSpec, oracle_env: SimEnv | None,
 
 def build_agent(spec: EpisodeSpec, models: ModuleContext,
                 on_event: Callable[[dict[str, Any]], None] | None = None) -> Agent:
-    """The registered agent ``spec.agent`` with ``spec``'s options, limits and seed.
+    """The registered agent ``spec.agent`` with ``spec``'s options, limits and seed;
+    ``on_event`` reaches it sealed (:func:`~agentic_env.harness.sealed.sealed`).
 
     Raises:
         InvalidConfigError: an unknown agent or agent option.
@@ -89,7 +95,7 @@ def build_agent(spec: EpisodeSpec, models: ModuleContext,
     return make_agent(spec.agent, AgentSetup(
         models=models, options=spec.options(), verification=spec.verification,
         max_actions=spec.max_actions, max_replans=spec.max_replans,
-        max_wall_s=spec.max_wall_s, seed=spec.seed, on_event=on_event))
+        max_wall_s=spec.max_wall_s, seed=spec.seed, on_event=sealed(on_event)))
 
 
 def run_agent(agent: Agent, robot_io: EnvRobotIO, instruction: str, context: TaskContext
