@@ -145,6 +145,9 @@ class AgentEntry:
             value must have the default's type); ``None`` = not declared, any accepted.
         modules: the model modules the agent queries (see
             :mod:`agentic_env.agents.models.modules`); ``()`` = not declared, any accepted.
+        evaluations: names of the episode evaluations the harness runs on its episodes
+            besides the task's score (:mod:`agentic_env.harness.evaluations`, e.g.
+            ``"alrm-judge"``); ``()`` = none.
     """
 
     name: str
@@ -152,6 +155,7 @@ class AgentEntry:
     failure_sources: tuple[str, ...] = ()
     options: Mapping[str, Any] | None = None
     modules: tuple[str, ...] = ()
+    evaluations: tuple[str, ...] = ()
 
     def factory(self) -> AgentFactory:
         """The factory, imported on first use.
@@ -206,7 +210,8 @@ _REGISTRY: dict[str, AgentEntry] = {}
 def register_agent(name: str, entry_point: str | AgentFactory, *,
                    failure_sources: tuple[str, ...] = (),
                    options: Mapping[str, Any] | None = None,
-                   modules: tuple[str, ...] = ()) -> AgentEntry:
+                   modules: tuple[str, ...] = (),
+                   evaluations: tuple[str, ...] = ()) -> AgentEntry:
     """Register an agent under ``name`` (replacing one of the same name).
 
     Args:
@@ -216,6 +221,7 @@ def register_agent(name: str, entry_point: str | AgentFactory, *,
         options: valid agent options with their defaults.
         modules: the model modules it queries; a new one must be registered first
             (:func:`agentic_env.agents.models.modules.register_module`).
+        evaluations: the episode evaluations its episodes get (see :class:`AgentEntry`).
 
     Raises:
         InvalidConfigError: ``name`` is empty or contains ``:``, or a module is unknown.
@@ -226,7 +232,7 @@ def register_agent(name: str, entry_point: str | AgentFactory, *,
 
     check_modules(modules, f"among the modules of agent {name!r}")
     entry = AgentEntry(name, entry_point, tuple(failure_sources), dict(options or {}),
-                       tuple(modules))
+                       tuple(modules), tuple(evaluations))
     _REGISTRY[name] = entry
     return entry
 
@@ -281,23 +287,25 @@ register_agent(
     "agenticlab", "agentic_env.agents.agenticlab.pipeline:make_agenticlab",
     failure_sources=("parser", "detector", "grasp", "checker"),
     options={"grasp_evaluation": True},
-    modules=("parser", "checker", "detector", "grasp", "goal"))
+    modules=("parser", "checker", "detector", "grasp", "goal"), evaluations=())
 
 register_agent(
     "mallvi", "agentic_env.agents.mallvi.agent:make_mallvi",
     failure_sources=("decomposer", "localizer", "thinker", "reflector", "single_agent"),
     options={"reflector": True, "single_agent": False, "max_retries": 2,
              "on_exhausted": "continue"},
-    modules=("decomposer", "localizer", "thinker", "reflector", "single_agent"))
+    modules=("decomposer", "localizer", "thinker", "reflector", "single_agent"),
+    evaluations=("call-truth",))
 
 register_agent(
     "alrm", "agentic_env.agents.alrm.agent:make_alrm",
     failure_sources=("task_planner", "task_executor", "detector"),
-    options={"mode": "tap", "max_steps": 12},
-    modules=("task_planner", "task_executor", "detector", "grasp"))
+    options={"mode": "tap", "max_steps": 0},
+    modules=("task_planner", "task_executor", "detector", "grasp"),
+    evaluations=("alrm-judge",))
 
 register_agent(
     "planner-executor", "agentic_env.agents.planner_executor.agent:make_planner_executor",
     failure_sources=("router", "planner", "critic", "detector", "chatbot"),
     options={"max_turns": 120},
-    modules=("router", "chatbot", "planner", "critic", "detector", "grasp"))
+    modules=("router", "chatbot", "planner", "critic", "detector", "grasp"), evaluations=())

@@ -11,6 +11,7 @@ import imageio.v2 as imageio
 import numpy as np
 
 from agentic_env.envs.sim_env import SimEnv
+from agentic_env.experts import expert_actions
 from agentic_env.visualize import colorize_depth, depth_display_range, resize_nearest
 
 
@@ -18,7 +19,7 @@ def main() -> None:
     """Run the expert's first pick on seed 0 and save the picture."""
     env = SimEnv(task="tabletop", render_mode="rgb_array")
     env.reset(seed=0)
-    first_pick = next(iter(env.task.expert_actions(env.scene_state)))
+    first_pick = next(iter(expert_actions(env.task, env.scene_state)))
     observation, *_ = env.step(first_pick)
     composite = env.render()
     tiles = []

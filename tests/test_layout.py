@@ -1,5 +1,6 @@
-"""The package layout's rules: every module imports, lower layers never reach upward, the
-real env stays free of the simulator, and module-level imports form no cycle."""
+"""The package layout's rules: every module imports, each layer imports only the layers below
+it, the real env stays free of the simulator, and imports form no cycle (imports inside
+functions count: they run, only later)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,25 @@ REPO = ROOT.parent
 #: Source folder of each top-level part of the ``agentic_env`` namespace.
 FOLDERS = {"agentic_env": ROOT, "agentic_env.agents": REPO / "agents",
            "agentic_env.real": REPO / "real"}
-#: Packages that sit below everything task-, agent- or command-specific.
-LOWER = ("geometry", "contract", "robot", "primitives", "sim")
-#: What the lower layers must never import.
-UPPER = ("tasks", "experts", "envs", "harness", "agents", "real", "cli", "datasets", "rl")
+#: The layers of ``agentic_env``, bottom to top (the README's "Layout"): a module imports its
+#: own package and the packages of lower layers only; packages side by side in one layer
+#: never import each other.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors",),
+    ("geometry", "entry_points", "visualize"),
+    ("robot",),
+    ("contract",),
+    ("primitives",),
+    ("sim",),
+    ("pddl",),
+    ("tasks",),
+    ("experts",),
+    ("envs", "registry"),
+    ("agents", "real"),
+    ("oracle",),
+    ("harness", "datasets", "rl"),
+    ("cli",),
+)
 #: Modules that need an optional extra's package the test machine need not have.
 OPTIONAL = {"agentic_env.real.drivers.k4a"}
 
@@ -40,34 +56,30 @@ def _modules() -> dict[str, pathlib.Path]:
 MODULES = _modules()
 
 
-def _module_level_imports(path: pathlib.Path, name: str) -> set[str]:
-    """``agentic_env`` modules imported at module level (not under TYPE_CHECKING or in
-    functions), resolved to module names (``from a import b`` yields ``a.b`` when that is a
-    module, else ``a``)."""
+def _imports(path: pathlib.Path, name: str, type_checking: bool) -> set[str]:
+    """``agentic_env`` modules ``path`` (module ``name``) imports anywhere, in functions too,
+    resolved to module names (``from a import b`` yields ``a.b`` when that is a module, else
+    ``a``); with ``type_checking``, also those imported only under ``TYPE_CHECKING``."""
     tree = ast.parse(path.read_text())
+    skipped: set[int] = set()
+    if not type_checking:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                skipped |= {id(inner) for branch in node.body for inner in ast.walk(branch)}
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+    for node in ast.walk(tree):
+        if id(node) in skipped:
             continue
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            base = node.module
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
             if node.level:
-                base = ".".join(name.split(".")[: -node.level] + [node.module])
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
             for alias in node.names:
                 found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base)
-    return {module for module in found if module.startswith("agentic_env")}
-
-
-def _all_imports(path: pathlib.Path) -> set[str]:
-    """Every ``agentic_env`` module named in any import statement of the file."""
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            found.add(node.module)
     return {module for module in found if module.startswith("agentic_env")}
 
 
@@ -76,18 +88,28 @@ def _layer(module: str) -> str:
     return parts[1] if len(parts) > 1 else ""
 
 
+RANK = {package: rank for rank, layer in enumerate(LAYERS) for package in layer}
+
+
 @pytest.mark.parametrize("module", sorted(set(MODULES) - OPTIONAL))
 def test_every_module_imports(module: str) -> None:
     importlib.import_module(module)
 
 
-def test_lower_layers_never_import_upper_ones() -> None:
-    offences = [
-        f"{module} imports {imported}"
-        for module, path in MODULES.items() if _layer(module) in LOWER
-        for imported in _all_imports(path) if _layer(imported) in UPPER
-    ]
-    assert not offences, "\n".join(offences)
+def test_every_layer_imports_only_lower_layers() -> None:
+    """Annotations count too: a type named under ``TYPE_CHECKING`` is still a dependency."""
+    offences = []
+    for module, path in MODULES.items():
+        if module == "agentic_env":
+            continue  # the namespace itself: it registers the env ids
+        if _layer(module) not in RANK:
+            offences.append(f"{module}: add {_layer(module)!r} to a layer of LAYERS")
+            continue
+        for imported in _imports(path, module, type_checking=True):
+            layer = _layer(imported)
+            if layer != _layer(module) and RANK.get(layer, len(LAYERS)) >= RANK[_layer(module)]:
+                offences.append(f"{module} imports {imported}")
+    assert not offences, "\n".join(sorted(offences))
 
 
 def test_real_env_never_imports_the_simulator() -> None:
@@ -96,35 +118,74 @@ def test_real_env_never_imports_the_simulator() -> None:
         f"{module} imports {imported}"
         for module, path in MODULES.items()
         if module.startswith("agentic_env.real") and not module.startswith("agentic_env.real.twin")
-        for imported in _all_imports(path)
+        for imported in _imports(path, module, type_checking=True)
         if _layer(imported) in ("sim", "envs", "experts")
     ]
     assert not offences, "\n".join(offences)
 
 
-def test_module_level_imports_have_no_cycle() -> None:
-    graph = {module: _module_level_imports(path, module) & set(MODULES)
-             for module, path in MODULES.items()}
-    state: dict[str, int] = {}
-    stack: list[str] = []
+def _import_graph() -> dict[str, set[str]]:
+    """Module -> the modules importing it runs: what it imports (in functions too, not under
+    ``TYPE_CHECKING``) and their packages, but not its own packages or subpackages (a package
+    importing its own submodule is not a cycle)."""
+    graph: dict[str, set[str]] = {}
+    for module, path in MODULES.items():
+        targets: set[str] = set()
+        for imported in _imports(path, module, type_checking=False):
+            parts = imported.split(".")
+            targets |= {".".join(parts[:n]) for n in range(2, len(parts) + 1)}
+        graph[module] = {target for target in targets & set(MODULES)
+                         if not module.startswith(target + ".")
+                         and not target.startswith(module + ".") and target != module}
+    return graph
 
-    def visit(module: str) -> list[str] | None:
-        state[module] = 1
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle through each strongly connected component of ``graph`` that has one."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    components: list[set[str]] = []
+
+    def connect(module: str) -> None:
+        index[module] = low[module] = len(index)
         stack.append(module)
         for child in sorted(graph[module]):
-            if child.startswith(module + "."):
-                continue  # a package importing its own submodule is not a cycle
-            if state.get(child) == 1:
-                return stack[stack.index(child):] + [child]
-            if child not in state and (cycle := visit(child)):
-                return cycle
-        stack.pop()
-        state[module] = 2
-        return None
+            if child not in index:
+                connect(child)
+                low[module] = min(low[module], low[child])
+            elif child in stack:
+                low[module] = min(low[module], index[child])
+        if low[module] == index[module]:
+            component = set(stack[stack.index(module):])
+            del stack[stack.index(module):]
+            if len(component) > 1:
+                components.append(component)
 
     for module in sorted(graph):
-        if module not in state and (cycle := visit(module)):
-            pytest.fail("import cycle: " + " -> ".join(cycle))
+        if module not in index:
+            connect(module)
+    cycles = []
+    for component in components:
+        start = min(component)
+        paths = {start: [start]}
+        todo = [start]
+        while todo:  # breadth first: the shortest way back to the start
+            module = todo.pop(0)
+            for child in sorted(graph[module] & component):
+                if child == start:
+                    cycles.append(paths[module] + [start])
+                    todo = []
+                    break
+                if child not in paths:
+                    paths[child] = paths[module] + [child]
+                    todo.append(child)
+    return sorted(cycles)
+
+
+def test_imports_have_no_cycle() -> None:
+    cycles = _cycles(_import_graph())
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
 
 
 def test_no_module_is_over_600_lines() -> None:

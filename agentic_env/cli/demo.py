@@ -22,6 +22,7 @@ import numpy as np
 from tqdm import tqdm
 
 from agentic_env.envs.sim_env import SimEnv
+from agentic_env.experts import expert_actions
 from agentic_env.visualize import colorize_depth, depth_display_range
 
 
@@ -72,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
             writer.append_data(env.render())
         print(f"instruction: {info['instruction']}")
         outcomes = []
-        actions = env.task.expert_actions(env.scene_state)
+        actions = expert_actions(env.task, env.scene_state)
         with tqdm(actions, desc="expert", unit="primitive",
                   total=2 * len(env.task.cubes)) as bar:
             for action in bar:

@@ -231,6 +231,8 @@ class ExpertRecorder:
         Raises:
             RecordingError: if the recorded observations and actions do not line up.
         """
+        from agentic_env.experts import expert_actions
+
         env = self.env
         start = time.perf_counter()
         sizes = {cam.name: (cam.width, cam.height) for cam in env.cameras}
@@ -243,7 +245,7 @@ class ExpertRecorder:
             obs, info = _reset(env, request)
             sink.push(obs)
             self._sink = sink
-            for action in env.task.expert_actions(env.scene_state):
+            for action in expert_actions(env.task, env.scene_state):
                 obs, _, terminated, truncated, info = env.step(action)
                 rollout = info["rollout"]
                 joint_actions += [np.append(q, w).astype(np.float32) for q, w in

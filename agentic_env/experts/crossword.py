@@ -1,9 +1,8 @@
 """Scripted expert of ``AgenticEnv/Crossword-v0`` (privileged: reads the true sim state).
 
 It executes the Fast Downward reference plan of the true problem with ground-truth poses;
-:meth:`agentic_env.tasks.crossword.CrosswordTask.expert_actions` and ``primitive_for``
-delegate here. Frames: positions are in the robot base frame (metres), yaws about its
-vertical (radians).
+:data:`agentic_env.experts.EXPERTS` names it the ``crossword`` task's expert. Frames: positions
+are in the robot base frame (metres), yaws about its vertical (radians).
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Scripted expert of ``AgenticEnv/Kitchen-v0`` (privileged: reads the true sim state).
 
-The closed-loop expert of :func:`agentic_env.experts.closed_loop.closed_loop_actions` executes the
-Fast Downward reference plan, grounding each step here (:meth:`KitchenExpert.primitive_for`);
-:class:`agentic_env.tasks.kitchen.KitchenTask` delegates ``primitive_for`` and
-``expert_actions`` to it. Poses are 4x4 TCP poses in the robot base frame, metres; yaws are
-about its vertical, radians.
+The closed-loop expert of :func:`agentic_env.experts.closed_loop.closed_loop_actions` executes
+the Fast Downward reference plan, grounding each step here (:meth:`KitchenExpert.primitive_for`);
+:data:`agentic_env.experts.EXPERTS` names it the ``kitchen`` task's expert. Poses are 4x4 TCP
+poses in the robot base frame, metres; yaws are about its vertical, radians.
 """
 
 from __future__ import annotations
@@ -52,7 +51,7 @@ class KitchenExpert:
     def actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
         """Execute the Fast Downward reference plan with ground-truth poses, replanning when
         a step fails (:func:`~agentic_env.experts.closed_loop.closed_loop_actions`)."""
-        return closed_loop_actions(self.task, scene)
+        return closed_loop_actions(self.task, scene, self.primitive_for)
 
     def grasp_pose(self, scene: SceneState, name: str) -> np.ndarray:
         """Top-down grasp (4x4, base frame) of item ``name`` at its grasp point, closing
@@ -97,7 +96,7 @@ class KitchenExpert:
           from the drawer with a 0.25 m approach, so the empty gripper comes down over the
           drawer's front and walls rather than through them;
         * ``place-on-table``: the free table spot farthest from everything
-          (:meth:`KitchenTask._free_table_spot`), released 1 cm above the table, 0.3 m
+          (:meth:`free_table_spot`), released 1 cm above the table, 0.3 m
           approach (an item coming out of the drawer stays above the drawer's walls on the
           way);
         * ``place-in``: the item's centre over the container's centre, released 1 cm above
@@ -106,7 +105,7 @@ class KitchenExpert:
           default transit height (0.25 m) is below the cabinet top (0.30 m), so the carried
           item climbs from 0.25 m to the pre-place pose 0.25 m above the release, crossing
           the drawer's walls and passing the carcass high enough (the reset layout keeps the
-          low part of that way clear, see :meth:`KitchenTask._clear_of_cabinet`);
+          low part of that way clear, see :meth:`KitchenTask.clear_mask`);
         * ``open-drawer``: ``open_drawer`` at the handle's grasp pose, pulling
           ``open_distance``; ``close-drawer``: ``close_drawer`` pushing 3 cm more than the
           drawer is open (it stops, successfully, where the drawer closes).
@@ -120,7 +119,7 @@ class KitchenExpert:
         # take the wrist yaw of the two nearer zero (e.g. after the drawer's outward yaw)
         folded = fold_angle(self._tcp(scene)[1])
         if name == "place-on-table":
-            target = self.task._free_table_spot(scene, args[0])
+            target = self.free_table_spot(scene, args[0])
             return place(self.place_pose(scene, args[0], target, 0.0, folded), _TABLE_APPROACH)
         if name == "place-in" and args[1] in self.task.containers:
             container = self.task.containers[args[1]]
@@ -137,6 +136,30 @@ class KitchenExpert:
         raise InvalidConfigError(
             f"kitchen has no primitive for {step}; valid: pick, pick-from, pick-from-drawer, "
             "place-on-table, place-in, place-in-drawer, open-drawer, close-drawer")
+
+    def free_table_spot(self, scene: SceneState, name: str) -> np.ndarray:
+        """A table spot (x, y; base frame, metres) in the item area farthest from the other
+        items and the containers (the item's footprint counts at least 5 cm: the opening
+        fingers), clear of the cabinet with its drawer out and reached from the drawer beside
+        the carcass (:meth:`KitchenTask.clear_mask`)."""
+        task = self.task
+        cfg = task.config
+        x0, x1, y0, y1 = cfg.area
+        reach = max(task.items[name].footprint, 0.05)
+        occupied = [(task.item_centre(scene, o)[:2], task.items[o].footprint)
+                    for o in task.items if o != name]
+        occupied += [(scene.body_position(c)[:2], spec.footprint)
+                     for c, spec in task.containers.items()]
+        xs, ys = np.meshgrid(np.linspace(x0 + 0.02, x1 - 0.02, 12),
+                             np.linspace(y0 + 0.02, y1 - 0.02, 18))
+        xy = np.stack([xs.ravel(), ys.ravel()], axis=1)
+        clearance = np.min([np.linalg.norm(xy - c, axis=1) - r - reach for c, r in occupied],
+                           axis=0)
+        valid = (np.linalg.norm(xy, axis=1) <= cfg.max_reach - 0.02) & task.clear_mask(
+            xy, reach, reach, to_table=True)
+        if not valid.any():
+            return np.array([(x0 + x1) / 2, (y0 + y1) / 2])
+        return xy[int(np.argmax(np.where(valid, clearance, -np.inf)))]
 
     def _handle_pose(self, scene: SceneState) -> np.ndarray:
         """TCP pose (4x4, base frame) that grasps the drawer's handle."""

@@ -50,7 +50,7 @@ class ReorientationExpert:
     def actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
         """Execute the Fast Downward reference plan with ground-truth poses, replanning when
         a step fails (:func:`~agentic_env.experts.closed_loop.closed_loop_actions`)."""
-        return closed_loop_actions(self.task, scene)
+        return closed_loop_actions(self.task, scene, self.primitive_for)
 
     def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
         """``pick`` with a grasp suited to the object's pose and goal; ``place-in-pose`` with

@@ -1,10 +1,9 @@
 """Scripted expert of ``AgenticEnv/Sorting-v0`` (privileged: reads the true sim state).
 
-The closed-loop expert of :func:`agentic_env.experts.closed_loop.closed_loop_actions` executes the
-Fast Downward reference plan, grounding each step here (:meth:`SortingExpert.primitive_for`);
-:class:`agentic_env.tasks.sorting.SortingTask` delegates ``primitive_for`` and
-``expert_actions`` to it. Positions are in the robot base frame, metres; yaws about its
-vertical, radians.
+The closed-loop expert of :func:`agentic_env.experts.closed_loop.closed_loop_actions` executes
+the Fast Downward reference plan, grounding each step here (:meth:`SortingExpert.primitive_for`);
+:data:`agentic_env.experts.EXPERTS` names it the ``sorting`` task's expert. Positions are in
+the robot base frame, metres; yaws about its vertical, radians.
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ class SortingExpert:
     def actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
         """Execute the Fast Downward reference plan with ground-truth poses, replanning when
         a step fails (:func:`~agentic_env.experts.closed_loop.closed_loop_actions`)."""
-        return closed_loop_actions(self.task, scene)
+        return closed_loop_actions(self.task, scene, self.primitive_for)
 
     def _reference_xy(self, scene: SceneState, name: str) -> np.ndarray:
         """Centre of the object's footprint (base frame x, y)."""

@@ -1,10 +1,9 @@
 """Scripted expert of ``AgenticEnv/Stacking-v0`` (privileged: reads the true sim state).
 
-The closed-loop expert of :func:`agentic_env.experts.closed_loop.closed_loop_actions` executes the
-Fast Downward reference plan, grounding each step here (:meth:`StackingExpert.primitive_for`);
-:class:`agentic_env.tasks.stacking.StackingTask` delegates ``primitive_for`` and
-``expert_actions`` to it. Positions are in the robot base frame, metres; yaws about its
-vertical, radians.
+The closed-loop expert of :func:`agentic_env.experts.closed_loop.closed_loop_actions` executes
+the Fast Downward reference plan, grounding each step here (:meth:`StackingExpert.primitive_for`);
+:data:`agentic_env.experts.EXPERTS` names it the ``stacking`` task's expert. Positions are in
+the robot base frame, metres; yaws about its vertical, radians.
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ class StackingExpert:
     def actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
         """Execute the Fast Downward reference plan with ground-truth poses, replanning when
         a step fails (:func:`~agentic_env.experts.closed_loop.closed_loop_actions`)."""
-        return closed_loop_actions(self.task, scene)
+        return closed_loop_actions(self.task, scene, self.primitive_for)
 
     def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
         """``pick`` at the cube's pose; ``place-on-object`` centred on the target's top."""

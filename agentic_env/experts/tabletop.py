@@ -1,7 +1,7 @@
 """Scripted expert of ``AgenticEnv/Tabletop-v0`` (privileged: reads the true sim state).
 
-:meth:`agentic_env.tasks.tabletop.TabletopTask.expert_actions` delegates here. Positions are
-in the robot base frame, metres.
+:data:`agentic_env.experts.EXPERTS` names it the ``tabletop`` task's expert. Positions are in
+the robot base frame, metres.
 """
 
 from __future__ import annotations

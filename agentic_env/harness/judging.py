@@ -1,11 +1,13 @@
 """ALRM's trace judge beside the world state, for agents that report subtasks.
 
-At the start of an episode :func:`ground_truth` writes the task's ground-truth subtask
-sequence (its reference plan from the true initial state). At the end, when the agent's
-report holds ``subtask`` events (ALRM's planner), :func:`judge_episode` has a panel of three
-judges score the executed sequence 0/1/2 against it (majority, mean when all differ); the
-harness stores that score with the episode next to the simulator's success, so the judge-world
-disagreement can be counted per category and mode.
+The episode evaluation ``alrm-judge`` (:class:`TraceJudge`, declared by ALRM's registration;
+see :mod:`agentic_env.harness.evaluations`): at the start of an episode :func:`ground_truth`
+writes the task's ground-truth subtask sequence (its reference plan from the true initial
+state). At the end, when the agent's report holds ``subtask`` events (ALRM's planner),
+:func:`judge_episode` has a panel of three judges score the executed sequence 0/1/2 against it
+(majority, mean when all differ); the harness stores that score with the episode
+(``judge_score``) next to the simulator's success, so the judge-world disagreement can be
+counted per category and mode.
 
 The judges answer through the episode's ``judge`` model (``--modules judge=...``, else
 ``--model``): with the sim-oracle, three simulator-free oracle judges with the spec's judge
@@ -17,13 +19,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 
 from agentic_env.agents.alrm.judge import build_judge, judge_with_panel
 from agentic_env.agents.base import AgentReport
 from agentic_env.agents.models.base import ModelError
 from agentic_env.agents.models.registry import parse_model_spec
 from agentic_env.envs.sim_env import SimEnv
-from agentic_env.harness.episode import EpisodeSpec
+from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
+from agentic_env.harness.evaluations import EpisodeEvaluation
 from agentic_env.oracle import OracleJudge
 from agentic_env.pddl.planning import PlanNotFoundError
 from agentic_env.tasks.base import SymbolicTask
@@ -73,3 +77,25 @@ def judge_episode(spec: EpisodeSpec, instruction: str, truth: Sequence[str] | No
     except ModelError as error:
         logger.warning("the trace judges failed: %s", error)
         return None
+
+
+class TraceJudge(EpisodeEvaluation):
+    """``alrm-judge``: the trace judges' score of the episode in ``judge_score``.
+
+    Args:
+        spec: the episode (its judge model and seed).
+    """
+
+    def __init__(self, spec: EpisodeSpec) -> None:
+        self._spec = spec
+        self._truth: list[str] | None = None
+        self._instruction = ""
+
+    def start(self, env: SimEnv, instruction: str) -> None:
+        """Keep the ground-truth subtasks of the initial state and the instruction."""
+        self._truth, self._instruction = ground_truth(env), instruction
+
+    def finish(self, result: EpisodeResult, report: AgentReport) -> EpisodeResult:
+        """``result`` with the panel's :func:`judge_episode` score."""
+        return replace(result, judge_score=judge_episode(self._spec, self._instruction,
+                                                         self._truth, report))

@@ -200,6 +200,7 @@ class _Rollout:
     def run(self) -> Iterator[ModuleInstance]:
         from agentic_env.agents.agenticlab.pipeline import PARSER_EXAMPLE
         from agentic_env.envs.sim_env import SimEnv
+        from agentic_env.experts import primitive_for
         from agentic_env.pddl.planning import goal_literals, load_domain, step_conditions
         from agentic_env.tasks.symbolic import infer_step, reference_plan, true_problem
 
@@ -234,7 +235,7 @@ class _Rollout:
                 if picking and "grasp" in self.modules:
                     yield from self._grasps(ctx, obs, step, env)
                 before = task.facts(scene)
-                obs, *_ = env.step(task.primitive_for(step, scene))
+                obs, *_ = env.step(primitive_for(task, step, scene))
                 if "checker" in self.modules:
                     yield self._checker(ctx, obs, step, effects, "effects", objects, env)
                 if infer_step(before, task.facts(scene)) != step:
@@ -283,7 +284,7 @@ class _Rollout:
                               answer, error)
 
     def _detector(self, ctx: Any, obs: Any, target: str, env: Any) -> ModuleInstance | None:
-        from agentic_env.agents.agenticlab.modules import detect
+        from agentic_env.agents.runtime.detector import detect
 
         try:
             env.model.body(target)
@@ -307,13 +308,13 @@ class _Rollout:
                                "box": detection.box and list(detection.box)})
 
     def _grasps(self, ctx: Any, obs: Any, step: Any, env: Any) -> Iterator[ModuleInstance]:
-        from agentic_env.agents.agenticlab.modules import evaluate_grasp
         from agentic_env.agents.perception import (
             camera_cloud,
             grasp_candidates,
             render_grasp,
             target_cloud,
         )
+        from agentic_env.agents.runtime.grasp_judge import evaluate_grasp
         from agentic_env.agents.skills import grounding
 
         target = step.args[0]
@@ -339,7 +340,7 @@ class _Rollout:
             label = simulated_pick_lifts(env, target, candidate.pose, candidate.width)
             image = render_grasp(cloud, scene, candidate)
             verdict, error = self._ask(lambda c=candidate, i=image: evaluate_grasp(
-                ctx, i, step, target, _describe(target), c.pose, c.width))
+                ctx, i, str(step), target, _describe(target), c.pose, c.width))
             answer = None if verdict is None else {"execute": verdict.execute,
                                                    "reason": verdict.reason}
             yield self._instance(

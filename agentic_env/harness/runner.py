@@ -4,7 +4,9 @@
 wires the models (:func:`episode_models`: the sim-oracle gets the env, real models never do),
 builds the registered agent (:func:`build_agent`), runs it through an
 :class:`~agentic_env.harness.robot_io.EnvRobotIO` (observations and primitive status only),
-then scores the final state from privileged ground truth. The real-robot trial
+then scores the final state from privileged ground truth, and runs the episode evaluations
+the agent's registration declares (:mod:`agentic_env.harness.evaluations`: e.g. ALRM's trace
+judge, the truth of MALLVI's Reflector verdicts). The real-robot trial
 (:mod:`agentic_env.harness.trial`) uses the same pieces with a ``RealEnv`` and the operator's
 rubric in place of the simulator's score.
 """
@@ -12,7 +14,7 @@ rubric in place of the simulator's score.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -33,10 +35,9 @@ from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.models.registry import ModelSpec, build_backends
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
-from agentic_env.harness.call_truth import call_truth
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
+from agentic_env.harness.evaluations import build_evaluations
 from agentic_env.harness.interventions import kind_success, measure
-from agentic_env.harness.judging import ground_truth, judge_episode
 from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.harness.sealed import sealed
 from agentic_env.harness.trace import EpisodeTrace, call_verdict
@@ -139,18 +140,14 @@ def attribute_failure(report: AgentReport, success: bool, stopped: str = "",
 def episode_result(spec: EpisodeSpec, report: AgentReport, calls: list[CallRecord], *,
                    success: bool, progress: float, score: tuple[float, int, int, int],
                    goal_checker_error: bool, failure: tuple[str | None, str], wall_s: float,
-                   sim_s: float, trace_dir: str | None = None,
-                   truths: Mapping[int, str] | None = None) -> EpisodeResult:
+                   sim_s: float, trace_dir: str | None = None) -> EpisodeResult:
     """Assemble the result of an episode.
 
     Args:
         score: progress score, actions done, extra actions, actions required.
         failure: source and sentence (:func:`attribute_failure`).
         wall_s: wall time, seconds. sim_s: simulated (or robot) time, seconds.
-        truths: the simulator's truth of scored calls, by index in ``calls``
-            (:func:`~agentic_env.harness.call_truth.call_truth`).
     """
-    truths = truths or {}
     costs = [c.usage.cost_usd for c in calls]
     return EpisodeResult(
         spec=spec, success=success, progress=progress, score=score[0], n_done=score[1],
@@ -161,18 +158,18 @@ def episode_result(spec: EpisodeSpec, report: AgentReport, calls: list[CallRecor
         cost_usd=None if any(c is None for c in costs) and calls else float(
             sum(c or 0.0 for c in costs)),
         failure=failure[0], failure_detail=failure[1],
-        calls=tuple(call_summary(c, truths.get(i)) for i, c in enumerate(calls)),
+        calls=tuple(call_summary(c) for c in calls),
         trace_dir=trace_dir)
 
 
-def call_summary(record: CallRecord, truth: str | None = None) -> ModuleCall:
-    """One model call as the results database stores it (``truth``: see
-    :class:`ModuleCall`)."""
+def call_summary(record: CallRecord) -> ModuleCall:
+    """One model call as the results database stores it (its ``truth`` is set by the
+    ``call-truth`` evaluation, see :class:`ModuleCall`)."""
     usage = record.usage
     return ModuleCall(record.query.module, record.model, usage.latency_s, usage.input_tokens,
                       usage.output_tokens, usage.cost_usd,
                       record.reply.attempts if record.reply else len(record.raw_texts),
-                      call_verdict(record), record.error, truth)
+                      call_verdict(record), record.error)
 
 
 def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
@@ -196,15 +193,14 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
         MissingAPIKeyError: a real model's API key is not set.
     """
     start = time.perf_counter()
+    evaluations = build_evaluations(agent_entry(spec.agent).evaluations, spec)
     env = SimEnv(task=spec.task, setting=spec.setting)
     calls: list[CallRecord] = []
-    truths: dict[int, str] = {}
     trace: EpisodeTrace | None = None
 
     def on_call(record: CallRecord) -> None:
-        truth = call_truth(env, record)  # on the state the call judged
-        if truth is not None:
-            truths[len(calls)] = truth
+        for evaluation in evaluations:  # on the state the call judged
+            evaluation.on_call(env, len(calls), record)
         calls.append(record)
         if trace is not None:
             trace.on_call(record)
@@ -225,7 +221,8 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
             if spec.instruction_category is not None:
                 options["instruction_category"] = spec.instruction_category
             obs, info = env.reset(seed=spec.seed, options=options)
-            truth = ground_truth(env)
+            for evaluation in evaluations:
+                evaluation.start(env, info["instruction"])
             if trace_root is not None:
                 trace = _start_trace(env, Path(trace_root) / spec.key(), video)
                 trace.on_observation(obs)
@@ -233,9 +230,9 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
             report, stopped = run_agent(agent, robot, info["instruction"],
                                         TaskContext(load_domain(env.task.domain)))
         result = _score(spec, env, report, stopped, calls, time.perf_counter() - start,
-                        str(trace.folder) if trace else None, robot.actions, truths)
-        result = replace(result, judge_score=judge_episode(spec, info["instruction"], truth,
-                                                           report))
+                        str(trace.folder) if trace else None, robot.actions)
+        for evaluation in evaluations:
+            result = evaluation.finish(result, report)
         if trace is not None:
             trace.finish({"title": f"{spec.task} / {spec.setting} / {spec.agent} / "
                                    f"{spec.model} / seed {spec.seed}",
@@ -258,7 +255,7 @@ def _start_trace(env: SimEnv, folder: Path, video: bool) -> EpisodeTrace:
 
 def _score(spec: EpisodeSpec, env: SimEnv, report: AgentReport, stopped: str,
            calls: list[CallRecord], wall_s: float, trace_dir: str | None,
-           motions: int, truths: Mapping[int, str]) -> EpisodeResult:
+           motions: int) -> EpisodeResult:
     evaluation = env.task.evaluate(env.scene_state)
     schedule = env.schedule
     expect = schedule.variant.expect if schedule.variant else "act"
@@ -274,7 +271,7 @@ def _score(spec: EpisodeSpec, env: SimEnv, report: AgentReport, stopped: str,
         spec, report, calls, success=success, progress=evaluation.progress,
         score=counts, goal_checker_error=goal_checker_error,
         failure=attribute_failure(report, success, stopped), wall_s=wall_s,
-        sim_s=float(env.data.time), trace_dir=trace_dir, truths=truths)
+        sim_s=float(env.data.time), trace_dir=trace_dir)
     if spec.kind == "task" and not schedule.runner.specs:
         return result
     return replace(result, intervention=measure(

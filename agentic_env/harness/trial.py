@@ -32,7 +32,6 @@ from PIL import Image
 
 from agentic_env.agents.base import AgentReport, TaskContext, agent_entry
 from agentic_env.agents.models.base import CallRecord
-from agentic_env.cli.setup_sheet import render_setup_sheet
 from agentic_env.contract.events import parse_events
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.envs.sim_env import SimEnv
@@ -49,6 +48,7 @@ from agentic_env.harness.runner import (
     run_agent,
     run_episode,
 )
+from agentic_env.harness.setup_sheet import render_setup_sheet
 from agentic_env.pddl.planning import PlanStep, load_domain
 from agentic_env.real.real_env import RealEnv
 from agentic_env.real.safety import SafetyFaultError

@@ -3,7 +3,7 @@
 A reference policy says which tool call a correct agent makes next, from the simulator's true
 state and the task's reference plan. Each tool set has its own
 (:func:`reference_policy`); the ``primitives`` one follows the task's closed-loop scripted
-expert (:meth:`~agentic_env.tasks.base.Task.expert_actions`), which replans from the true
+expert (:func:`~agentic_env.experts.expert_actions`), which replans from the true
 state whenever a step did not have its planned effect. Agents never see these policies.
 """
 
@@ -54,8 +54,10 @@ class ExpertPrimitivePolicy:
 
     def next_call(self) -> ReferenceCall:
         """The next correct call, computed from the state now (call it once per step)."""
+        from agentic_env.experts import expert_actions
+
         if self._actions is None:
-            self._actions = iter(self._env.task.expert_actions(self._env.scene_state))
+            self._actions = iter(expert_actions(self._env.task, self._env.scene_state))
         action = None if self._done else next(self._actions, None)
         if action is None:
             self._done = True

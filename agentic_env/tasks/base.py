@@ -1,13 +1,13 @@
-"""What a task provides to the sim env: props, reset sampling, privileged scoring, an expert.
+"""What a task provides to the sim env: props, reset sampling, privileged scoring.
 
 Tasks are plain objects composed into :class:`agentic_env.envs.sim_env.SimEnv`; they read
-privileged simulator state only in :meth:`Task.reset`, :meth:`Task.evaluate` and
-:meth:`Task.expert_actions` (used by the harness and the scripted expert, never by agents).
+privileged simulator state only in :meth:`Task.reset` and :meth:`Task.evaluate` (used by the
+env and the harness, never by agents). Their scripted experts live in
+:mod:`agentic_env.experts`, found by task name: a task never imports its expert.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -18,7 +18,6 @@ from agentic_env.sim.state import SceneState
 
 if TYPE_CHECKING:
     from agentic_env.contract.trial import TrialSpec
-    from agentic_env.pddl.planning import PlanStep
     from agentic_env.tasks.instructions import Instruction
 
 
@@ -88,17 +87,14 @@ class Task(Protocol):
         """Privileged score of the current state."""
         ...
 
-    def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
-        """Primitive actions of a ground-truth scripted expert, computed lazily."""
-        ...
-
 
 @runtime_checkable
 class SymbolicTask(Task, Protocol):
-    """A task with a PDDL model: true facts from the sim, a goal, and plan-step grounding.
+    """A task with a PDDL model: true facts from the sim and a goal.
 
-    ``domain`` names a file ``assets/pddl/<domain>.pddl``. The scripted expert solves the true
-    problem with Fast Downward and executes each step with :meth:`primitive_for`.
+    ``domain`` names a file ``assets/pddl/<domain>.pddl``. The task's scripted expert
+    (:func:`agentic_env.experts.expert_for`) solves the true problem with Fast Downward and
+    grounds each plan step (:func:`agentic_env.experts.primitive_for`).
     """
 
     domain: str
@@ -113,8 +109,4 @@ class SymbolicTask(Task, Protocol):
 
     def goal_facts(self) -> list[str]:
         """Ground facts the goal requires."""
-        ...
-
-    def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
-        """The primitive action that executes ``step`` with ground-truth poses."""
         ...

@@ -5,7 +5,6 @@ The scripted expert is :mod:`agentic_env.experts.stacking`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,8 +14,6 @@ import numpy as np
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.contract.workcell import TABLE_HEIGHT
 from agentic_env.errors import InvalidConfigError
-from agentic_env.experts.stacking import StackingExpert
-from agentic_env.pddl.planning import PlanStep
 from agentic_env.sim.props import ObjectSpec
 from agentic_env.sim.scene import SceneBuilder
 from agentic_env.sim.state import SceneState
@@ -93,7 +90,6 @@ class StackingTask:
         self._order: list[str] = []
         self._target = "pink"
         self._instruction = Instruction("", "canonical")
-        self._expert = StackingExpert(self)
 
     @staticmethod
     def default_config() -> StackingConfig:
@@ -260,14 +256,3 @@ class StackingTask:
     def plate_xy(self) -> dict[str, list[float]]:
         """Plate centres (x, y) by colour, base frame, metres."""
         return self._plate_xy
-
-    # -- expert -----------------------------------------------------------------------------
-
-    def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
-        """``pick`` at the cube's pose; ``place-on-object`` centred on the target's top
-        (:meth:`~agentic_env.experts.stacking.StackingExpert.primitive_for`)."""
-        return self._expert.primitive_for(step, scene)
-
-    def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
-        """Execute the Fast Downward reference plan with ground-truth poses."""
-        return self._expert.actions(scene)

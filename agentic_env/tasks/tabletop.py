@@ -5,7 +5,6 @@ The scripted expert is :mod:`agentic_env.experts.tabletop`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,7 +12,6 @@ import numpy as np
 
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.errors import InvalidConfigError
-from agentic_env.experts.tabletop import TabletopExpert
 from agentic_env.sim.props import BinSpec, ObjectSpec
 from agentic_env.sim.scene import SceneBuilder
 from agentic_env.sim.state import SceneState
@@ -72,7 +70,6 @@ class TabletopTask:
             for colour in self.config.cube_colours
         ]
         self._bin_position = np.array([*self.config.bin_position, 0.0])
-        self._expert = TabletopExpert(self)
 
     @staticmethod
     def default_config() -> TabletopConfig:
@@ -148,8 +145,3 @@ class TabletopTask:
         terms = {f"{cube.name}_in_bin": float(flag) for cube, flag in zip(self.cubes, inside,
                                                                              strict=True)}
         return TaskEvaluation(all(inside), float(np.mean(inside)), terms)
-
-    def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
-        """Pick each cube not yet in the bin and drop it into a bin slot
-        (:meth:`~agentic_env.experts.tabletop.TabletopExpert.actions`)."""
-        return self._expert.actions(scene)

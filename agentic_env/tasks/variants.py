@@ -17,7 +17,6 @@ Privileged (reads the simulator's truth): the env and the harness use it, never 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -93,7 +92,9 @@ class Variant:
 
 class VariantTask:
     """``base`` seen through ``variant``: the instruction, goal facts and evaluation change;
-    the scene, facts and grounding are the base task's."""
+    the scene and facts are the base task's, and so is the scripted expert
+    (:func:`agentic_env.experts.expert_for` uses the base task's, which follows the base
+    goal)."""
 
     def __init__(self, base: SymbolicTask, variant: Variant) -> None:
         self.base, self.variant = base, variant
@@ -130,10 +131,6 @@ class VariantTask:
         """The variant's instruction (the base task's paraphrase category)."""
         return Instruction(self.variant.instruction, self.base.instruction().category)
 
-    def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
-        """The base task's expert."""
-        return self.base.expert_actions(scene)
-
     def pddl_objects(self) -> dict[str, str]:
         """The base task's objects."""
         return self.base.pddl_objects()
@@ -145,10 +142,6 @@ class VariantTask:
     def goal_facts(self) -> list[str]:
         """The current goal facts."""
         return list(self._goal)
-
-    def primitive_for(self, step: Any, scene: SceneState) -> dict[str, Any]:
-        """The base task's grounding."""
-        return self.base.primitive_for(step, scene)
 
     def evaluate(self, scene: SceneState) -> TaskEvaluation:
         """Success when the goal facts, or one set of alternatives, all hold; progress and

@@ -1,4 +1,6 @@
-"""The five VLM modules of the AgenticLab pipeline, each one function around one model call.
+"""The AgenticLab pipeline's own VLM modules (task parser, action checker, goal checker), each
+one function around one model call; the detector and the grasp judgement it shares with other
+agents live in :mod:`agentic_env.agents.runtime`.
 
 Every module renders its prompt template (``prompts/<module>.md``, after the paper's
 Appendix B I/O specifications), attaches its images, states the JSON schema of the answer and
@@ -11,20 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
-from string import Template
 from typing import Any
 
 import numpy as np
 
 from agentic_env.agents.models.base import ModelImage, ModelQuery
 from agentic_env.agents.models.context import ModuleContext
+from agentic_env.agents.runtime.prompts import render_prompt
 from agentic_env.pddl.planning import PlanStep
 
 _BOOL = {"type": "boolean"}
 _TEXT = {"type": "string"}
-_NULLABLE_TEXT = {"type": ["string", "null"]}
-_PIXELS = {"type": ["array", "null"], "items": {"type": "number"}, "minItems": 2, "maxItems": 4}
 
 PARSER_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -48,20 +47,6 @@ CHECKER_SCHEMA: dict[str, Any] = {
         "failed_conditions": {"type": "array", "items": _TEXT},
     },
 }
-DETECTOR_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["found", "point"],
-    "properties": {"found": _BOOL, "point": _PIXELS, "box": _PIXELS, "reasoning": _TEXT},
-}
-GRASP_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["evaluation"],
-    "properties": {"evaluation": {
-        "type": "object", "required": ["action"],
-        "properties": {"action": {"type": "string", "enum": ["EXECUTE_GRASP", "REJECT_GRASP"]},
-                       "overall_reasoning": _NULLABLE_TEXT,
-                       "rejection_reason": _NULLABLE_TEXT}}},
-}
 GOAL_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["success"],
@@ -81,9 +66,7 @@ PREDICATE_GUIDE = """\
 
 def render_template(name: str, **values: Any) -> str:
     """The prompt template ``prompts/<name>.md`` with ``$placeholders`` filled in."""
-    text = resources.files("agentic_env.agents.agenticlab").joinpath(
-        f"prompts/{name}.md").read_text()
-    return Template(text).substitute({k: str(v) for k, v in values.items()})
+    return render_prompt("agentic_env.agents.agenticlab", name, **values)
 
 
 def _image(obs: Mapping[str, np.ndarray], camera: str) -> ModelImage:
@@ -153,76 +136,6 @@ def check_conditions(ctx: ModuleContext, obs: Mapping[str, np.ndarray], step: Pl
     answer = reply.parsed
     return CheckResult(bool(answer["success"]), tuple(answer.get("failed_conditions", ())),
                        str(answer.get("reasoning", "")))
-
-
-@dataclass(frozen=True)
-class Detection:
-    """Where the detector saw the target: a pixel point (u, v) and a box (x0, y0, x1, y1)."""
-
-    point: tuple[int, int]
-    box: tuple[int, int, int, int] | None
-
-
-def detect(ctx: ModuleContext, obs: Mapping[str, np.ndarray], camera: str, target: str,
-           description: str, part: str = "object") -> Detection | None:
-    """Object detector: point at and box ``target`` in the camera image, ``None`` if unseen.
-
-    Args:
-        part: ``"object"``, or for drawers ``"handle"`` / ``"interior"``.
-    """
-    height, width = obs[f"{camera}_rgb"].shape[:2]
-    part_text = {"handle": f"handle of the {description}",
-                 "interior": f"inside (floor) of the open {description}"}.get(part, description)
-    prompt = render_template("detector", part_text=part_text, camera=camera, width=width,
-                             height=height, target=target, description=description)
-    reply = ctx.ask(ModelQuery("detector", "detector", prompt, (_image(obs, camera),),
-                               DETECTOR_SCHEMA, {"target": target, "part": part,
-                                                 "camera": camera,
-                                                 "image_size": [height, width]}))
-    answer = reply.parsed
-    point = answer.get("point")
-    if not answer["found"] or point is None or len(point) != 2:
-        return None
-    u = int(np.clip(round(point[0]), 0, width - 1))
-    v = int(np.clip(round(point[1]), 0, height - 1))
-    box = answer.get("box")
-    if box is not None and len(box) == 4:
-        x0, y0, x1, y1 = (int(round(b)) for b in box)
-        box_tuple = (max(min(x0, x1), 0), max(min(y0, y1), 0),
-                     min(max(x0, x1), width), min(max(y0, y1), height))
-        if box_tuple[2] - box_tuple[0] >= 2 and box_tuple[3] - box_tuple[1] >= 2:
-            return Detection((u, v), box_tuple)
-    return Detection((u, v), None)
-
-
-@dataclass(frozen=True)
-class GraspVerdict:
-    """Grasp evaluation: execute or not, and why not."""
-
-    execute: bool
-    reason: str
-
-
-def evaluate_grasp(ctx: ModuleContext, image: np.ndarray, step: PlanStep, target: str,
-                   description: str, pose: np.ndarray, width: float) -> GraspVerdict:
-    """Grasp planner's evaluation (Fig. 17-22): judge a candidate drawn over the point cloud.
-
-    Args:
-        image: the candidate rendered over the local point cloud (H, W, 3) uint8.
-        pose: candidate TCP pose (4, 4), robot base frame.
-        width: jaw opening, metres.
-    """
-    prompt = render_template(
-        "grasp", action=str(step), target=target, description=description,
-        position=np.round(pose[:3, 3], 3).tolist(), approach=np.round(pose[:3, 2], 2).tolist(),
-        width_mm=round(width * 1000))
-    reply = ctx.ask(ModelQuery("grasp", "grasp", prompt, (ModelImage("grasp_candidate", image),),
-                               GRASP_SCHEMA, {"target": target, "pose": pose.tolist(),
-                                              "width": width}))
-    evaluation = reply.parsed["evaluation"]
-    execute = evaluation["action"] == "EXECUTE_GRASP"
-    reason = evaluation.get("rejection_reason") or evaluation.get("overall_reasoning") or ""
-    return GraspVerdict(execute, str(reason))
 
 
 def check_goal(ctx: ModuleContext, obs: Mapping[str, np.ndarray], instruction: str,

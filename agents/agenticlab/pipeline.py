@@ -15,7 +15,6 @@ report), never to the simulator; each plan step is grounded by the robot skills
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -29,25 +28,19 @@ from agentic_env.agents.agenticlab.modules import (
     check_goal,
     parse_task,
 )
-from agentic_env.agents.agenticlab.steps import StepGrounding
-from agentic_env.agents.base import (
-    AgentReport,
-    AgentSetup,
-    RobotIO,
-    RobotStoppedError,
-    TaskContext,
-)
-from agentic_env.agents.models.base import BudgetExceededError
+from agentic_env.agents.agenticlab.steps import StepRunner
+from agentic_env.agents.base import AgentReport, AgentSetup, RobotIO, TaskContext
 from agentic_env.agents.models.context import ModuleFailedError
-from agentic_env.agents.skills import reorient, turn
-from agentic_env.agents.skills.scene import (
-    at_home,
-    kinematics,
+from agentic_env.agents.runtime import (
+    Episode,
+    Limits,
+    Manipulator,
+    StopEpisodeError,
+    detector_for,
+    grasp_judge,
 )
-from agentic_env.contract.actions import (
-    home,
-)
-from agentic_env.contract.spaces import PRIMITIVES
+from agentic_env.agents.skills.scene import at_home
+from agentic_env.contract.actions import home
 from agentic_env.pddl.planning import (
     PDDLError,
     PlanNotFoundError,
@@ -101,14 +94,6 @@ def make_agenticlab(setup: AgentSetup) -> AgenticLabAgent:
     return AgenticLabAgent(setup.models, config, setup.on_event)
 
 
-class _StopEpisodeError(Exception):
-    """Ends the episode: a limit, an exhausted budget or a module that cannot go on."""
-
-    def __init__(self, source: str, detail: str) -> None:
-        super().__init__(detail)
-        self.source = source
-
-
 class _ReplanError(Exception):
     """Back to the task parser with a fresh observation."""
 
@@ -125,7 +110,7 @@ Problem:
   (:goal (and (on-top-of green-cube-1 pink-plate-1) (on-top-of yellow-cube-1 green-cube-1))))"""
 
 
-class AgenticLabAgent(StepGrounding):
+class AgenticLabAgent:
     """Algorithm 1 over a :class:`RobotIO`.
 
     Args:
@@ -139,126 +124,88 @@ class AgenticLabAgent(StepGrounding):
         self.ctx = ctx
         self.config = config or AgentConfig()
         self._on_event = on_event
-        self._rng = np.random.default_rng(self.config.seed)
-        self._reorienter: reorient.Reorienter | None = None
-        self._turning: turn.TurningGrip | None = None
-
-    # -- bookkeeping -------------------------------------------------------------------------
-
-    def event(self, kind: str, **details: Any) -> None:
-        event = {"kind": kind, "t": round(time.perf_counter() - self._start, 3), **details}
-        self.report.events.append(event)
-        if self._on_event is not None:
-            self._on_event(event)
-
-    def _check_time(self) -> None:
-        if time.perf_counter() - self._start > self.config.max_wall_s:
-            raise _StopEpisodeError("limits",
-                                    f"wall-time limit ({self.config.max_wall_s:g} s) reached")
-
-    def act(self, action: dict[str, Any], why: str) -> dict[str, Any]:
-        self._check_time()
-        if self.report.actions >= self.config.max_actions:
-            raise _StopEpisodeError("limits",
-                                    f"action limit ({self.config.max_actions}) reached")
-        self.obs, status = self.robot.act(action)
-        self.report.actions += 1
-        self.event("primitive", primitive=PRIMITIVES[int(action["primitive"])], why=why,
-                    position=np.round(np.asarray(action["pose"])[:3], 3).tolist(),
-                    distance=round(float(np.asarray(action["distance"]).ravel()[0]), 3),
-                    ok=status.get("ok"), reason=status.get("reason", ""),
-                    message=status.get("message", ""))
-        return status
-
-    def _fail_first(self, source: str, detail: str) -> None:
-        if self.report.failure is None:
-            self.report.failure, self.report.failure_detail = source, detail
-
-    # -- main loop -------------------------------------------------------------------------
+        self.objects: dict[str, str] = {}
 
     def run(self, robot: RobotIO, instruction: str, context: TaskContext) -> AgentReport:
         """Carry out ``instruction`` with the task's PDDL domain; never raises for agent
         failures (they end the episode with ``report.failure`` set), nor when the robot
         stops the episode (``execution``)."""
-        self.robot, self.report, self._start = robot, AgentReport(), time.perf_counter()
-        self._reorienter = reorient.Reorienter(robot.workspace, kinematics=kinematics())
+        cfg = self.config
+        self.episode = Episode(robot, Limits(cfg.max_actions, cfg.max_replans, cfg.max_wall_s),
+                               self._on_event)
+        self.hands = Manipulator(
+            self.episode, detector_for(self.ctx, self._describe),
+            np.random.default_rng(cfg.seed), judged=cfg.grasp_candidates_judged,
+            judge_for=self._judge if cfg.grasp_evaluation else None)
+        self.steps = StepRunner(self.episode, self.hands)
         self.instruction, self.domain = instruction, context.domain
-        self.workspace = robot.workspace
-        self.obs = robot.observe()
-        try:
+        with self.episode.guard():
             self._loop()
-        except _StopEpisodeError as stop:
-            self._fail_first(stop.source, str(stop))
-            self.event("stop", source=stop.source, detail=str(stop))
-        except BudgetExceededError as exc:
-            self._fail_first("limits", str(exc))
-            self.event("stop", source="limits", detail=str(exc))
-        except RobotStoppedError as exc:
-            self._fail_first("execution", str(exc))
-            self.event("stop", source="execution", detail=str(exc))
-        return self.report
+        return self.episode.report
+
+    def _describe(self, name: str) -> str:
+        return self.objects.get(name, name.replace("-", " "))
+
+    def _judge(self, name: str, action: str) -> Any:
+        return grasp_judge(self.ctx, action, self._describe(name))
 
     def _loop(self) -> None:
         cfg = self.config
         while True:
             parsed, plan = self._make_plan()
             self.objects = {name: desc for name, (_, desc) in parsed.objects.items()}
-            self.parsed, self.plan = parsed, plan
+            self.parsed = parsed
             try:
                 for step in plan:
-                    self._run_step(step)
+                    self._run_step(step, plan)
             except _ReplanError:
                 self._replan("an action check failed")
                 continue
             except ModuleFailedError as exc:
-                self._fail_first(exc.module, str(exc))
-                self.event("module_failed", module=exc.module, error=str(exc)[:500])
+                self.episode.fail_first(exc.module, str(exc))
+                self.episode.event("module_failed", module=exc.module, error=str(exc)[:500])
                 self._replan(f"the {exc.module} module failed")
                 continue
             if cfg.verification == "none":
-                self.report.believes_done = True
-                self.event("done", verified=False)
+                self.episode.report.believes_done = True
+                self.episode.event("done", verified=False)
                 return
             try:
-                verdict = check_goal(self.ctx, self.obs, self.instruction,
+                verdict = check_goal(self.ctx, self.episode.obs, self.instruction,
                                      goal_literals(parsed.domain, parsed.problem), self.objects)
             except ModuleFailedError as exc:
-                self._fail_first("goal", str(exc))
-                self.event("module_failed", module="goal", error=str(exc)[:500])
+                self.episode.fail_first("goal", str(exc))
+                self.episode.event("module_failed", module="goal", error=str(exc)[:500])
                 self._replan("the goal checker failed")
                 continue
-            self.report.goal_checked = True
-            self.report.believes_done = verdict.success
-            self.event("goal_check", success=verdict.success, unmet=list(verdict.failed),
-                        reasoning=verdict.reasoning)
+            self.episode.report.goal_checked = True
+            self.episode.report.believes_done = verdict.success
+            self.episode.event("goal_check", success=verdict.success, unmet=list(verdict.failed),
+                               reasoning=verdict.reasoning)
             if verdict.success:
                 return
-            self._fail_first("goal", "the goal check found the goal unmet")
+            self.episode.fail_first("goal", "the goal check found the goal unmet")
             self._replan("the goal is not met")
 
     def _replan(self, why: str) -> None:
-        if self.report.replans >= self.config.max_replans:
-            raise _StopEpisodeError(
-                "limits", f"replan limit ({self.config.max_replans}) reached; last: {why}")
-        self.report.replans += 1
-        self.event("replan", why=why, replans=self.report.replans)
-        if at_home(self.obs):
-            self.obs = self.robot.observe()
+        self.episode.replan(why)
+        if at_home(self.episode.obs):
+            self.episode.observe()
         else:  # look at the scene with the arm out of the shoulder camera's view
-            self.act(home(), "clear the view for replanning")
+            self.episode.act(home(), "clear the view for replanning")
 
     # -- task parser and planner ---------------------------------------------------------------
 
     def _make_plan(self) -> tuple[ParsedTask, list[PlanStep]]:
         feedback = ""
         for attempt in range(1, self.config.max_parse_attempts + 1):
-            self._check_time()
+            self.episode.check_time()
             try:
-                parsed = parse_task(self.ctx, self.obs, self.instruction, self.domain,
+                parsed = parse_task(self.ctx, self.episode.obs, self.instruction, self.domain,
                                     PARSER_EXAMPLE, feedback)
             except ModuleFailedError as exc:
                 feedback = ""
-                self.event("parser_error", attempt=attempt, error=str(exc)[:500])
+                self.episode.event("parser_error", attempt=attempt, error=str(exc)[:500])
                 continue
             try:
                 if _domain_changed_actions(self.domain, parsed.domain):
@@ -268,37 +215,37 @@ class AgenticLabAgent(StepGrounding):
                 plan = solve(parsed.domain, parsed.problem)
             except (PDDLError, PlanNotFoundError) as exc:
                 feedback = f"{type(exc).__name__}: {exc}"
-                self.event("plan_error", attempt=attempt, error=feedback[:2000])
+                self.episode.event("plan_error", attempt=attempt, error=feedback[:2000])
                 continue
-            self.event("plan", attempt=attempt, steps=[str(s) for s in plan],
-                        objects=sorted(parsed.objects), reasoning=parsed.reasoning)
+            self.episode.event("plan", attempt=attempt, steps=[str(s) for s in plan],
+                               objects=sorted(parsed.objects), reasoning=parsed.reasoning)
             return parsed, plan
-        raise _StopEpisodeError("parser", f"no valid, solvable PDDL problem after "
+        raise StopEpisodeError("parser", f"no valid, solvable PDDL problem after "
                     f"{self.config.max_parse_attempts} parser answers")
 
     # -- one plan step ------------------------------------------------------------------------
 
-    def _run_step(self, step: PlanStep) -> None:
+    def _run_step(self, step: PlanStep, plan: list[PlanStep]) -> None:
         full = self.config.verification == "full"
         pre, effects = step_conditions(self.parsed.domain, self.parsed.problem, step)
         effects = [e for e in effects if e not in STATIC_EFFECTS]
         for attempt in range(self.config.max_step_retries + 1):
             if full:
-                check = check_conditions(self.ctx, self.obs, step, pre, "preconditions",
+                check = check_conditions(self.ctx, self.episode.obs, step, pre, "preconditions",
                                          self.objects)
-                self.event("precondition_check", step=str(step), success=check.success,
-                            failed=list(check.failed), reasoning=check.reasoning)
+                self.episode.event("precondition_check", step=str(step), success=check.success,
+                                   failed=list(check.failed), reasoning=check.reasoning)
                 if not check.success:
                     raise _ReplanError
-            self.event("step", step=str(step), attempt=attempt + 1)
-            executed = self._execute(step)
+            self.episode.event("step", step=str(step), attempt=attempt + 1)
+            executed = self.steps.execute(step, plan)
             if not full:
                 return
-            check = check_conditions(self.ctx, self.obs, step, effects, "effects",
+            check = check_conditions(self.ctx, self.episode.obs, step, effects, "effects",
                                      self.objects)
-            self.event("effect_check", step=str(step), success=check.success,
-                        failed=list(check.failed), executed=executed,
-                        reasoning=check.reasoning)
+            self.episode.event("effect_check", step=str(step), success=check.success,
+                               failed=list(check.failed), executed=executed,
+                               reasoning=check.reasoning)
             if check.success:
                 return
         raise _ReplanError

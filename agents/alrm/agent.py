@@ -12,23 +12,24 @@ sequence.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from agentic_env.agents.alrm.executors import CodeExecutor, SubtaskOutcome, ToolExecutor
 from agentic_env.agents.alrm.planner import Step, next_subtask
 from agentic_env.agents.alrm.tools import AlrmWorld, alrm_tools
 from agentic_env.agents.base import AgentReport, AgentSetup, RobotIO, TaskContext
-from agentic_env.agents.models.base import BudgetExceededError
 from agentic_env.agents.models.context import ModuleFailedError
+from agentic_env.agents.runtime import Episode
 from agentic_env.agents.tools.registry import ToolRegistry
 from agentic_env.agents.tools.robot import ToolContext
 from agentic_env.errors import InvalidConfigError
 
 #: Executor modes.
 MODES: tuple[str, ...] = ("tap", "cap")
-#: Default options (the registry validates given ones against these types).
-DEFAULT_OPTIONS: dict[str, Any] = {"mode": "tap", "max_steps": 12}
+#: Default options (the registry validates given ones against these types); ``max_steps``
+#: 0 bounds the planner's steps by the episode's action budget (every subtask sends at
+#: least one primitive), so a long task is not cut off by a bound set per agent.
+DEFAULT_OPTIONS: dict[str, Any] = {"mode": "tap", "max_steps": 0}
 #: Failure sources of ALRM besides the common ones.
 FAILURE_SOURCES: tuple[str, ...] = ("task_planner", "task_executor", "detector")
 
@@ -40,83 +41,70 @@ class AlrmAgent:
         setup: models, options (``mode``, ``max_steps``), limits and seed.
 
     Raises:
-        InvalidConfigError: an unknown mode or a step bound below 1.
+        InvalidConfigError: an unknown mode or a negative step bound.
     """
 
     def __init__(self, setup: AgentSetup) -> None:
         options = {**DEFAULT_OPTIONS, **dict(setup.options)}
-        if options["mode"] not in MODES or int(options["max_steps"]) < 1:
+        if options["mode"] not in MODES or int(options["max_steps"]) < 0:
             raise InvalidConfigError(f"alrm options: mode must be one of {', '.join(MODES)} "
-                                     f"and max_steps >= 1, got {options}")
+                                     f"and max_steps >= 0 (0: the action budget), got "
+                                     f"{options}")
         self.setup = setup
         self.mode = str(options["mode"])
-        self.max_steps = int(options["max_steps"])
-
-    def _event(self, report: AgentReport, kind: str, **details: Any) -> None:
-        event = {"kind": kind, **details}
-        report.events.append(event)
-        if self.setup.on_event is not None:
-            self.setup.on_event(event)
+        self.max_steps = int(options["max_steps"]) or setup.max_actions
 
     def run(self, robot_io: RobotIO, instruction: str, context: TaskContext) -> AgentReport:
         """Plan and execute ``instruction``; failures end up in the report."""
-        setup, report = self.setup, AgentReport()
+        setup = self.setup
         tool_context = ToolContext(robot_io, instruction, setup.max_actions,
-                                   models=setup.models)
+                                   models=setup.models, max_wall_s=setup.max_wall_s,
+                                   on_event=setup.on_event)
+        episode = tool_context.episode
         world = AlrmWorld(tool_context, setup.seed)
         tools = ToolRegistry(alrm_tools(tool_context, world))
         executor = (ToolExecutor(setup.models, tools, tool_context) if self.mode == "tap"
                     else CodeExecutor(setup.models, tools, tool_context, seed=setup.seed))
-        start = time.monotonic()
         steps: list[Step] = []
-        try:
-            scene = tools.call("get_objects", {})
-            places = tools.call("get_reference_names", {})
-            scene_text = scene.render()
-            self._event(report, "scene", objects=scene.data.get("objects", {}),
-                        places=places.message)
-            for _ in range(self.max_steps):
-                if time.monotonic() - start > setup.max_wall_s:
-                    self._fail(report, "limits", f"wall time over {setup.max_wall_s} s")
-                    break
-                answer = next_subtask(setup.models, instruction, scene_text, places.message,
-                                      steps)
-                if answer.done:
-                    report.believes_done = True
-                    self._event(report, "done", thought=answer.thought)
-                    break
-                outcome = executor.run(answer.subtask, scene_text)
-                steps.append(Step(answer.thought, answer.subtask, outcome.observation,
-                                  outcome.ok))
-                self._record(report, answer.thought, answer.subtask, outcome)
-                report.actions = tool_context.log.actions
-                if report.actions >= setup.max_actions:
-                    self._fail(report, "limits", f"{setup.max_actions} actions used")
-                    break
-            else:
-                self._fail(report, "limits", f"the planner's {self.max_steps} steps are used")
-        except ModuleFailedError as error:
-            self._fail(report, error.module if error.module in FAILURE_SOURCES else "error",
-                       str(error))
-        except BudgetExceededError as error:
-            self._fail(report, "limits", str(error))
-        report.actions = tool_context.log.actions
-        return report
+        with episode.guard():
+            try:
+                self._loop(episode, tools, executor, instruction, steps)
+            except ModuleFailedError as error:
+                source = error.module if error.module in FAILURE_SOURCES else "error"
+                episode.fail_first(source, str(error))
+        return episode.report
 
-    def _record(self, report: AgentReport, thought: str, subtask: str,
+    def _loop(self, episode: Episode, tools: ToolRegistry,
+              executor: ToolExecutor | CodeExecutor, instruction: str,
+              steps: list[Step]) -> None:
+        scene = tools.call("get_objects", {})
+        places = tools.call("get_reference_names", {})
+        scene_text = scene.render()
+        episode.event("scene", objects=scene.data.get("objects", {}), places=places.message)
+        for _ in range(self.max_steps):
+            episode.check_time()
+            answer = next_subtask(self.setup.models, instruction, scene_text, places.message,
+                                  steps)
+            if answer.done:
+                episode.report.believes_done = True
+                episode.event("done", thought=answer.thought)
+                return
+            outcome = executor.run(answer.subtask, scene_text)
+            steps.append(Step(answer.thought, answer.subtask, outcome.observation, outcome.ok))
+            self._record(episode, answer.thought, answer.subtask, outcome)
+            if episode.report.actions >= self.setup.max_actions:
+                episode.fail_first("limits", f"{self.setup.max_actions} actions used")
+                return
+        episode.fail_first("limits", f"the planner's {self.max_steps} steps are used")
+
+    def _record(self, episode: Episode, thought: str, subtask: str,
                 outcome: SubtaskOutcome) -> None:
-        self._event(report, "subtask", thought=thought, subtask=subtask, ok=outcome.ok,
-                    observation=outcome.observation, mode=self.mode,
-                    calls=[list(call) for call in outcome.calls], **outcome.detail)
+        episode.event("subtask", thought=thought, subtask=subtask, ok=outcome.ok,
+                      observation=outcome.observation, mode=self.mode,
+                      calls=[list(call) for call in outcome.calls], **outcome.detail)
         if not outcome.ok:
             source = "detector" if "NOT_FOUND" in outcome.observation else "execution"
-            self._fail(report, source, f"{subtask} failed: {outcome.observation[:300]}")
-
-    @staticmethod
-    def _fail(report: AgentReport, source: str, detail: str) -> None:
-        """Record the first failure (later ones are recovered from or follow from it)."""
-        if report.failure is None:
-            report.failure, report.failure_detail = source, detail
+            episode.fail_first(source, f"{subtask} failed: {outcome.observation[:300]}")
 
 
 def make_alrm(setup: AgentSetup) -> AlrmAgent:

@@ -17,15 +17,14 @@ are in the robot base frame, metres.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from typing import Any
 
 import numpy as np
 
 from agentic_env.agents import skills
-from agentic_env.agents.agenticlab.modules import detect
 from agentic_env.agents.models.base import ModelImage, ModelQuery
-from agentic_env.agents.skills import grounding
+from agentic_env.agents.runtime import Manipulator, Place, detect, render_prompt
+from agentic_env.agents.skills import Detection, grounding
 from agentic_env.agents.skills.result import SkillCode, SkillResult, fail, ok
 from agentic_env.agents.tools.registry import ToolFunction, register_tool_set
 from agentic_env.agents.tools.robot import ToolContext
@@ -36,9 +35,9 @@ from agentic_env.errors import AgenticEnvError, InvalidActionError
 OBJECTS_TEMPLATE = "alrm_objects"
 #: The table as a place.
 TABLE = "table"
-#: After a failed place the object counts as still held while the pads are within this of
-#: their distance right after the pick, m (a release opens them 3 cm wider; a slip closes them).
-HOLD_TOLERANCE = 0.005
+#: Place mode of a listed place by its kind (what the detector said it is); any other
+#: place is a container, an object on top.
+PLACE_KINDS = {"drawer": Place.DRAWER, "slot": Place.SLOT, "plate": Place.ON}
 OBJECTS_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["objects"],
     "properties": {"objects": {"type": "array", "items": {
@@ -48,46 +47,20 @@ OBJECTS_SCHEMA: dict[str, Any] = {
 }
 
 
-class ToolSkillIO:
-    """A :class:`~agentic_env.agents.skills.SkillIO` over a tool context: primitives count
-    against the episode's action budget, and past it are refused without moving."""
-
-    def __init__(self, context: ToolContext) -> None:
-        self.context = context
-        self.workspace = context.io.workspace
-        self.obs = context.io.observe()
-        self.events: list[dict[str, Any]] = []
-
-    def act(self, action: dict[str, Any], why: str) -> dict[str, Any]:
-        """Run one primitive (refused once the budget is spent); its status report."""
-        refusal = self.context.action_refusal()
-        if refusal is not None:
-            return {"ok": False, "reason": "budget", "message": refusal.message}
-        self.context.log.actions += 1
-        self.obs, status = self.context.io.act(action)
-        self.event("primitive", why=why, ok=status.get("ok"), reason=status.get("reason", ""))
-        return status
-
-    def event(self, kind: str, **details: Any) -> None:
-        """Record one event."""
-        self.events.append({"kind": kind, **details})
-
-
 class AlrmWorld:
-    """What ALRM's functions share in one episode: the robot, the detector, the object list
-    and the object in the gripper.
+    """What ALRM's functions share in one episode: the detector's object list and the
+    named-object manipulator (what the gripper holds).
 
     Args:
-        context: the episode's tool context (its ``models`` answer the detector).
+        context: the episode's tool context (its ``models`` answer the detector, its
+            ``episode`` is the robot access within the limits).
         seed: seed of the grasp sampling.
     """
 
     def __init__(self, context: ToolContext, seed: int = 0) -> None:
         self.context = context
-        self.io = ToolSkillIO(context)
-        self.rng = np.random.default_rng(seed)
-        self.held: grounding.HeldObject | None = None
-        self.held_width = 0.0  # distance between the pads right after the pick, m
+        self.io = context.episode
+        self.hands = Manipulator(context.episode, self.detector, np.random.default_rng(seed))
         self._listing: list[dict[str, Any]] | None = None
 
     # -- perception through the model layer -------------------------------------------------
@@ -98,8 +71,7 @@ class AlrmWorld:
             models = self.context.models
             if models is None:
                 return []
-            prompt = resources.files("agentic_env.agents.alrm").joinpath(
-                f"prompts/{OBJECTS_TEMPLATE}.md").read_text()
+            prompt = render_prompt("agentic_env.agents.alrm", OBJECTS_TEMPLATE)
             image = ModelImage("shoulder_rgb", self.io.obs["shoulder_rgb"])
             reply = models.ask(ModelQuery("detector", OBJECTS_TEMPLATE, prompt, (image,),
                                           OBJECTS_SCHEMA, {"list": True}))
@@ -120,7 +92,7 @@ class AlrmWorld:
         return None
 
     def detector(self, obs: Mapping[str, np.ndarray], camera: str, name: str,
-                 part: str) -> Any:
+                 part: str) -> Detection | None:
         """The skills' detector: the ``detector`` module pointing at ``name``."""
         entry = self.resolve(name) or {}
         models = self.context.models
@@ -128,38 +100,23 @@ class AlrmWorld:
             return None
         return detect(models, obs, camera, name, str(entry.get("description", name)), part)
 
-    def locate(self, name: str, part: str = "object") -> SkillResult:
-        """``locate`` with active perception, over the remaining action budget."""
-        left = max(self.context.max_actions - self.context.log.actions - 2, 0)
-        return skills.locate(self.io, self.detector, name, part, max_moves=left)
-
-    def still_holding(self) -> bool:
-        """Whether the gripper still holds what it picked, read from the pads' distance (after
-        a failed place, which may have released the object or let it slip)."""
-        width = float(self.io.obs["gripper_width"][0])
-        return self.held is not None and abs(width - self.held_width) <= HOLD_TOLERANCE
-
-    def drawer_yaw(self, inside: str | None = None) -> float | None:
-        """Yaw (rad) pointing the wrist out of the scene's drawer, if it has one (and, with
-        ``inside``, only when that object lies within the drawer's interior as seen)."""
+    def drawer_yaw(self, inside: str) -> float | None:
+        """Yaw (rad) pointing the wrist out of the scene's drawer when ``inside`` lies within
+        the drawer's interior as seen, else ``None``."""
         drawer = next((e["name"] for e in self.listing() if e["kind"] == "drawer"), None)
         if drawer is None:
             return None
-        if inside is not None:
-            thing, interior = self.locate(inside), self.locate(drawer, "interior")
-            if not (thing.ok and interior.ok):
-                return None
-            seen, room = thing.data["target"], interior.data["target"]
-            box = room.detection.box
-            u, v = seen.detection.point
-            if seen.camera != room.camera or box is None or not (
-                    box[0] <= u <= box[2] and box[1] <= v <= box[3]):
-                return None
-        handle = self.locate(drawer, "handle")
-        if not handle.ok:
+        thing, interior = self.hands.locate(inside), self.hands.locate(drawer, "interior")
+        if not (thing.ok and interior.ok):
             return None
-        fitted = skills.handle_pose(self.io, handle.data["target"])
-        return skills.outward_yaw(fitted.data["pose"]) if fitted.ok else None
+        seen, room = thing.data["target"], interior.data["target"]
+        box = room.detection.box
+        u, v = seen.detection.point
+        if seen.camera != room.camera or box is None or not (
+                box[0] <= u <= box[2] and box[1] <= v <= box[3]):
+            return None
+        outward = self.hands.outward_yaw(drawer)
+        return outward.data["yaw"] if outward.ok else None
 
 
 def _words(entry: Mapping[str, Any]) -> str:
@@ -199,7 +156,7 @@ def alrm_tools(context: ToolContext, world: AlrmWorld | None = None) -> Sequence
         entry = world.resolve(name)
         if entry is None:
             return _not_found(name)
-        found = world.locate(entry["name"])
+        found = world.hands.locate(entry["name"])
         if not found.ok:
             return _not_found(name)
         centre, top = grounding.top_of(found.data["target"].cloud)
@@ -215,11 +172,12 @@ def alrm_tools(context: ToolContext, world: AlrmWorld | None = None) -> Sequence
         entry = world.resolve(name)
         if entry is None:
             return _not_found(name)
-        found = world.locate(entry["name"])
+        found = world.hands.locate(entry["name"])
         if not found.ok:
             return _not_found(name)
         yaw = grounding.tcp_yaw(world.io.obs["tcp_pose"])
-        candidates, _, _ = skills.plan_grasps(world.io, found.data["target"], yaw, world.rng)
+        candidates, _, _ = skills.plan_grasps(world.io, found.data["target"], yaw,
+                                              world.hands.rng)
         if not candidates:
             return fail(SkillCode.GRASP_FAILED, f"No grasp found for the {_words(entry)}")
         best = candidates[0]
@@ -236,52 +194,46 @@ def alrm_tools(context: ToolContext, world: AlrmWorld | None = None) -> Sequence
         entry = world.resolve(name)
         if entry is None or entry["place"]:
             return _not_found(name)
-        if world.held is not None:
-            return fail(SkillCode.BLOCKED, f"The gripper already holds the {world.held.name}; "
+        held = world.hands.held
+        if held is not None:
+            return fail(SkillCode.BLOCKED, f"The gripper already holds the {held.name}; "
                         "place it first")
         yaw = world.drawer_yaw(inside=entry["name"])  # out of a drawer: wrist points away
-        result = skills.pick(world.io, world.detector, entry["name"], world.rng, yaw=yaw)
+        result = world.hands.pick(entry["name"], yaw=yaw)
         if not result.ok:
             return fail(result.code, f"The {_words(entry)} could not be picked: "
                         f"{result.message}")
-        world.held = result.data["held"]
-        world.held_width = float(world.io.obs["gripper_width"][0])
         return ok(f"The {_words(entry)} was successfully picked")
 
     def place(target: str) -> SkillResult:
-        """Place the object in the gripper in, on or at a place or another object.
+        """Place the object in the gripper in, on or at a place or another object, or set it
+        down turned into a pose.
 
         Args:
-            target: a reference name (bin, bowl, plate, drawer, table) or an object's name.
+            target: a reference name (bin, bowl, plate, board slot, drawer, pose such as
+                upright, table) or an object's name.
         """
-        held = world.held
+        held = world.hands.held
         if held is None:
             return fail(SkillCode.BLOCKED, "The gripper holds nothing; pick an object first")
         entry = world.resolve(target)
         if entry is None and target.lower() != TABLE:
             return _not_found(target)
         if entry is None or entry["name"] == TABLE:
-            result = skills.place_at(world.io, held)
+            result = world.hands.place(held.name, Place.TABLE)
+        elif entry["kind"] == "pose":
+            result = world.hands.place_turned(held.name, entry["name"])
         else:
-            drawer = entry["kind"] == "drawer"
-            yaw = world.drawer_yaw() if drawer else None
-            found = world.locate(entry["name"], "interior" if drawer else "object")
-            if not found.ok:
-                return _not_found(target)
-            if entry["place"] and entry["kind"] != "plate":
-                result = skills.place_in(world.io, held, found.data["target"], yaw=yaw)
-            else:
-                result = skills.place_on(world.io, held, found.data["target"],
-                                         align_faces=True)
+            mode = PLACE_KINDS.get(entry["kind"], Place.IN if entry["place"] else Place.ON)
+            result = world.hands.place(held.name, mode, entry["name"])
         where = "on the table" if entry is None else f"at the {_words(entry)}"
         if not result.ok:
-            kept = world.still_holding()
-            if not kept:
-                world.held = None
+            if result.code is SkillCode.NOT_FOUND:
+                return _not_found(target)
+            kept = world.hands.holding()
             return fail(result.code, f"The {held.name} could not be placed {where}: "
                         f"{result.message}; " + ("it is still in the gripper" if kept
                                                  else "the gripper no longer holds it"))
-        world.held = None
         return ok(f"The {held.name} was successfully placed {where}")
 
     def move_to(x: float, y: float, z: float) -> SkillResult:
@@ -304,13 +256,11 @@ def alrm_tools(context: ToolContext, world: AlrmWorld | None = None) -> Sequence
             entry = world.resolve(name)
             if entry is None or entry["kind"] != "drawer":
                 return fail(SkillCode.NOT_FOUND, f"Drawer {name} not found")
-            handle = world.locate(entry["name"], "handle")
-            if not handle.ok:
+            result = world.hands.move_drawer(entry["name"], opening)
+            verb = "opened" if opening else "closed"
+            if result.code is SkillCode.NOT_FOUND:
                 return fail(SkillCode.NOT_FOUND, f"The handle of the {_words(entry)} was "
                             "not found")
-            skill = skills.open_drawer if opening else skills.close_drawer
-            result = skill(world.io, handle.data["target"])
-            verb = "opened" if opening else "closed"
             if not result.ok:
                 return fail(result.code, f"The {_words(entry)} could not be {verb}: "
                             f"{result.message}")

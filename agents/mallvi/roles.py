@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
-from string import Template
 from typing import Any
 
 import numpy as np
 
 from agentic_env.agents.models.base import ModelImage, ModelQuery
 from agentic_env.agents.models.context import ModuleContext
+from agentic_env.agents.runtime.prompts import render_prompt
+from agentic_env.agents.skills import Detection
 
 _TEXT = {"type": "string"}
 _NUMBER = {"type": "number"}
@@ -141,9 +141,7 @@ def parse_move(item: Mapping[str, Any], role: str) -> Move:
 
 def render(name: str, **values: Any) -> str:
     """The prompt template ``prompts/<name>.md`` with ``$placeholders`` filled in."""
-    text = resources.files("agentic_env.agents.mallvi").joinpath(
-        f"prompts/{name}.md").read_text()
-    return Template(text).substitute({k: str(v) for k, v in values.items()})
+    return render_prompt("agentic_env.agents.mallvi", name, **values)
 
 
 def image(obs: Mapping[str, np.ndarray], camera: str, name: str = "") -> ModelImage:
@@ -168,31 +166,6 @@ def decompose(ctx: ModuleContext, obs: Mapping[str, np.ndarray], instruction: st
     return moves, str(reply.parsed.get("reasoning", ""))
 
 
-@dataclass(frozen=True)
-class Detection:
-    """Where the Localizer saw a target: pixel point (u, v) and box (x0, y0, x1, y1)."""
-
-    point: tuple[int, int]
-    box: tuple[int, int, int, int] | None
-
-
-def pixels(point: Sequence[float] | None, box: Sequence[float] | None, height: int,
-           width: int) -> Detection | None:
-    """A detection from raw pixel answers, clipped to the image; ``None`` without a point."""
-    if point is None or len(point) != 2:
-        return None
-    u = int(np.clip(round(point[0]), 0, width - 1))
-    v = int(np.clip(round(point[1]), 0, height - 1))
-    if box is None or len(box) != 4:
-        return Detection((u, v), None)
-    x0, y0, x1, y1 = (int(round(b)) for b in box)
-    clipped = (max(min(x0, x1), 0), max(min(y0, y1), 0), min(max(x0, x1), width),
-               min(max(y0, y1), height))
-    if clipped[2] - clipped[0] < 2 or clipped[3] - clipped[1] < 2:
-        return Detection((u, v), None)
-    return Detection((u, v), clipped)
-
-
 def localize(ctx: ModuleContext, obs: Mapping[str, np.ndarray], camera: str, target: str,
              part: str = "object") -> Detection | None:
     """Localizer's open-vocabulary detection of ``target`` in ``camera``'s image."""
@@ -207,7 +180,8 @@ def localize(ctx: ModuleContext, obs: Mapping[str, np.ndarray], camera: str, tar
                                                   "image_size": [height, width]}))
     if not reply.parsed["found"]:
         return None
-    return pixels(reply.parsed.get("point"), reply.parsed.get("box"), height, width)
+    answer = reply.parsed
+    return Detection.from_answer(answer.get("point"), answer.get("box"), height, width)
 
 
 @dataclass(frozen=True)
@@ -333,9 +307,9 @@ def plan_single(ctx: ModuleContext, obs: Mapping[str, np.ndarray], instruction: 
     plan = []
     for item in reply.parsed["plan"]:
         move = parse_move(item, "single_agent")
-        plan.append(PlannedMove(
-            move, pixels(item.get("pick_point"), item.get("pick_box"), height, width),
-            pixels(item.get("place_point"), item.get("place_box"), height, width),
-            str(item["place_mode"])))
+        pick = Detection.from_answer(item.get("pick_point"), item.get("pick_box"), height, width)
+        place = Detection.from_answer(item.get("place_point"), item.get("place_box"), height,
+                                      width)
+        plan.append(PlannedMove(move, pick, place, str(item["place_mode"])))
     return plan
 

@@ -8,43 +8,42 @@ pixels to 3D clouds), with no Localizer, no Thinker and no Reflector. Base frame
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agentic_env.agents.mallvi import roles
-from agentic_env.agents.mallvi.roles import Detection, PlannedMove
+from agentic_env.agents.mallvi.roles import PlannedMove
+from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.perception import target_cloud
-from agentic_env.agents.skills import SkillCode, SkillResult, grounding
+from agentic_env.agents.runtime import Episode
+from agentic_env.agents.skills import Detection, SkillCode, SkillResult, grounding
 from agentic_env.agents.skills.locate import MIN_TARGET_POINTS, Target
 from agentic_env.agents.skills.pick import Grasp, execute_grasp, plan_grasps
 from agentic_env.agents.skills.place import place_at, place_in, place_on
-
-if TYPE_CHECKING:
-    from agentic_env.agents.mallvi.agent import MallviAgent
 
 #: Grasp candidates tried per pick (the next only when the arm cannot reach one).
 GRASPS_TRIED = 3
 
 
-def run_single_agent(agent: MallviAgent, instruction: str) -> bool:
+def run_single_agent(episode: Episode, ctx: ModuleContext, rng: np.random.Generator,
+                     instruction: str) -> bool:
     """Plan once and run every move; whether every move's primitives ran.
 
     Raises:
         ModuleFailedError: the planning call failed after its re-asks.
         RoleAnswerError: the plan cannot be used.
     """
-    first = agent.obs
-    plan = roles.plan_single(agent.ctx, first, instruction)
-    agent.event("single_agent_plan", moves=[str(p.move) for p in plan])
+    first = episode.obs
+    plan = roles.plan_single(ctx, first, instruction)
+    episode.event("single_agent_plan", moves=[str(p.move) for p in plan])
     all_ok = True
     for index, planned in enumerate(plan):
-        result = _run_move(agent, first, planned)
-        agent.event("actor", index=index, subtask=str(planned.move), ok=result.ok,
-                    report=result.render()[:500])
+        result = _run_move(episode, rng, first, planned)
+        episode.event("actor", index=index, subtask=str(planned.move), ok=result.ok,
+                      report=result.render()[:500])
         if not result.ok:
             all_ok = False
-            agent._fail_first("execution", result.message)
+            episode.fail_first("execution", result.message)
     return all_ok
 
 
@@ -60,7 +59,7 @@ def _target(first: Mapping[str, np.ndarray], name: str, seen: Detection | None,
     return Target(name, "object", "shoulder", detection, cloud)
 
 
-def _run_move(agent: MallviAgent, first: Mapping[str, np.ndarray],
+def _run_move(agent: Episode, rng: np.random.Generator, first: Mapping[str, np.ndarray],
               planned: PlannedMove) -> SkillResult:
     move = planned.move
     if move.is_turn or move.drawer_state is not None:
@@ -71,7 +70,7 @@ def _run_move(agent: MallviAgent, first: Mapping[str, np.ndarray],
         return SkillResult(SkillCode.NOT_FOUND, f"no points at the planned pick of "
                            f"{move.source}")
     yaw = grounding.tcp_yaw(agent.obs["tcp_pose"])
-    candidates, _slab, scene = plan_grasps(agent, source, yaw, agent.rng)
+    candidates, _slab, scene = plan_grasps(agent, source, yaw, rng)
     result = SkillResult(SkillCode.GRASP_FAILED, f"no grasp candidate on {move.source}")
     for candidate in candidates[:GRASPS_TRIED]:
         result = execute_grasp(agent, Grasp(candidate, source, scene), str(move))

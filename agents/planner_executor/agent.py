@@ -11,21 +11,13 @@ completion critic reads the execution log and the goal and answers ``achieved``,
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
-from importlib import resources
-from string import Template
 from typing import Any
 
 import numpy as np
 
 from agentic_env.agents.base import AgentReport, AgentSetup, RobotIO, TaskContext
-from agentic_env.agents.models.base import (
-    BudgetExceededError,
-    ModelImage,
-    ModelQuery,
-    ToolCall,
-)
+from agentic_env.agents.models.base import ModelImage, ModelQuery, ToolCall
 from agentic_env.agents.models.context import ModuleContext, ModuleFailedError
 from agentic_env.agents.models.conversation import run_tool_conversation
 from agentic_env.agents.planner_executor.tools import (
@@ -33,6 +25,7 @@ from agentic_env.agents.planner_executor.tools import (
     PlannerState,
     PlannerToolContext,
 )
+from agentic_env.agents.runtime import Episode, Limits, render_prompt
 from agentic_env.agents.tools.registry import build_tool_set
 
 ROUTES = ("conversational", "actionable")
@@ -52,9 +45,7 @@ RESULT_CHARS = 160
 
 def render(name: str, **values: Any) -> str:
     """The prompt template ``prompts/<name>.md`` with ``$placeholders`` filled in."""
-    text = resources.files("agentic_env.agents.planner_executor").joinpath(
-        f"prompts/{name}.md").read_text()
-    return Template(text).substitute({k: str(v) for k, v in values.items()})
+    return render_prompt("agentic_env.agents.planner_executor", name, **values)
 
 
 def action_catalogue() -> str:
@@ -66,8 +57,7 @@ def action_catalogue() -> str:
 def make_planner_executor(setup: AgentSetup) -> PlannerExecutorAgent:
     """The planner-executor agent of ``setup`` (option ``max_turns``: model turns per
     planner round)."""
-    return PlannerExecutorAgent(setup.models, max_actions=setup.max_actions,
-                                max_rounds=setup.max_replans + 1,
+    return PlannerExecutorAgent(setup.models, Limits.of(setup),
                                 max_turns=int(setup.options.get("max_turns", 120)),
                                 seed=setup.seed, on_event=setup.on_event)
 
@@ -78,60 +68,49 @@ class PlannerExecutorAgent:
     Args:
         models: how the modules reach their models (``router``, ``chatbot``, ``planner``,
             ``critic`` and the tools' ``detector``).
-        max_actions: primitives before ``act`` answers ``BLOCKED``.
-        max_rounds: planner invocations (the first plus the critic's ``continue``s).
+        limits: primitives before ``act`` answers ``BLOCKED``, planner invocations after
+            the first (the critic's ``continue``s) and the episode's wall time (past it
+            ``act`` answers ``BLOCKED`` and no further round starts).
         max_turns: model turns per planner invocation.
         seed: grasp sampling.
         on_event: receives each decision as it happens.
     """
 
-    def __init__(self, models: ModuleContext, *, max_actions: int = 40, max_rounds: int = 3,
+    def __init__(self, models: ModuleContext, limits: Limits | None = None, *,
                  max_turns: int = 120, seed: int = 0,
                  on_event: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.models = models
-        self.max_actions, self.max_rounds, self.max_turns = max_actions, max_rounds, max_turns
+        self.limits = limits or Limits(max_replans=2)
+        self.max_turns = max_turns
         self.seed = seed
         self._on_event = on_event
-
-    def _event(self, kind: str, **details: Any) -> None:
-        event = {"kind": kind, "t": round(time.perf_counter() - self._start, 3), **details}
-        self.report.events.append(event)
-        if self._on_event is not None:
-            self._on_event(event)
-
-    def _fail_first(self, source: str, detail: str) -> None:
-        if self.report.failure is None:
-            self.report.failure, self.report.failure_detail = source, detail
 
     def run(self, robot: RobotIO, instruction: str, context: TaskContext) -> AgentReport:
         """Route ``instruction`` and carry it out or answer it; never raises for agent
         failures (they end up in the report)."""
-        self.report, self._start = AgentReport(), time.perf_counter()
         poll: Callable[[], list[str]] = getattr(robot, "poll_events", list)
         wait: Callable[[float], None] = getattr(robot, "wait", lambda _seconds: None)
         self.state = PlannerState(self.models, rng=np.random.default_rng(self.seed),
                                   poll_events=poll, wait=wait)
-
-        self.tools_context = PlannerToolContext(io=robot, instruction=instruction,
-                                                max_actions=self.max_actions,
-                                                planner=self.state)
-        try:
-            route = self._ask("router", ROUTER_SCHEMA, utterance=instruction)["route"]
-            self._event("route", route=route)
-            if route == "conversational":
-                self._chat(instruction)
-            else:
-                self._plan_and_act(robot, instruction)
-        except BudgetExceededError as exc:
-            self._fail_first("limits", str(exc))
-        except ModuleFailedError as exc:
-            self._fail_first(exc.module, str(exc))
-        self.report.actions = self.tools_context.log.actions
-        self._event("metrics", event_checks=self.state.event_checks,
-                    stale_places=self.state.stale_places, spoken=self.state.spoken,
-                    reflections=len(self.state.reflections),
-                    substantive_actions=self.state.substantive)
-        return self.report
+        self.tools_context = PlannerToolContext(
+            io=robot, instruction=instruction, max_actions=self.limits.max_actions,
+            max_wall_s=self.limits.max_wall_s, on_event=self._on_event, planner=self.state)
+        self.episode: Episode = self.tools_context.episode
+        with self.episode.guard():
+            try:
+                route = self._ask("router", ROUTER_SCHEMA, utterance=instruction)["route"]
+                self.episode.event("route", route=route)
+                if route == "conversational":
+                    self._chat(instruction)
+                else:
+                    self._plan_and_act(robot, instruction)
+            except ModuleFailedError as exc:
+                self.episode.fail_first(exc.module, str(exc))
+        self.episode.event("metrics", event_checks=self.state.event_checks,
+                           stale_places=self.state.stale_places, spoken=self.state.spoken,
+                           reflections=len(self.state.reflections),
+                           substantive_actions=self.state.substantive)
+        return self.episode.report
 
     def _ask(self, module: str, schema: Mapping[str, Any], **fields: Any) -> dict[str, Any]:
         prompt = render(module, **fields)
@@ -141,8 +120,8 @@ class PlannerExecutorAgent:
         answer = self._ask("chatbot", CHATBOT_SCHEMA, utterance=utterance,
                            snapshot=self.state.snapshot.render())["answer"]
         self.state.spoken.append(str(answer))
-        self.report.believes_done = True
-        self._event("chatbot", answer=answer)
+        self.episode.report.believes_done = True
+        self.episode.event("chatbot", answer=answer)
 
     def _plan_and_act(self, robot: RobotIO, instruction: str) -> None:
         tools = build_tool_set("planner", self.tools_context)
@@ -153,11 +132,13 @@ class PlannerExecutorAgent:
 
         def execute(call: ToolCall) -> tuple[str, Mapping[str, Any]]:
             result = self.tools_context.call(tools, call.name, call.arguments)
-            self._event("tool", tool=call.name, arguments=dict(call.arguments),
-                        code=result.code.value, message=result.message[:300])
+            self.episode.event("tool", tool=call.name, arguments=dict(call.arguments),
+                               code=result.code.value, message=result.message[:300])
             return result.render(), result.to_dict()
 
-        for round_index in range(1, self.max_rounds + 1):
+        max_rounds = self.limits.max_replans + 1
+        for round_index in range(1, max_rounds + 1):
+            self.episode.check_time()
             before = self.state.substantive
             query = ModelQuery("planner", "planner", prompt, (image,), {},
                                {"instruction": instruction}, tools=tuple(tools.definitions()),
@@ -171,29 +152,30 @@ class PlannerExecutorAgent:
                 messages.append({"role": "assistant", "content": conversation.final_text})
             acted = self.state.substantive - before
             verbal_rounds += int(acted == 0)
-            self._event("planner_round", round=round_index, stop=conversation.stop,
-                        substantive_actions=acted, text=conversation.final_text[:300])
+            self.episode.event("planner_round", round=round_index, stop=conversation.stop,
+                               substantive_actions=acted, text=conversation.final_text[:300])
             if conversation.stop == "model_error":
-                self._fail_first("planner", conversation.error or "the planner failed")
+                self.episode.fail_first("planner", conversation.error or "the planner failed")
                 return
             verdict = self._ask("critic", CRITIC_SCHEMA, goal=instruction, rounds=round_index,
                                 round_actions=acted, log=self._log_text())
-            self.report.goal_checked = True
-            self._event("critic", verdict=verdict["verdict"], reason=verdict.get("reason", ""),
-                        verbal_rounds=verbal_rounds)
+            self.episode.report.goal_checked = True
+            self.episode.event("critic", verdict=verdict["verdict"],
+                               reason=verdict.get("reason", ""), verbal_rounds=verbal_rounds)
             if verdict["verdict"] == "achieved":
-                self.report.believes_done = True
+                self.episode.report.believes_done = True
                 return
             if verdict["verdict"] == "best_effort_stop":
-                self._fail_first("execution", f"best-effort stop: {verdict.get('reason', '')}")
+                self.episode.fail_first("execution",
+                                        f"best-effort stop: {verdict.get('reason', '')}")
                 return
-            if round_index < self.max_rounds:
-                self.report.replans += 1
+            if round_index < max_rounds:
+                self.episode.report.replans += 1
                 messages.append({"role": "user", "content": "The goal completion critic says "
                                  f"continue: {verdict.get('reason', '')}. Carry on with the "
                                  "instruction using your tools."})
-        self._fail_first("limits", f"the critic still asked to continue after "
-                         f"{self.max_rounds} planner rounds")
+        self.episode.fail_first("limits", f"the critic still asked to continue after "
+                                f"{max_rounds} planner rounds")
 
     def _log_text(self) -> str:
         """The execution log for the critic: every tool call with its result, latest last."""

@@ -8,15 +8,22 @@ injected callables, so a skill never knows which agent or model calls it.
 """
 
 from agentic_env.agents.skills.drawers import close_drawer, handle_pose, open_drawer, outward_yaw
-from agentic_env.agents.skills.io import RobotSkillIO, SkillIO
-from agentic_env.agents.skills.locate import Target, locate, look_from_above
-from agentic_env.agents.skills.pick import GraspJudge, accepted_grasps, pick, plan_grasps
+from agentic_env.agents.skills.io import SkillIO
+from agentic_env.agents.skills.locate import Detection, Target, locate, look_from_above
+from agentic_env.agents.skills.pick import (
+    Grasp,
+    GraspJudge,
+    accepted_grasps,
+    execute_grasp,
+    pick,
+    plan_grasps,
+)
 from agentic_env.agents.skills.place import place_at, place_in, place_in_slot, place_on
 from agentic_env.agents.skills.result import SkillCode, SkillResult
 
 __all__ = [
-    "GraspJudge", "RobotSkillIO", "SkillCode", "SkillIO", "SkillResult", "Target",
-    "accepted_grasps", "close_drawer", "handle_pose", "locate", "look_from_above", "open_drawer",
-    "outward_yaw",
+    "Detection", "Grasp", "GraspJudge", "SkillCode", "SkillIO", "SkillResult",
+    "Target", "accepted_grasps", "close_drawer", "execute_grasp", "handle_pose", "locate",
+    "look_from_above", "open_drawer", "outward_yaw",
     "pick", "place_at", "place_in", "place_in_slot", "place_on", "plan_grasps",
 ]

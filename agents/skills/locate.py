@@ -12,9 +12,8 @@ z = 0), metres and radians.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
 
@@ -56,11 +55,32 @@ VIEW_GRID = 8
 RAY_SAMPLES = 12
 
 
-class Detection(Protocol):
-    """What a detector reports: a pixel ``point`` (u, v) and an optional ``box``."""
+@dataclass(frozen=True)
+class Detection:
+    """Where a detector saw a target: a pixel ``point`` (u, v) and an optional ``box``
+    (x0, y0, x1, y1), in the image of the camera it was asked about."""
 
     point: tuple[int, int]
-    box: tuple[int, int, int, int] | None
+    box: tuple[int, int, int, int] | None = None
+
+    @classmethod
+    def from_answer(cls, point: Sequence[float] | None, box: Sequence[float] | None,
+                    height: int, width: int) -> Detection | None:
+        """A detection from a model's raw pixel answer, clipped to a ``height`` x ``width``
+        image; ``None`` without a two-number point; a box of fewer than 2 pixels a side, or
+        not of four numbers, is dropped."""
+        if point is None or len(point) != 2:
+            return None
+        u = int(np.clip(round(point[0]), 0, width - 1))
+        v = int(np.clip(round(point[1]), 0, height - 1))
+        if box is None or len(box) != 4:
+            return cls((u, v), None)
+        x0, y0, x1, y1 = (int(round(b)) for b in box)
+        clipped = (max(min(x0, x1), 0), max(min(y0, y1), 0), min(max(x0, x1), width),
+                   min(max(y0, y1), height))
+        if clipped[2] - clipped[0] < 2 or clipped[3] - clipped[1] < 2:
+            return cls((u, v), None)
+        return cls((u, v), clipped)
 
 
 #: ``detector(obs, camera, name, part) -> Detection | None``: the model judgement that points

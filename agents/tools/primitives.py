@@ -67,14 +67,12 @@ def primitive_tools(context: ToolContext) -> Sequence[ToolFunction]:
         if refusal is not None:
             return refusal
         try:
-            obs, status = context.io.act(action)
+            status = context.episode.act(action, what)
         except InvalidActionError as error:
             return fail(SkillCode.BAD_ARGS, f"{what} was not run: {error}")
         except AgenticEnvError as error:  # a safety stop or a declined step on the real robot
-            context.log.actions += 1
             return fail(SkillCode.ESTOP, f"{what} stopped: {error}")
-        context.log.actions += 1
-        state = _state(obs)
+        state = _state(context.episode.obs)
         if status.get("ok", False):
             return ok(f"{what} done.", **state)
         code = code_for_reason(str(status.get("reason", "")))

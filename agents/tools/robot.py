@@ -9,11 +9,12 @@ MCP server scores from.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agentic_env.agents.base import RobotIO
+from agentic_env.agents.runtime.episode import Episode, Limits
 from agentic_env.agents.skills.result import SkillCode, SkillResult, fail
 
 if TYPE_CHECKING:
@@ -44,14 +45,12 @@ class EpisodeLog:
 
     Attributes:
         calls: every tool call, in order (bad ones included).
-        actions: primitive actions sent to the robot.
         finished: ``finish`` was called.
         claimed_success: the agent's own verdict given to ``finish`` (``None`` before).
         summary: the agent's closing words given to ``finish``.
     """
 
     calls: list[LoggedCall] = field(default_factory=list)
-    actions: int = 0
     finished: bool = False
     claimed_success: bool | None = None
     summary: str = ""
@@ -68,6 +67,10 @@ class ToolContext:
         log: filled in by the tools.
         models: the agent's model access, for tool sets whose tools ask a model (ALRM's
             perception asks the detector); ``None`` = none.
+        max_wall_s: wall time after which action tools answer ``BLOCKED``, seconds.
+        on_event: receives each event of the episode as it happens.
+        episode: the episode's robot access, limits and report; every tool set acts on the
+            robot through it (past a limit it refuses instead of raising).
     """
 
     io: RobotIO
@@ -75,18 +78,37 @@ class ToolContext:
     max_actions: int = 40
     log: EpisodeLog = field(default_factory=EpisodeLog)
     models: ModuleContext | None = None
+    max_wall_s: float = 900.0
+    on_event: Callable[[dict[str, Any]], None] | None = None
+    episode: Episode = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.episode = Episode(self.io, Limits(self.max_actions, max_wall_s=self.max_wall_s),
+                               self.on_event, refuse=True, refusal=self._finished)
+
+    def _finished(self) -> str | None:
+        return "the episode is finished; no further actions run" if self.log.finished else None
+
+    @property
+    def actions(self) -> int:
+        """Primitive actions sent to the robot so far."""
+        return self.episode.report.actions
 
     def action_refusal(self) -> SkillResult | None:
-        """Why no further action may run (episode finished, action budget spent), or None."""
-        if self.log.finished:
-            return fail(SkillCode.BLOCKED, "the episode is finished; no further actions run")
-        if self.log.actions >= self.max_actions:
-            return fail(SkillCode.BLOCKED, f"the action budget ({self.max_actions} primitive "
-                        "actions) is spent; call finish")
-        return None
+        """Why no further action may run (episode finished, action budget or wall time
+        spent), or None."""
+        reason = self.episode.limit_reached()
+        if reason is None:
+            return None
+        if not self.log.finished and self.actions >= self.max_actions:
+            reason = (f"the action budget ({self.max_actions} primitive actions) is spent; "
+                      "call finish")
+        return fail(SkillCode.BLOCKED, reason)
 
     def call(self, tools: ToolRegistry, name: str, arguments: Any) -> SkillResult:
-        """Run tool ``name`` of ``tools`` (never raises) and append the call to the log."""
+        """Run tool ``name`` of ``tools`` (never raises) and append the call to the log; the
+        robot may move again after a stop in an earlier call."""
+        self.episode.new_call()
         start = time.perf_counter()
         result = tools.call(name, arguments)
         given = dict(arguments) if isinstance(arguments, Mapping) else {"_raw": arguments}

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from agentic_env.agents.agenticlab.pipeline import _domain_changed_actions
 from agentic_env.agents.perception import PointCloud
 from agentic_env.agents.skills import grounding
 from agentic_env.contract.actions import top_down_pose
-from agentic_env.pddl.planning import load_domain
 
 
 def _cloud(points: np.ndarray) -> PointCloud:
@@ -178,15 +176,6 @@ def test_fold_grasp_keeps_the_wrist_near_its_current_yaw() -> None:
     yaw = np.arctan2(folded.pose[1, 0], folded.pose[0, 0])
     assert abs(yaw - (3.0 - np.pi)) < 1e-9
     np.testing.assert_allclose(folded.pose[:3, 2], candidate.pose[:3, 2])
-
-
-def test_an_updated_domain_may_add_types_but_not_actions() -> None:
-    domain = load_domain("sorting")
-    with_type = domain.replace("(:types item container", "(:types item container toy")
-    assert not _domain_changed_actions(domain, with_type)
-    injected = domain.replace("(:action pick", "(:action throw-away :parameters (?o - item) "
-                              ":precondition (holding ?o) :effect (hand-empty))\n  (:action pick")
-    assert _domain_changed_actions(domain, injected)
 
 
 def test_measure_held_with_nothing_below_the_fingertips_uses_the_pre_grasp_cloud() -> None:

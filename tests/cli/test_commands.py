@@ -16,7 +16,7 @@ from agentic_env import cli
 LIBRARY_MODULES = (
     "agentic_env.datasets.collect", "agentic_env.datasets.reader", "agentic_env.datasets.replay",
     "agentic_env.harness.run", "agentic_env.harness.report", "agentic_env.harness.module_bench",
-    "agentic_env.rl.train", "agentic_env.real.calibrate", "agentic_env.real.trial_report",
+    "agentic_env.rl.train", "agentic_env.real.calibrate", "agentic_env.harness.trial_report",
     "agentic_env.harness.grasp_bench",
 )
 

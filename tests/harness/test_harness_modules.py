@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agentic_env.experts import primitive_for
 from agentic_env.harness import module_bench
 from agentic_env.harness.db import ResultStore
 from agentic_env.harness.module_bench import (
@@ -71,7 +72,7 @@ def test_grasp_label_is_the_simulated_outcome_and_leaves_the_env_alone():
         env.reset(seed=0)
         step = next(s for s in reference_plan(env.task, env.scene_state)
                     if s.name == "pick")
-        action = env.task.primitive_for(PlanStep(step.name, step.args), env.scene_state)
+        action = primitive_for(env.task, PlanStep(step.name, step.args), env.scene_state)
         qpos = env.data.qpos.copy()
         good = np.asarray(action["pose"], dtype=float)  # xyz + quaternion wxyz
         width = float(action["width"][0])

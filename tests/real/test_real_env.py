@@ -20,6 +20,7 @@ from agentic_env.contract.actions import (  # noqa: E402
 )
 from agentic_env.contract.spaces import CONTROL_MODES, Workspace  # noqa: E402
 from agentic_env.envs.sim_env import SimEnv  # noqa: E402
+from agentic_env.experts import expert_actions
 from agentic_env.real.frames import adjust_intrinsics, crop_box  # noqa: E402
 from agentic_env.real.real_env import describe_action  # noqa: E402
 from agentic_env.real.safety import SafetyConfig, SafetyFaultError  # noqa: E402
@@ -271,7 +272,7 @@ def test_scripted_expert_completes_the_task_through_the_real_path() -> None:
     world = twin.world.env
     with env:
         env.reset()
-        for action in world.task.expert_actions(world.scene_state):
+        for action in expert_actions(world.task, world.scene_state):
             obs, _, terminated, truncated, info = env.step(action)
             assert info["primitive"]["ok"], info["primitive"]
             assert env.observation_space.contains(obs)

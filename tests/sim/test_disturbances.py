@@ -10,6 +10,7 @@ import pytest
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
+from agentic_env.experts import expert_actions
 from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 from agentic_env.sim.disturbances import KINDS, DisturbanceSpec
 
@@ -20,7 +21,7 @@ SCENE = SceneConfig(shoulder_camera=azure_kinect_color(160, 90),
 def _run_expert(env: SimEnv, seed: int, disturbances: list[dict]) -> list[dict]:
     env.reset(seed=seed, options={"disturbances": disturbances})
     info: dict = {}
-    for action in env.task.expert_actions(env.scene_state):
+    for action in expert_actions(env.task, env.scene_state):
         _, _, terminated, _, info = env.step(action)
         if terminated:
             break
@@ -32,7 +33,7 @@ def test_moving_the_target_during_the_first_pick_causes_a_misgrasp_and_replannin
 ) -> None:
     env = make_sim_env(task="stacking", scene=SCENE)
     env.reset(seed=4, options={"disturbances": [{"kind": "move_target"}]})
-    first_pick = next(iter(env.task.expert_actions(env.scene_state)))
+    first_pick = next(iter(expert_actions(env.task, env.scene_state)))
     _, _, _, _, info = env.step(first_pick)
     (event,) = info["disturbances"]
     assert event["kind"] == "move_target"
@@ -84,7 +85,7 @@ def test_disturbances_are_recorded_in_the_trial_and_replayed(
     assert spec.disturbances[0]["kind"] == "move_target"
     replay.reset(options={"trial": spec})
     replay_info: dict = {}
-    for action in replay.task.expert_actions(replay.scene_state):
+    for action in expert_actions(replay.task, replay.scene_state):
         _, _, terminated, _, replay_info = replay.step(action)
         if terminated:
             break

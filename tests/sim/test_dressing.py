@@ -15,6 +15,7 @@ import pytest
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
+from agentic_env.experts import expert_actions
 from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 from agentic_env.sim.dressing import (
     CAMERA_MOUNT,
@@ -97,7 +98,7 @@ def test_expert_succeeds_after_randomizing(
     randomize_dressing(env.model, env.data, setting, np.random.default_rng(0),
                        env.scene_state.base_pos)
     info: dict[str, Any] = {}
-    for action in env.task.expert_actions(env.scene_state):
+    for action in expert_actions(env.task, env.scene_state):
         _obs, _reward, _terminated, _truncated, info = env.step(action)
         assert info["primitive"]["ok"], info["primitive"]
     assert info["success"]

@@ -13,7 +13,6 @@ chooses where the next reset puts them; every reset closes the drawer (or opens 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -118,7 +117,3 @@ class CabinetTask:
     def evaluate(self, scene: SceneState) -> TaskEvaluation:
         """No goal: never successful."""
         return TaskEvaluation(False, 0.0)
-
-    def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
-        """No expert."""
-        return iter(())

@@ -8,6 +8,7 @@ from typing import Any
 import gymnasium as gym
 
 from agentic_env.envs.sim_env import SimEnv
+from agentic_env.experts import expert_actions
 from agentic_env.registry import register_envs
 
 TABLETOP_ID = "AgenticEnv/Tabletop-v0"
@@ -32,7 +33,7 @@ def run_expert(env: SimEnv) -> tuple[dict[str, Any], list[str]]:
     succeed. Returns the last info and the PDDL step each primitive performed."""
     steps: list[str] = []
     info: dict[str, Any] = {}
-    for action in env.task.expert_actions(env.scene_state):
+    for action in expert_actions(env.task, env.scene_state):
         _, _, terminated, truncated, info = env.step(action)
         assert info["primitive"]["ok"], info["primitive"]
         steps.append(info["symbolic_step"])

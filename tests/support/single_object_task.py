@@ -8,7 +8,6 @@ never reports success) and no expert, for tests that drive primitives by hand::
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -89,7 +88,3 @@ class SingleObjectTask:
     def evaluate(self, scene: SceneState) -> TaskEvaluation:
         """No goal: never successful."""
         return TaskEvaluation(False, 0.0)
-
-    def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
-        """No expert."""
-        return iter(())

@@ -22,6 +22,7 @@ from agentic_env.contract.trial import TrialSpec
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
+from agentic_env.experts import expert_actions, expert_for, primitive_for
 from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 from agentic_env.pddl.planning import PlanStep
 from agentic_env.registry import ENV_IDS
@@ -211,7 +212,7 @@ def test_container_and_table_facts(env) -> None:
     leg = env.task.items[CHICKEN]
     _set(env, CHICKEN, bowl + [-leg.centre[0], 0.0, 0.008 + leg.rest_height + 0.001])
     assert f"in {CHICKEN} {BOWL}" in facts(env) and f"in {CHICKEN} {POT}" not in facts(env)
-    free = env.task._free_table_spot(env.scene_state, SPICE)
+    free = expert_for(env.task).free_table_spot(env.scene_state, SPICE)
     _set(env, SPICE, np.array([*free, 0.031]))
     assert f"on-table {SPICE}" in facts(env)
     _set(env, SPICE, np.array([*free, 0.08]))
@@ -252,24 +253,24 @@ def test_primitive_for_grounds_every_action(env) -> None:
     env.reset(seed=0)
     scene = env.scene_state
     task = env.task
-    opened = task.primitive_for(PlanStep("open-drawer", (DRAWER,)), scene)
+    opened = primitive_for(task, PlanStep("open-drawer", (DRAWER,)), scene)
     assert PRIMITIVES[opened["primitive"]] == "open_drawer"
     assert opened["distance"][0] == pytest.approx(task.config.open_distance)
-    assert PRIMITIVES[task.primitive_for(PlanStep("close-drawer", (DRAWER,)), scene)
+    assert PRIMITIVES[primitive_for(task, PlanStep("close-drawer", (DRAWER,)), scene)
                       ["primitive"]] == "close_drawer"
-    grasp = task.primitive_for(PlanStep("pick", (SPICE,)), scene)
+    grasp = primitive_for(task, PlanStep("pick", (SPICE,)), scene)
     assert PRIMITIVES[grasp["primitive"]] == "pick"
     # fingertips at least 8 mm above the bottle's bottom
     assert grasp["pose"][2] - 0.018 >= 0.008 - 1e-6
     with pytest.raises(InvalidConfigError, match="valid: pick"):
-        task.primitive_for(PlanStep("stack", (SPICE, BOWL)), scene)
+        primitive_for(task, PlanStep("stack", (SPICE, BOWL)), scene)
 
 
 def run_expert(env: SimEnv, seed: int) -> tuple[bool, list[str]]:
     """Run the scripted expert for one episode; (success, executed steps and failures)."""
     _, info = env.reset(seed=seed)
     log = []
-    for action in env.task.expert_actions(env.scene_state):
+    for action in expert_actions(env.task, env.scene_state):
         _, _, terminated, truncated, info = env.step(action)
         outcome = info["primitive"]
         log.append(f"{info.get('symbolic_step')} {outcome['reason'] or 'ok'} {outcome['message']}")

@@ -20,6 +20,7 @@ from agentic_env.contract.trial import TrialSpec
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
+from agentic_env.experts import expert_actions
 from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 from agentic_env.geometry.rotations import rotation_z
 from agentic_env.registry import ENV_IDS
@@ -85,7 +86,7 @@ def _tilted(degrees: float, yaw: float = 0.0) -> np.ndarray:
 def _run_expert(env: SimEnv, seed: int) -> tuple[bool, list[str | None], dict]:
     _, info = env.reset(seed=seed)
     steps: list[str | None] = []
-    for action in env.task.expert_actions(env.scene_state):
+    for action in expert_actions(env.task, env.scene_state):
         _, _, terminated, truncated, info = env.step(action)
         steps.append(info["symbolic_step"])
         if terminated or truncated:

@@ -19,6 +19,7 @@ from support.envs import EXPECTED_CHECKER_ADVICE, run_expert
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
+from agentic_env.experts import expert_actions
 from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 from agentic_env.geometry.planar import rects_overlap
 from agentic_env.pddl.planning import PlanStep
@@ -450,7 +451,7 @@ def test_cluttered_sorting_packs_objects_closer_and_stays_solvable() -> None:
         x0, x1, y0, y1 = env.task.config.item_area
         assert (xy[:, 0] > x0).all() and (xy[:, 0] < x1).all()
         assert (xy[:, 1] > y0).all() and (xy[:, 1] < y1).all()
-        for action in env.task.expert_actions(env.scene_state):
+        for action in expert_actions(env.task, env.scene_state):
             *_, terminated, truncated, info = env.step(action)
             if terminated or truncated:
                 break

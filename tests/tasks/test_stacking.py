@@ -10,6 +10,7 @@ import pytest
 
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
+from agentic_env.experts import expert_actions
 from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 from agentic_env.tasks.stacking import TABLE
 
@@ -63,7 +64,7 @@ def test_expert_builds_the_ordered_stack(make_sim_env: Callable[..., SimEnv], se
     env = make_sim_env(task="stacking", scene=SMALL)
     env.reset(seed=seed)
     info: dict = {}
-    for action in env.task.expert_actions(env.scene_state):
+    for action in expert_actions(env.task, env.scene_state):
         _, _, terminated, _, info = env.step(action)
         if terminated:
             break

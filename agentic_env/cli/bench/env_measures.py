@@ -29,6 +29,7 @@ from tqdm import tqdm
 
 from agentic_env.contract.spaces import PRIMITIVES
 from agentic_env.envs.sim_env import SimEnv
+from agentic_env.experts import expert_actions
 from agentic_env.tasks.tabletop import TabletopTask
 
 #: Height a picked cube must gain for the pick to count as a success, metres.
@@ -263,7 +264,7 @@ def bench_observation(env: SimEnv, count: int, repeats: int) -> dict[str, Any]:
 def _first_pick(env: SimEnv, task: TabletopTask, seed: int) -> dict[str, Any]:
     """Reset with ``seed`` and return the expert's first action (a pick)."""
     env.reset(seed=seed)
-    action = next(iter(task.expert_actions(env.scene_state)))
+    action = next(iter(expert_actions(task, env.scene_state)))
     if int(action["primitive"]) != _PICK:
         raise RuntimeError(f"the expert's first action is {PRIMITIVES[int(action['primitive'])]}"
                            ", not a pick")

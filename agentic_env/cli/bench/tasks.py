@@ -45,6 +45,7 @@ def _run_episode(job: tuple[str, str, int, int]) -> EpisodeResult:
     os.environ.setdefault("MUJOCO_GL", "egl")
     from agentic_env.contract.workcell import SceneConfig
     from agentic_env.envs.sim_env import SimEnv
+    from agentic_env.experts import expert_actions
     from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 
     key = (task, setting)
@@ -58,7 +59,7 @@ def _run_episode(job: tuple[str, str, int, int]) -> EpisodeResult:
         env = _ENVS[key]
         _, info = env.reset(seed=seed)
         steps = 0
-        for action in env.task.expert_actions(env.scene_state):
+        for action in expert_actions(env.task, env.scene_state):
             _, _, terminated, truncated, info = env.step(action)
             steps += 1
             if terminated or truncated:

@@ -131,9 +131,9 @@ class ToolEpisode:
 
     def call(self, name: str, arguments: Any) -> SkillResult:
         """Run a tool (validated first; never raises) and follow its effect on the task."""
-        actions = self.context.log.actions
+        actions = self.context.actions
         result = self.context.call(self.tools, name, arguments)
-        if self.context.log.actions > actions:
+        if self.context.actions > actions:
             self.judge.after_action()
         return result
 
@@ -175,7 +175,7 @@ class ToolEpisode:
             n_required=verdict.n_required,
             goal_checker_error=log.claimed_success is not None
             and log.claimed_success != verdict.success,
-            actions=log.actions, wall_s=time.perf_counter() - self._start,
+            actions=self.context.actions, wall_s=time.perf_counter() - self._start,
             input_tokens=input_tokens, output_tokens=output_tokens, cost_usd=cost_usd,
             failure=failure, failure_detail=detail, calls=model_calls + calls)
         return self.result

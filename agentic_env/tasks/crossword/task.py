@@ -6,7 +6,6 @@ Tunables and predicates: :mod:`~agentic_env.tasks.crossword.board`; puzzles:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import mujoco
@@ -15,8 +14,6 @@ import numpy as np
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.contract.workcell import TABLE_HEIGHT
 from agentic_env.errors import InvalidConfigError
-from agentic_env.experts.crossword import CrosswordExpert
-from agentic_env.pddl.planning import PlanStep
 from agentic_env.sim.letters import (
     LETTERS,
     add_letter_textures,
@@ -121,7 +118,6 @@ class CrosswordTask:
         self._board_yaw = 0.0
         self._side = 1.0
         self._instruction = Instruction("", "canonical")
-        self._expert = CrosswordExpert(self)
 
     @staticmethod
     def default_config() -> CrosswordConfig:
@@ -471,15 +467,3 @@ class CrosswordTask:
     def board_yaw(self) -> float:
         """Yaw of the board's x axis in the base frame, radians."""
         return self._board_yaw
-
-    # -- expert -----------------------------------------------------------------------------
-
-    def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
-        """Ground-truth primitive of a plan step
-        (:meth:`~agentic_env.experts.crossword.CrosswordExpert.primitive_for`)."""
-        return self._expert.primitive_for(step, scene)
-
-    def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
-        """The reference plan executed with ground-truth poses
-        (:meth:`~agentic_env.experts.crossword.CrosswordExpert.actions`)."""
-        return self._expert.actions(scene)

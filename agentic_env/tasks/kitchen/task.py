@@ -5,7 +5,6 @@ Props: :mod:`~agentic_env.tasks.kitchen.props`; expert: :mod:`agentic_env.expert
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,10 +13,8 @@ import numpy as np
 
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.errors import InvalidConfigError
-from agentic_env.experts.kitchen import KitchenExpert
 from agentic_env.geometry.planar import origin_segment_distance, segments_hit_box, slice_boxes
 from agentic_env.geometry.rotations import rotation_z
-from agentic_env.pddl.planning import PlanStep
 from agentic_env.sim.cabinet import (
     CabinetSpec,
     add_cabinet,
@@ -75,7 +72,7 @@ class KitchenConfig:
         cabinet_margin: smallest gap between a footprint and the cabinet with its drawer
             pulled fully out, metres.
         path_margin: smallest gap between the cabinet and the low part of the straight way
-            from a footprint towards the drawer (see ``KitchenTask._clear_of_cabinet``), m.
+            from a footprint towards the drawer (see ``KitchenTask.clear_mask``), m.
         base_clearance: smallest distance from the base's vertical axis of the way from the
             opened drawer's handle to the first item to pick (see ``_sample_layout``), m.
         container_headroom: the ``in`` box reaches this far above a container's rim, metres.
@@ -143,7 +140,7 @@ class KitchenTask:
     in the area right of the cabinet within 0.72 m of the base axis, footprints at least 4 cm
     apart and clear of the cabinet and the swept drawer, by rejection sampling; the containers
     and the items the goal puts into the drawer also need a way to the drawer that does not
-    cross the cabinet low, see ``KitchenTask._clear_of_cabinet``), the pot's and the items'
+    cross the cabinet low, see ``KitchenTask.clear_mask``), the pot's and the items'
     yaws; the chicken leg's yaw in the pot; in B the bottle's place in the drawer; the
     instruction's paraphrase category.
 
@@ -193,7 +190,6 @@ class KitchenTask:
         self._opening = 0.0
         self._container_pose: dict[str, list[float]] = {}
         self._instruction = Instruction("", "canonical")
-        self._expert = KitchenExpert(self)
 
     @staticmethod
     def default_config() -> KitchenConfig:
@@ -267,12 +263,12 @@ class KitchenTask:
         half = np.array([(depth + front_reach) / 2, width / 2])
         return centre, half, rotation
 
-    def _clear_of_cabinet(self, xy: np.ndarray, radius: float, path_radius: float | None,
-                          to_table: bool = False) -> bool:
-        """Whether a footprint circle at ``xy`` keeps ``cabinet_margin`` from the cabinet with
-        its drawer fully out, and the straight way between ``xy`` and the open drawer keeps
-        clear of the cabinet where a carried item (of radius ``path_radius``; ``None``: no
-        check of the way) is low.
+    def clear_mask(self, xy: np.ndarray, radius: float, path_radius: float | None,
+                   to_table: bool = False) -> np.ndarray:
+        """Which footprint circles of radius ``radius`` (metres) at points ``xy`` (N, 2; base
+        frame, metres) keep ``cabinet_margin`` from the cabinet with its drawer fully out,
+        and whose straight way to the open drawer keeps clear of the cabinet where a carried
+        item (of radius ``path_radius``, metres; ``None``: no check of the way) is low.
 
         A transit into the drawer leaves the table at 0.25 m TCP height and climbs to the
         expert's high pre-place pose (0.25 m above the release, see
@@ -286,13 +282,10 @@ class KitchenTask:
         the drawer with the item's bottom 1-2 cm above the carcass top, the expert's 0.3 m
         table approach): the whole way beside the carcass; the drawer's walls are 3 cm
         below the item there.
-        """
-        point = np.asarray(xy, dtype=float)[None]
-        return bool(self._clear_mask(point, radius, path_radius, to_table)[0])
 
-    def _clear_mask(self, xy: np.ndarray, radius: float, path_radius: float | None,
-                    to_table: bool = False) -> np.ndarray:
-        """:meth:`_clear_of_cabinet` for points ``xy`` (N, 2); (N,) bool."""
+        Returns:
+            (N,) bool, true where clear.
+        """
         cfg = self.config
         cab = cfg.cabinet
         centre, half, rotation = self._cabinet_rect()
@@ -342,7 +335,7 @@ class KitchenTask:
         the cabinet and of each other by ``gap``, by rejection sampling (largest first);
         ``None`` if none is found.
 
-        The way to the drawer (:meth:`_clear_of_cabinet`) is checked for the items the goal
+        The way to the drawer (:meth:`clear_mask`) is checked for the items the goal
         carries into the drawer (with their radius) and for the containers (with the open
         gripper's, 4 cm: the gripper moves between them and the drawer); distractors only
         keep clear of the cabinet. When the drawer starts closed, the first pick follows the
@@ -364,7 +357,7 @@ class KitchenTask:
             for name, radius, path_radius in shapes:
                 xy = rng.uniform([x0, y0], [x1, y1], size=(300, 2))
                 yaw = rng.uniform(-np.pi, np.pi, size=300)
-                valid = (np.linalg.norm(xy, axis=1) <= cfg.max_reach) & self._clear_mask(
+                valid = (np.linalg.norm(xy, axis=1) <= cfg.max_reach) & self.clear_mask(
                     xy, radius, path_radius)
                 if path_radius is not None and self._opening == 0.0 and name in self.items:
                     valid &= origin_segment_distance(self._retreat_xy(), xy) >= cfg.base_clearance
@@ -544,38 +537,3 @@ class KitchenTask:
         terms = {fact: float(fact in facts) for fact in self.goal_facts()}
         return TaskEvaluation(all(v > 0.5 for v in terms.values()),
                               float(np.mean(list(terms.values()))), terms)
-
-
-    def _free_table_spot(self, scene: SceneState, name: str) -> np.ndarray:
-        """A table spot (x, y) in the item area farthest from the other items and the
-        containers (the item's footprint counts at least 5 cm: the opening fingers), clear of
-        the cabinet with its drawer out and reached from the drawer beside the carcass."""
-        cfg = self.config
-        x0, x1, y0, y1 = cfg.area
-        reach = max(self.items[name].footprint, 0.05)
-        occupied = [(self.item_centre(scene, o)[:2], self.items[o].footprint)
-                    for o in self.items if o != name]
-        occupied += [(scene.body_position(c)[:2], spec.footprint)
-                     for c, spec in self.containers.items()]
-        xs, ys = np.meshgrid(np.linspace(x0 + 0.02, x1 - 0.02, 12),
-                             np.linspace(y0 + 0.02, y1 - 0.02, 18))
-        xy = np.stack([xs.ravel(), ys.ravel()], axis=1)
-        clearance = np.min([np.linalg.norm(xy - c, axis=1) - r - reach for c, r in occupied],
-                           axis=0)
-        valid = (np.linalg.norm(xy, axis=1) <= cfg.max_reach - 0.02) & self._clear_mask(
-            xy, reach, reach, to_table=True)
-        if not valid.any():
-            return np.array([(x0 + x1) / 2, (y0 + y1) / 2])
-        return xy[int(np.argmax(np.where(valid, clearance, -np.inf)))]
-
-
-    # -- expert -----------------------------------------------------------------------------
-
-    def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
-        """Ground one plan step with ground-truth poses
-        (:meth:`~agentic_env.experts.kitchen.KitchenExpert.primitive_for`)."""
-        return self._expert.primitive_for(step, scene)
-
-    def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
-        """Execute the Fast Downward reference plan with ground-truth poses."""
-        return self._expert.actions(scene)

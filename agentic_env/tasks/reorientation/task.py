@@ -7,7 +7,6 @@ Poses and their predicates: :mod:`~agentic_env.tasks.reorientation.poses`; exper
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,9 +15,7 @@ import numpy as np
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.contract.workcell import TABLE_HEIGHT
 from agentic_env.errors import InvalidConfigError
-from agentic_env.experts.reorientation import ReorientationExpert
 from agentic_env.geometry.rotations import rotation_z
-from agentic_env.pddl.planning import PlanStep
 from agentic_env.primitives.turning import GRASP_TILTS
 from agentic_env.robot.reorienting import (
     handle_direction,
@@ -247,7 +244,6 @@ class ReorientationTask:
         self._target = next(iter(self.items))
         self._pose = "upright"
         self._instruction = Instruction("", "canonical")
-        self._expert = ReorientationExpert(self)
 
     @staticmethod
     def default_config() -> ReorientationConfig:
@@ -446,15 +442,3 @@ class ReorientationTask:
         fact = self.goal_facts()[0]
         value = float(self._pose_of(scene, self._target) == self._pose)
         return TaskEvaluation(value > 0.5, value, {fact: value})
-
-    # -- expert -----------------------------------------------------------------------------
-
-    def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
-        """``pick`` with a grasp suited to the object's pose and goal; ``place-in-pose`` with
-        the TCP pose that turns the object, as it sits in the hand, into the asked pose
-        (:meth:`~agentic_env.experts.reorientation.ReorientationExpert.primitive_for`)."""
-        return self._expert.primitive_for(step, scene)
-
-    def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
-        """Execute the Fast Downward reference plan with ground-truth poses."""
-        return self._expert.actions(scene)

@@ -7,7 +7,7 @@ Rules, words and tunables: :mod:`~agentic_env.tasks.sorting.rules`; expert:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -17,10 +17,8 @@ import numpy as np
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.contract.workcell import TABLE_HEIGHT
 from agentic_env.errors import InvalidConfigError
-from agentic_env.experts.sorting import SortingExpert
 from agentic_env.geometry.planar import rects_overlap
 from agentic_env.geometry.rotations import rotation_z, yaw_of
-from agentic_env.pddl.planning import PlanStep
 from agentic_env.sim.props import BinSpec
 from agentic_env.sim.scene import SceneBuilder
 from agentic_env.sim.state import Box, SceneState
@@ -103,7 +101,6 @@ class SortingTask:
         self._slots: dict[str, tuple[str, np.ndarray]] = {}
         self._container_xy: dict[str, np.ndarray] = {}
         self._instruction = Instruction("", "canonical")
-        self._expert = SortingExpert(self)
 
     @staticmethod
     def default_config() -> SortingConfig:
@@ -533,18 +530,6 @@ class SortingTask:
         if slot_container != container:
             offset = np.zeros(2)
         return offset
-
-    # -- expert -----------------------------------------------------------------------------
-
-    def primitive_for(self, step: PlanStep, scene: SceneState) -> dict[str, Any]:
-        """``pick`` / ``pick-from``: a top grasp; ``place-in``: release above the object's
-        lane slot, just above the rim; ``place-on-table``: set down at a free spot
-        (:meth:`~agentic_env.experts.sorting.SortingExpert.primitive_for`)."""
-        return self._expert.primitive_for(step, scene)
-
-    def expert_actions(self, scene: SceneState) -> Iterator[dict[str, Any]]:
-        """Execute the Fast Downward reference plan with ground-truth poses."""
-        return self._expert.actions(scene)
 
 
 def cluttered_sorting_task() -> SortingTask:

@@ -184,18 +184,3 @@ def test_options_are_checked() -> None:
         agent(Scripted(), mode="both")
     with pytest.raises(InvalidConfigError):
         agent(Scripted(), speed=2)
-
-
-@pytest.mark.parametrize(("width", "held"), [(0.041, True), (0.07, False), (0.001, False)])
-def test_a_failed_place_keeps_the_object_only_while_the_pads_still_grip_it(
-        width: float, held: bool) -> None:
-    """After a place fails the pads tell whether the object is still held: as wide as after
-    the pick (stopped before the release), 3 cm wider (released, then the retreat failed) or
-    shut (it slipped out). A stale ``held`` would refuse every later pick."""
-    from agentic_env.agents.alrm.tools import AlrmWorld
-    from agentic_env.agents.skills.grounding import HeldObject
-
-    world = AlrmWorld(ToolContext(FakeRobot(), "sort the fruit", 10))
-    world.held, world.held_width = HeldObject("peach-1", 0.03, 0.03), 0.04
-    world.io.obs = {"gripper_width": np.array([width], np.float32)}
-    assert world.still_holding() is held

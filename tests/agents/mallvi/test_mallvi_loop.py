@@ -138,7 +138,7 @@ def test_the_single_agent_baseline_plans_once_and_skips_the_roles(
         monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
     monkeypatch.setattr(agent_module, "run_single_agent",
-                        lambda agent, instruction: calls.append(instruction) or True)
+                        lambda episode, ctx, rng, instruction: calls.append(instruction) or True)
     roles = Roles([])
     report = episode(roles, single_agent=True)
     assert calls == ["sort the fruit"] and roles.modules == [] and report.believes_done

@@ -82,7 +82,7 @@ def test_bad_act_arguments_come_back_as_bad_args_and_nothing_moves(
     result = context.call(tools, "act", arguments)
     assert result.code is SkillCode.BAD_ARGS
     assert expected in result.message
-    assert robot.sent == [] and context.log.actions == 0
+    assert robot.sent == [] and context.actions == 0
 
 
 def test_reflect_speak_and_snapshot_change_nothing() -> None:
@@ -111,7 +111,7 @@ def test_check_events_reports_text_since_the_last_check_and_a_person_makes_facts
 def test_move_arm_sends_one_primitive_and_records_the_posture() -> None:
     tools, context, state, robot = tools_with()
     result = context.call(tools, "act", {"action": "move_arm", "params": ["observe"]})
-    assert result.ok and len(robot.sent) == 1 and context.log.actions == 1
+    assert result.ok and len(robot.sent) == 1 and context.actions == 1
     assert any(f.text.startswith("arm_posture(robot,") for f in state.snapshot.facts())
 
 

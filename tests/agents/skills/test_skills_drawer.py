@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from support.cabinet_task import BOX_NAME, CABINET_NAME, CabinetTask
 
-from agentic_env.agents.agenticlab.modules import Detection
 from agentic_env.agents.perception import PointCloud, target_cloud
-from agentic_env.agents.skills import RobotSkillIO, place_in
+from agentic_env.agents.runtime import Episode, Limits
+from agentic_env.agents.skills import Detection, place_in
 from agentic_env.agents.skills.grounding import HeldObject, approach_over, column_seen_free
 from agentic_env.agents.skills.locate import Target
 from agentic_env.agents.skills.scene import SceneView
@@ -74,7 +74,7 @@ def test_a_place_into_the_open_drawer_carries_the_object_over_its_front(env: Sim
     env.reset(seed=0)
     _pick_box(env)
     env.step(home())  # out of the shoulder camera's view, as locating the drawer would
-    io = RobotSkillIO(EnvRobotIO(env))
+    io = Episode(EnvRobotIO(env), Limits())
     detection = _floor_detection(env)
     target = Target("drawer", "interior", "shoulder", detection, PointCloud.empty())
     result = place_in(io, HeldObject(BOX_NAME, 0.035, 0.028), target, why="into the drawer")
@@ -164,7 +164,7 @@ def test_a_drawer_place_ignores_what_the_box_shows_beneath_the_drawer(env: SimEn
     env.reset(seed=0)
     _pick_box(env)
     env.step(home())
-    io = RobotSkillIO(EnvRobotIO(env))
+    io = Episode(EnvRobotIO(env), Limits())
     detection = _floor_detection(env)
     u0, v0, u1, v1 = detection.box
     # a loose box that also takes in the cabinet and table below the drawer's front

@@ -10,11 +10,12 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 import pytest
 
-from agentic_env.agents.agenticlab.modules import Detection, detect
 from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.models.registry import ModelRouter
 from agentic_env.agents.perception import project_to_image, target_cloud
-from agentic_env.agents.skills.io import RobotSkillIO
+from agentic_env.agents.runtime import Episode, Limits
+from agentic_env.agents.runtime.detector import detect
+from agentic_env.agents.skills import Detection
 from agentic_env.agents.skills.locate import (
     MAX_LOOKS,
     MIN_TARGET_POINTS,
@@ -78,7 +79,7 @@ def _arm_in_the_way(env: SimEnv) -> tuple[EnvRobotIO, dict[str, np.ndarray]]:
 def test_a_target_hidden_from_the_shoulder_camera_is_found_by_the_wrist_survey(
         sorting: tuple[SimEnv, ModuleContext]) -> None:
     env, models = sorting
-    io = RobotSkillIO(EnvRobotIO(env))
+    io = Episode(EnvRobotIO(env), Limits())
     result = locate(io, _wrist_only(models), TARGET)
     assert result.code is SkillCode.OK, result.message
     target = result.data["target"]
@@ -86,19 +87,19 @@ def test_a_target_hidden_from_the_shoulder_camera_is_found_by_the_wrist_survey(
     truth = next(o.position for o in env.trial.objects if o.name == TARGET)
     centre = target.cloud.points.mean(axis=0)
     assert np.linalg.norm(centre[:2] - np.asarray(truth)[:2]) < 0.04
-    looks = [e for e in io.events if e["kind"] == "primitive" and "survey" in e["why"]]
+    looks = [e for e in io.report.events if e["kind"] == "primitive" and "survey" in e["why"]]
     assert 1 <= len(looks) <= MAX_LOOKS and result.data["tried"][0] == "the shoulder view"
 
 
 def test_a_target_that_is_nowhere_is_not_found_after_a_bounded_search(
         sorting: tuple[SimEnv, ModuleContext]) -> None:
     env, _ = sorting
-    io = RobotSkillIO(EnvRobotIO(env))
+    io = Episode(EnvRobotIO(env), Limits())
     result = locate(io, lambda *_: None, "unicorn-1")
     assert result.code is SkillCode.NOT_FOUND and not result.ok
     assert "unicorn-1 was not found in the shoulder view" in result.message
     assert "the wrist view from" in result.message
-    assert io.actions <= MAX_LOOKS + 1 and len(result.data["tried"]) == io.actions + 1
+    assert io.report.actions <= MAX_LOOKS + 1 and len(result.data["tried"]) == io.report.actions + 1
     # without search only the arm goes home (it stands at the last survey look now)
     again = locate(io, lambda *_: None, "unicorn-1", search=False)
     assert again.data["tried"] == ["the shoulder view", "the shoulder view with the arm home"]
@@ -119,7 +120,7 @@ def test_parking_the_arm_hides_less_of_the_workspace_than_a_pose_in_the_way(
 def test_pick_locates_grasps_and_measures_the_held_object(
         sorting: tuple[SimEnv, ModuleContext]) -> None:
     env, models = sorting
-    io = RobotSkillIO(EnvRobotIO(env))
+    io = Episode(EnvRobotIO(env), Limits())
     detector = _detector(models)
     judged: list[str] = []
 
@@ -138,7 +139,7 @@ def test_pick_locates_grasps_and_measures_the_held_object(
 def test_the_wrist_looks_straight_down_at_a_point_and_sees_the_target_there(
         sorting: tuple[SimEnv, ModuleContext]) -> None:
     env, models = sorting
-    io = RobotSkillIO(EnvRobotIO(env))
+    io = Episode(EnvRobotIO(env), Limits())
     truth = np.asarray(next(o.position for o in env.trial.objects if o.name == TARGET))
     guess = truth + np.array([0.02, -0.015, 0.0])  # a slanted view's estimate, a bit off
     seen = wrist_point(io, _wrist_only(models), TARGET, guess)
@@ -186,7 +187,7 @@ def test_an_object_hidden_inside_a_pot_is_found_by_looking_into_it() -> None:
     oracle = SimOracle(env)
     try:
         models = ModuleContext(ModelRouter(oracle))
-        io = RobotSkillIO(EnvRobotIO(env))
+        io = Episode(EnvRobotIO(env), Limits())
         detector = _detector(models)
         assert detector(io.obs, "shoulder", "chicken-leg-1", "object") is None
         result = locate(io, detector, "chicken-leg-1")

@@ -174,7 +174,7 @@ def test_bad_arguments_come_back_as_bad_args_and_nothing_moves(primitives, argum
     assert result.code is SkillCode.BAD_ARGS
     for word in words:
         assert word in result.message
-    assert io.actions == [] and context.log.actions == 0
+    assert io.actions == [] and context.actions == 0
     assert context.log.calls[-1].result is result
 
 

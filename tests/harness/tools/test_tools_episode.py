@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from agentic_env.experts import expert_actions
 from agentic_env.harness.db import ResultStore
 from agentic_env.harness.episode import EpisodeSpec
 from agentic_env.harness.tools.run import run_tool_episode
@@ -48,7 +49,7 @@ def test_a_pick_with_the_default_full_opening_runs():
     episode = open_episode(EpisodeSpec(task="sorting", seed=3))
     try:
         env = episode.judge.env
-        name, arguments = primitive_call(next(iter(env.task.expert_actions(env.scene_state))))
+        name, arguments = primitive_call(next(iter(expert_actions(env.task, env.scene_state))))
         del arguments["width"]
         result = episode.call(name, arguments)
         assert result.ok, result.render()
@@ -73,6 +74,6 @@ def test_the_alrm_tools_see_through_the_perception_model():
         name = next(iter(listed.data["objects"]))
         assert episode.call("pick", {"name": name}).ok
         assert episode.call("place", {"target": "table"}).ok
-        assert episode.context.log.actions > 0
+        assert episode.context.actions > 0
     finally:
         episode.close()

@@ -21,6 +21,7 @@ from PIL import Image
 from agentic_env.cli import serve
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
+from agentic_env.experts import expert_actions
 from agentic_env.harness.db import ResultStore
 from agentic_env.harness.tools.mcp_server import check_bind
 from agentic_env.oracle.tool_reference import primitive_call
@@ -34,7 +35,7 @@ def expert_calls(steps: int) -> list[tuple[str, dict]]:
     env = SimEnv(task="sorting")
     try:
         env.reset(seed=SEED)
-        actions = iter(env.task.expert_actions(env.scene_state))
+        actions = iter(expert_actions(env.task, env.scene_state))
         calls = []
         for _ in range(steps):
             action = next(actions)

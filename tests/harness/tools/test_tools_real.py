@@ -10,6 +10,7 @@ pytest.importorskip("serial")
 from agentic_env.agents.skills.result import SkillCode  # noqa: E402
 from agentic_env.envs.sim_env import SimEnv  # noqa: E402
 from agentic_env.errors import InvalidConfigError  # noqa: E402
+from agentic_env.experts import expert_actions
 from agentic_env.harness.episode import EpisodeSpec  # noqa: E402
 from agentic_env.harness.tools.backends import RealOptions, open_episode  # noqa: E402
 from agentic_env.oracle.tool_reference import primitive_call  # noqa: E402
@@ -21,7 +22,7 @@ def first_expert_call() -> tuple[str, dict]:
     env = SimEnv(task="sorting")
     try:
         env.reset(seed=SPEC.seed)
-        return primitive_call(next(iter(env.task.expert_actions(env.scene_state))))
+        return primitive_call(next(iter(expert_actions(env.task, env.scene_state))))
     finally:
         env.close()
 

@@ -1,0 +1,59 @@
+"""The object detector every agent shares: one model call that points at a named thing (and
+boxes it) in one camera image, as the skills' :data:`~agentic_env.agents.skills.locate.
+Detector` (prompt ``prompts/detector.md``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from agentic_env.agents.models.base import ModelImage, ModelQuery
+from agentic_env.agents.models.context import ModuleContext
+from agentic_env.agents.runtime.prompts import render_prompt
+from agentic_env.agents.skills.locate import Detection, Detector
+
+_PIXELS = {"type": ["array", "null"], "items": {"type": "number"}, "minItems": 2, "maxItems": 4}
+DETECTOR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["found", "point"],
+    "properties": {"found": {"type": "boolean"}, "point": _PIXELS, "box": _PIXELS,
+                   "reasoning": {"type": "string"}},
+}
+#: What a detector query asks for, by ``part``.
+PART_TEXT = {"handle": "handle of the {}", "interior": "inside (floor) of the open {}"}
+
+
+def detect(ctx: ModuleContext, obs: Mapping[str, np.ndarray], camera: str, target: str,
+           description: str, part: str = "object") -> Detection | None:
+    """Point at and box ``target`` in ``camera``'s image (the ``detector`` module); ``None``
+    when the model does not see it.
+
+    Args:
+        target: the name the agent uses for it.
+        description: words for it (what the model is told to look for).
+        part: ``"object"``, or for drawers ``"handle"`` / ``"interior"``.
+    """
+    height, width = obs[f"{camera}_rgb"].shape[:2]
+    part_text = PART_TEXT.get(part, "{}").format(description)
+    prompt = render_prompt("agentic_env.agents.runtime", "detector", part_text=part_text,
+                           camera=camera, width=width, height=height, target=target,
+                           description=description)
+    image = ModelImage(f"{camera}_rgb", np.asarray(obs[f"{camera}_rgb"]))
+    reply = ctx.ask(ModelQuery("detector", "detector", prompt, (image,), DETECTOR_SCHEMA,
+                               {"target": target, "part": part, "camera": camera,
+                                "image_size": [height, width]}))
+    answer = reply.parsed
+    if not answer["found"]:
+        return None
+    return Detection.from_answer(answer.get("point"), answer.get("box"), height, width)
+
+
+def detector_for(ctx: ModuleContext, describe: Callable[[str], str]) -> Detector:
+    """The ``detector`` module as the skills' detector; ``describe(name)`` gives the words
+    the model is told to look for."""
+    def detector(obs: Mapping[str, np.ndarray], camera: str, name: str,
+                 part: str) -> Detection | None:
+        return detect(ctx, obs, camera, name, describe(name), part)
+    return detector
