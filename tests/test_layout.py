@@ -32,6 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("experts",),
     ("envs", "registry"),
     ("agents", "real"),
+    ("oracle",),
     ("harness", "datasets", "rl"),
     ("cli",),
 )

@@ -2,7 +2,7 @@
 
 A call is scored at the moment it is answered, on the state it judged: MALLVI's Reflector
 says whether one move is complete (``task_complete``), and the truth is whether that move
-holds in the simulator (:func:`~agentic_env.agents.models.oracle_mallvi.subtask_truth`). The
+holds in the simulator (:func:`~agentic_env.oracle.mallvi.subtask_truth`). The
 results database stores the truth beside the verdict (``calls.truth``), so a sweep's report
 gives the Reflector's precision and recall per task. The episode evaluation ``call-truth``
 (:class:`CallTruth`, declared by MALLVI's registration; see
@@ -15,9 +15,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from agentic_env.agents.models.base import CallRecord
-from agentic_env.agents.models.oracle_mallvi import subtask_truth
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.evaluations import EpisodeEvaluation
+from agentic_env.oracle.mallvi import subtask_truth
 
 if TYPE_CHECKING:
     from agentic_env.agents.base import AgentReport

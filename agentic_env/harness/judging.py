@@ -24,11 +24,11 @@ from dataclasses import replace
 from agentic_env.agents.alrm.judge import build_judge, judge_with_panel
 from agentic_env.agents.base import AgentReport
 from agentic_env.agents.models.base import ModelError
-from agentic_env.agents.models.oracle_judge import OracleJudge
 from agentic_env.agents.models.registry import parse_model_spec
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 from agentic_env.harness.evaluations import EpisodeEvaluation
+from agentic_env.oracle import OracleJudge
 from agentic_env.pddl.planning import PlanNotFoundError
 from agentic_env.tasks.base import SymbolicTask
 from agentic_env.tasks.subtasks import ground_truth_subtasks

@@ -118,15 +118,11 @@ class _Asker:
         injected errors fall on different instances in different rollouts.
         """
         from agentic_env.agents.agenticlab.modules import ModuleContext
-        from agentic_env.agents.models.oracle import SimOracle
         from agentic_env.agents.models.registry import build_backends
+        from agentic_env.oracle import SimOracle, oracle_factories
 
         oracles: list[SimOracle] = []
-
-        def factory(spec: Any) -> SimOracle:
-            seed = spec.seed * 100_003 + zlib.crc32(self.rollout.encode())
-            oracles.append(SimOracle(env, spec.error_rates, seed=seed))
-            return oracles[-1]
+        factories = oracle_factories(env, zlib.crc32(self.rollout.encode()), oracles)
 
         def remember(record: CallRecord) -> None:
             self.last = record
@@ -135,7 +131,7 @@ class _Asker:
             for oracle in oracles:
                 oracle.close()
 
-        return ModuleContext(build_backends(self.model, oracle_factory=factory), None,
+        return ModuleContext(build_backends(self.model, factories=factories), None,
                              remember), close
 
 
@@ -397,7 +393,7 @@ def _with_pose(candidate: Any, pose: np.ndarray) -> Any:
 
 
 def _describe(name: str) -> str:
-    from agentic_env.agents.models.oracle import describe
+    from agentic_env.oracle.agenticlab import describe
 
     return describe(name)
 

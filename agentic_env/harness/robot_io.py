@@ -2,13 +2,16 @@
 
 :class:`EnvRobotIO` hands an agent what a real robot reports too: observations and the
 primitive's status. The env and its privileged ``info`` (scene state, symbolic steps, task
-truth) are kept in closures, not attributes, so nothing an agent reaches by attribute leads
-to the simulator.
+truth) stay in a table private to this (harness) module, keyed by the robot io: no attribute,
+slot, closure or bound method of the object an agent holds leads to the simulator.
 """
 
 from __future__ import annotations
 
+import itertools
+import weakref
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -39,6 +42,35 @@ class PrimitiveEnv(Protocol):
     # optional: ``wait(seconds) -> info`` lets time pass without moving (EnvRobotIO.wait)
 
 
+@dataclass
+class _Link:
+    """What an :class:`EnvRobotIO` reaches its env through (harness side only)."""
+
+    env: PrimitiveEnv
+    on_observation: Callable[[dict[str, np.ndarray]], None] | None
+    #: how many disturbances and scheduled events were already reported
+    reported: list[int] = field(default_factory=lambda: [0, 0])
+
+    def seen(self, obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        if self.on_observation is not None:
+            self.on_observation(obs)
+        return obs
+
+    def take(self, info: dict[str, Any], events: list[str]) -> None:
+        """Append the newly reported events of ``info`` to ``events`` as text."""
+        applied = list(info.get("disturbances", ()))
+        events.extend(t for t in map(event_text, applied[self.reported[0]:]) if t)
+        self.reported[0] = max(self.reported[0], len(applied))
+        scheduled = list(info.get("events", ()))
+        events.extend(t for t in map(announcement, scheduled[self.reported[1]:]) if t)
+        self.reported[1] = max(self.reported[1], len(scheduled))
+
+
+#: The env behind each live :class:`EnvRobotIO`, by its key; an entry goes with its robot io.
+_LINKS: dict[int, _Link] = {}
+_KEYS = itertools.count()
+
+
 class EnvRobotIO:
     """Observations and primitive status of ``env``; nothing else.
 
@@ -54,7 +86,7 @@ class EnvRobotIO:
             ``""`` while it has not.
     """
 
-    __slots__ = ("_act", "_events", "_observe", "_wait", "actions", "stopped", "workspace")
+    __slots__ = ("__weakref__", "_events", "_key", "actions", "stopped", "workspace")
 
     def __init__(self, env: PrimitiveEnv,
                  on_observation: Callable[[dict[str, np.ndarray]], None] | None = None) -> None:
@@ -62,45 +94,14 @@ class EnvRobotIO:
         self.actions = 0
         self.stopped = ""
         self._events: list[str] = []
-        reported = [0, 0]  # disturbances, scheduled events
-
-        def take(info: dict[str, Any]) -> None:
-            applied = list(info.get("disturbances", ()))
-            self._events.extend(t for t in map(event_text, applied[reported[0]:]) if t)
-            reported[0] = max(reported[0], len(applied))
-            scheduled = list(info.get("events", ()))
-            self._events.extend(t for t in map(announcement, scheduled[reported[1]:]) if t)
-            reported[1] = max(reported[1], len(scheduled))
-
-        def seen(obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-            if on_observation is not None:
-                on_observation(obs)
-            return obs
-
-        def observe() -> dict[str, np.ndarray]:
-            return seen(env.observe())
-
-        def act(action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-            obs, _reward, _terminated, _truncated, info = env.step(action)
-            take(info)
-            fault = info.get("safety_fault")
-            if fault is not None:
-                raise RobotStoppedError(f"safety fault {fault.get('kind')}: "
-                                        f"{fault.get('message')}")
-            if info.get("operator_declined"):
-                raise RobotStoppedError("the operator declined a primitive")
-            return seen(obs), dict(info.get("primitive", {}))
-
-        def wait(seconds: float) -> None:
-            waiting = getattr(env, "wait", None)
-            if waiting is not None:
-                take(waiting(seconds))
-
-        self._observe, self._act, self._wait = observe, act, wait
+        self._key = next(_KEYS)
+        _LINKS[self._key] = _Link(env, on_observation)
+        weakref.finalize(self, _LINKS.pop, self._key, None)
 
     def observe(self) -> dict[str, np.ndarray]:
         """A fresh observation (see :mod:`agentic_env.contract.spaces`)."""
-        return self._observe()
+        link = _LINKS[self._key]
+        return link.seen(link.env.observe())
 
     def poll_events(self) -> list[str]:
         """The exogenous events the env reported since the last poll, as text (an operator
@@ -112,7 +113,10 @@ class EnvRobotIO:
     def wait(self, seconds: float) -> None:
         """Let ``seconds`` pass without moving (the robot waits, e.g. for the operator or
         the e-stop's release); events that happen meanwhile reach :meth:`poll_events`."""
-        self._wait(seconds)
+        link = _LINKS[self._key]
+        waiting = getattr(link.env, "wait", None)
+        if waiting is not None:
+            link.take(waiting(seconds), self._events)
 
     def act(self, action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Run one primitive; the observation after it and its status report (``name``,
@@ -121,10 +125,15 @@ class EnvRobotIO:
         Raises:
             RobotStoppedError: on a safety fault or a primitive the operator declined.
         """
-        try:
-            result = self._act(action)
-        except RobotStoppedError as stop:
-            self.stopped = str(stop)
-            raise
+        link = _LINKS[self._key]
+        obs, _reward, _terminated, _truncated, info = link.env.step(action)
+        link.take(info, self._events)
+        fault = info.get("safety_fault")
+        stop = (f"safety fault {fault.get('kind')}: {fault.get('message')}" if fault is not None
+                else "the operator declined a primitive" if info.get("operator_declined")
+                else "")
+        if stop:
+            self.stopped = stop
+            raise RobotStoppedError(stop)
         self.actions += 1
-        return result
+        return link.seen(obs), dict(info.get("primitive", {}))

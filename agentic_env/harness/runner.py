@@ -32,7 +32,6 @@ from agentic_env.agents.base import (
 from agentic_env.agents.models.base import CallRecord
 from agentic_env.agents.models.budget import Budget
 from agentic_env.agents.models.context import ModuleContext
-from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.registry import ModelSpec, build_backends
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
@@ -40,7 +39,9 @@ from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
 from agentic_env.harness.evaluations import build_evaluations
 from agentic_env.harness.interventions import kind_success, measure
 from agentic_env.harness.robot_io import EnvRobotIO
+from agentic_env.harness.sealed import sealed
 from agentic_env.harness.trace import EpisodeTrace, call_verdict
+from agentic_env.oracle import SimOracle, oracle_factories
 from agentic_env.pddl.planning import PlanNotFoundError, load_domain
 
 
@@ -50,6 +51,10 @@ def episode_models(spec: EpisodeSpec, oracle_env: SimEnv | None,
                    on_call: Callable[[CallRecord], None] | None = None
                    ) -> Iterator[ModuleContext]:
     """The models of ``spec`` as the agent reaches them; sim-oracles are closed on exit.
+
+    The agent gets a router of :class:`~agentic_env.agents.models.registry.ModelHandle` s
+    and ``on_call`` sealed (:func:`~agentic_env.harness.sealed.sealed`), so nothing it holds
+    leads to the env.
 
     Args:
         spec: names the model specs and seeds the sim-oracle's error draws.
@@ -65,18 +70,16 @@ def episode_models(spec: EpisodeSpec, oracle_env: SimEnv | None,
     agent_entry(spec.agent).check_modules(spec.module_models())
     oracles: list[SimOracle] = []
 
-    def make_oracle(model: ModelSpec) -> SimOracle:
-        if oracle_env is None:
-            raise InvalidConfigError(
-                "the sim-oracle reads the simulator's ground truth, which the real robot does "
-                "not have: pass a real model (e.g. --model gemini/gemini-3-flash) or --twin")
-        oracle = SimOracle(oracle_env, model.error_rates, seed=model.seed * 100_003 + spec.seed)
-        oracles.append(oracle)
-        return oracle
+    def no_oracle(model: ModelSpec) -> SimOracle:
+        raise InvalidConfigError(
+            "the sim-oracle reads the simulator's ground truth, which the real robot does "
+            "not have: pass a real model (e.g. --model gemini/gemini-3-flash) or --twin")
 
+    factories = ({"sim-oracle": no_oracle} if oracle_env is None
+                 else oracle_factories(oracle_env, spec.seed, oracles))
     try:
-        router = build_backends(spec.model, spec.module_models(), oracle_factory=make_oracle)
-        yield ModuleContext(router, budget, on_call)
+        router = build_backends(spec.model, spec.module_models(), factories=factories)
+        yield ModuleContext(router, budget, sealed(on_call))
     finally:
         for oracle in oracles:
             oracle.close()
@@ -84,7 +87,8 @@ def episode_models(spec: EpisodeSpec, oracle_env: SimEnv | None,
 
 def build_agent(spec: EpisodeSpec, models: ModuleContext,
                 on_event: Callable[[dict[str, Any]], None] | None = None) -> Agent:
-    """The registered agent ``spec.agent`` with ``spec``'s options, limits and seed.
+    """The registered agent ``spec.agent`` with ``spec``'s options, limits and seed;
+    ``on_event`` reaches it sealed (:func:`~agentic_env.harness.sealed.sealed`).
 
     Raises:
         InvalidConfigError: an unknown agent or agent option.
@@ -92,7 +96,7 @@ def build_agent(spec: EpisodeSpec, models: ModuleContext,
     return make_agent(spec.agent, AgentSetup(
         models=models, options=spec.options(), verification=spec.verification,
         max_actions=spec.max_actions, max_replans=spec.max_replans,
-        max_wall_s=spec.max_wall_s, seed=spec.seed, on_event=on_event))
+        max_wall_s=spec.max_wall_s, seed=spec.seed, on_event=sealed(on_event)))
 
 
 def run_agent(agent: Agent, robot_io: EnvRobotIO, instruction: str, context: TaskContext

@@ -7,6 +7,7 @@ arm's ``attachment_site``; :mod:`agentic_env.robot.constants` holds the names an
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 
@@ -112,3 +113,27 @@ def robot_spec() -> mujoco.MjSpec:
     data.act[model.actuator_actadr[idx.gripper_actuator]] = open_width
     arm.add_key(name="home", qpos=data.qpos, act=data.act, ctrl=data.ctrl)
     return arm
+
+
+def gripper_rest_boxes(names: Sequence[str]) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]],
+                                                       float]:
+    """The gripper's geoms ``names`` at rest (fingers straight, closed) as boxes in the TCP
+    frame, and the widest opening of its servo (m).
+
+    Read from ``assets/finray_gripper.xml`` alone (no scene): each geom's ``(centre, half
+    extents)``, both (3,) metres, a cylinder boxed by its bounding box.
+    """
+    model = mujoco.MjSpec.from_string(_asset_text("finray_gripper.xml")).compile()
+    data = mujoco.MjData(model)
+    mujoco.mj_kinematics(model, data)
+    tcp = data.site("tcp")
+    rotation = tcp.xmat.reshape(3, 3)
+    boxes = {}
+    for name in names:
+        size = model.geom(name).size
+        centre = rotation.T @ (data.geom(name).xpos - tcp.xpos)
+        if model.geom(name).type[0] == mujoco.mjtGeom.mjGEOM_CYLINDER:
+            boxes[name] = (centre, np.array([size[0], size[0], size[1]]))
+        else:
+            boxes[name] = (centre, np.array(size, dtype=float))
+    return boxes, float(model.actuator("gripper_servo").actrange[1])

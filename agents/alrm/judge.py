@@ -6,7 +6,7 @@ one (ALRM, section IV-D and Table II): 0 when no subtask is solved, 1 when at le
 all three differ. A benchmark's success rate is the summed score over twice the episode
 count; :func:`disagreement_rate` compares the judges with the world state, which ALRM's
 accept-everything mock could not. Any backend can judge: a litellm model, a replay cassette,
-or offline the sim-oracle's judge (:mod:`agentic_env.agents.models.oracle_judge`), which
+or offline the sim-oracle's judge (:mod:`agentic_env.oracle.judge`, harness side), which
 scores from the truth.
 """
 
@@ -22,10 +22,11 @@ from typing import Any
 from agentic_env.agents.models.ask import ask
 from agentic_env.agents.models.base import Backend, CallRecord, ModelQuery
 from agentic_env.agents.models.budget import Budget
-from agentic_env.agents.models.oracle_judge import JUDGE_MODULE, OracleJudge
-from agentic_env.agents.models.registry import OracleFactory, build_backend, parse_model_spec
+from agentic_env.agents.models.registry import BackendFactory, build_backend, parse_model_spec
 from agentic_env.errors import InvalidConfigError
 
+#: Module name of trace-judge queries.
+JUDGE_MODULE = "judge"
 #: The scores a judge may give (ALRM Table II).
 SCORES: tuple[int, ...] = (0, 1, 2)
 JUDGE_SCHEMA: dict[str, Any] = {
@@ -160,14 +161,12 @@ def disagreement_rate(episodes: Iterable[tuple[float, bool]]) -> float:
     return sum(flags) / len(flags)
 
 
-def build_judge(spec: str, *, oracle_factory: OracleFactory | None = None) -> Backend:
+def build_judge(spec: str, *, oracle_factory: BackendFactory | None = None) -> Backend:
     """A judge backend from a model spec (``--model`` forms).
 
-    A ``sim-oracle`` spec without ``oracle_factory`` gives the simulator-free
-    :class:`~agentic_env.agents.models.oracle_judge.OracleJudge`, with the spec's ``judge``
-    error rate and seed (``sim-oracle?judge=0.2&seed=3``).
+    A ``sim-oracle`` spec is built by ``oracle_factory``, which the harness passes (e.g.
+    :func:`agentic_env.oracle.judge_factory`: the simulator-free oracle judge with the spec's
+    ``judge`` error rate and seed, ``sim-oracle?judge=0.2&seed=3``).
     """
-    parsed = parse_model_spec(spec)
-    if parsed.kind == "sim-oracle" and oracle_factory is None:
-        return OracleJudge(parsed.error_rates.get(JUDGE_MODULE, 0.0), parsed.seed)
-    return build_backend(parsed, oracle_factory=oracle_factory)
+    factories = {"sim-oracle": oracle_factory} if oracle_factory is not None else None
+    return build_backend(parse_model_spec(spec), factories=factories)

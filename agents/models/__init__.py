@@ -4,12 +4,15 @@ Build backends from ``--model`` / ``--modules`` strings with :func:`build_backen
 call :func:`ask` with a :class:`ModelQuery`; it returns a validated :class:`ModelReply`.
 A query with ``tools`` is answered with tool calls or text; :func:`run_tool_conversation`
 drives a bounded multi-turn tool conversation. litellm is imported only when a litellm
-backend is used.
+backend is used. The privileged sim-oracle is not here: it reads the simulator, so it lives
+on the harness side (:mod:`agentic_env.oracle`), which passes its factory to
+:func:`build_backends`.
 """
 
 from agentic_env.agents.models.ask import ask
 from agentic_env.agents.models.base import (
     MODULES,
+    TOOL_ERRORS,
     Backend,
     BudgetExceededError,
     CallRecord,
@@ -32,6 +35,8 @@ from agentic_env.agents.models.conversation import (
 )
 from agentic_env.agents.models.litellm_backend import LiteLLMBackend
 from agentic_env.agents.models.registry import (
+    BackendFactory,
+    ModelHandle,
     ModelRouter,
     ModelSpec,
     build_backend,
@@ -41,11 +46,11 @@ from agentic_env.agents.models.registry import (
 )
 from agentic_env.agents.models.replay import RecordingBackend, ReplayBackend, exchange_key
 from agentic_env.agents.models.schema import extract_json, validate
-from agentic_env.agents.models.tool_oracle import TOOL_ERRORS, ToolOracle
 
 __all__ = [
     "MODULES",
     "Backend",
+    "BackendFactory",
     "Budget",
     "BudgetExceededError",
     "BudgetSpent",
@@ -58,6 +63,7 @@ __all__ = [
     "ModelError",
     "ModelImage",
     "ModelQuery",
+    "ModelHandle",
     "ModelReply",
     "ModelRouter",
     "ModelSpec",
@@ -66,7 +72,6 @@ __all__ = [
     "ReplayBackend",
     "TOOL_ERRORS",
     "ToolCall",
-    "ToolOracle",
     "ToolTurn",
     "Usage",
     "ask",

@@ -28,6 +28,10 @@ MODULES: tuple[str, ...] = ("parser", "checker", "detector", "grasp", "goal", "j
 #: modes): a verbal-only reply, a skipped or a repeated event check, a place without
 #: perceiving the surface first.
 PLANNER_ERRORS: tuple[str, ...] = ("verbal", "skip_events", "repeat_events", "blind_place")
+#: Error kinds the tool-calling sim-oracle injects into a tool-calling episode (the mistakes
+#: real models make): another tool, a bad argument, an early stop, talk without a call, a
+#: repeated call.
+TOOL_ERRORS: tuple[str, ...] = ("wrong_tool", "bad_argument", "stop_early", "talk", "repeat")
 
 
 class ModelError(AgenticEnvError, RuntimeError):

@@ -3,43 +3,25 @@
 Every model call names its module (:attr:`ModelQuery.module`); ``--modules`` routes modules
 to models and ``sim-oracle?module=rate`` injects errors per module. The four built-in agents'
 modules are :data:`~agentic_env.agents.models.base.MODULES`. A new agent declares its own
-with :func:`register_module`, giving the sim-oracle's answer for it so the agent runs offline:
+with :func:`register_module`; routing, error rates and ``--modules`` then accept the name.
 
-.. code-block:: python
-
-    def score_answer(oracle, fields):  # privileged: reads oracle.env, the simulator
-        wrong = oracle.wrong("scorer")  # the module's injected error draw
-        return {"score": 0.0 if wrong else 1.0}
-
-    register_module("scorer", score_answer)
-
-The answer is the JSON object a real model must return (the agent validates it against the
-query's schema either way). Routing, error rates and ``--modules`` then accept the name.
+The sim-oracle's answer to a new module is registered on the harness side, never here (agent
+code does not name the oracle): ``agentic_env.oracle.register_answer("scorer",
+"my_pkg.oracle:score")``, see :mod:`agentic_env.oracle.answers`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
 
 from agentic_env.agents.models.base import MODULES
-from agentic_env.entry_points import load_entry_point
 from agentic_env.errors import InvalidConfigError
 
-if TYPE_CHECKING:
-    from agentic_env.agents.models.oracle import SimOracle
-
-#: ``answer(oracle, fields) -> JSON object``: the sim-oracle's answer to one query of a
-#: registered module, from the query's structured fields and the simulator
-#: (``oracle.env``); ``oracle.wrong(module)`` draws the module's injected error.
-OracleAnswer = Callable[["SimOracle", Mapping[str, Any]], dict[str, Any]]
-
-_REGISTERED: dict[str, OracleAnswer | str] = {}
+_REGISTERED: dict[str, None] = {}
 
 
-def register_module(name: str, oracle_answer: OracleAnswer | str) -> None:
-    """Declare model module ``name`` with the sim-oracle's answer for it (a callable or a
-    lazy ``"module:attr"`` entry point to one); replaces an earlier registration.
+def register_module(name: str) -> None:
+    """Declare model module ``name`` (declaring it again changes nothing).
 
     Raises:
         InvalidConfigError: ``name`` is empty, contains ``=``, ``,``, ``&`` or ``?`` (the
@@ -49,7 +31,7 @@ def register_module(name: str, oracle_answer: OracleAnswer | str) -> None:
         raise InvalidConfigError(
             f"module name {name!r}: give a new name without '=', ',', '&' or '?' (built-in "
             f"modules: {', '.join(MODULES)})")
-    _REGISTERED[name] = oracle_answer
+    _REGISTERED[name] = None
 
 
 def unregister_module(name: str) -> None:
@@ -71,18 +53,3 @@ def check_modules(names: Iterable[str], where: str = "") -> None:
         raise InvalidConfigError(
             f"unknown module{'s' if len(unknown) > 1 else ''} {listed}"
             f"{' ' + where if where else ''}; modules are {', '.join(module_names())}")
-
-
-def oracle_answer(name: str) -> OracleAnswer | None:
-    """The sim-oracle's answer of a registered module (imported on first use), ``None`` for
-    a module nobody registered.
-
-    Raises:
-        InvalidConfigError: the entry point cannot be imported.
-    """
-    answer = _REGISTERED.get(name)
-    if answer is None or callable(answer):
-        return answer
-    loaded = load_entry_point(answer, f"the sim-oracle answer of module {name!r}")
-    _REGISTERED[name] = loaded
-    return loaded

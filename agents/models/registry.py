@@ -6,17 +6,26 @@ Spec forms:
   offline oracle, with per-module error rates in [0, 1] (keys from
   :func:`~agentic_env.agents.models.modules.module_names`, or for
   tool-calling agents the error kinds of
-  :data:`~agentic_env.agents.models.tool_oracle.TOOL_ERRORS`) and a seed. It reads the
-  simulator, so the caller builds it (``oracle_factory``).
+  :data:`~agentic_env.agents.models.base.TOOL_ERRORS`) and a seed. It reads the
+  simulator, so only the harness builds it: it passes the ``sim-oracle`` factory of
+  :func:`agentic_env.oracle.oracle_factories` in ``factories``.
 * ``replay:DIR`` — answers from the cassettes recorded in ``DIR``, offline.
 * ``record:DIR:MODEL`` — asks the litellm model ``MODEL`` and records every exchange in ``DIR``.
 * anything else — a litellm model name (``gemini/gemini-3-flash``, ``ollama/llama3.2``...),
   optionally with ``?api_base=URL&timeout=SECONDS&temperature=T&max_retries=N``.
+
+Backends are built by a factory per spec kind (:data:`BackendFactory`): this module's
+(:data:`BUILT_IN_FACTORIES`, for ``litellm``, ``replay`` and ``record``) and those the caller
+passes for the episode (the harness's ``sim-oracle``). The router an agent gets holds only a
+:class:`ModelHandle` per backend: its name and a way to ask it, with no attribute, closure or
+bound method that leads to the backend (a sim-oracle's reads the simulator).
 """
 
 from __future__ import annotations
 
 import difflib
+import itertools
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,11 +33,16 @@ from types import MappingProxyType
 from typing import Any, Literal
 from urllib.parse import parse_qsl
 
-from agentic_env.agents.models.base import PLANNER_ERRORS, Backend
+from agentic_env.agents.models.base import (
+    PLANNER_ERRORS,
+    TOOL_ERRORS,
+    Backend,
+    Completion,
+    ModelQuery,
+)
 from agentic_env.agents.models.litellm_backend import LiteLLMBackend
 from agentic_env.agents.models.modules import check_modules, module_names
 from agentic_env.agents.models.replay import RecordingBackend, ReplayBackend
-from agentic_env.agents.models.tool_oracle import TOOL_ERRORS
 from agentic_env.errors import InvalidConfigError
 
 SpecKind = Literal["sim-oracle", "litellm", "replay", "record"]
@@ -208,8 +222,41 @@ def parse_module_map(text: str) -> dict[str, str]:
     return result
 
 
+#: The backends behind the handles agents hold, by handle key. Only :class:`ModelHandle`
+#: reads it; an entry goes when its handle is collected.
+_BACKENDS: dict[int, Backend] = {}
+_KEYS = itertools.count()
+
+
+class ModelHandle:
+    """What an agent holds for one backend: its name and :meth:`complete`, nothing more.
+
+    The backend stays in a table private to this module, so no attribute, closure or bound
+    method of the handle leads to it (nor to the simulator a sim-oracle reads).
+
+    Args:
+        backend: the backend it asks.
+    """
+
+    __slots__ = ("__weakref__", "_key", "name")
+
+    def __init__(self, backend: Backend) -> None:
+        self.name: str = backend.name
+        self._key = next(_KEYS)
+        _BACKENDS[self._key] = backend
+        weakref.finalize(self, _BACKENDS.pop, self._key, None)
+
+    def complete(self, query: ModelQuery) -> Completion:
+        """Ask the backend (see :meth:`Backend.complete`)."""
+        return _BACKENDS[self._key].complete(query)
+
+
+def _handle(backend: Backend) -> ModelHandle:
+    return backend if isinstance(backend, ModelHandle) else ModelHandle(backend)
+
+
 class ModelRouter:
-    """Which backend answers each module.
+    """Which backend answers each module; it holds a :class:`ModelHandle` per backend.
 
     Args:
         default: answers every module without its own backend.
@@ -219,50 +266,38 @@ class ModelRouter:
         InvalidConfigError: a key of ``per_module`` is not a module.
     """
 
+    __slots__ = ("_default", "_per_module")
+
     def __init__(self, default: Backend, per_module: Mapping[str, Backend] | None = None) -> None:
         per_module = dict(per_module or {})
         check_modules(per_module)
-        self.default = default
-        self.per_module = per_module
+        handles: dict[int, ModelHandle] = {}
 
-    def backend_for(self, module: str) -> Backend:
-        """The backend answering ``module``.
+        def handle(backend: Backend) -> ModelHandle:
+            return handles.setdefault(id(backend), _handle(backend))
+
+        self._default = handle(default)
+        self._per_module = {module: handle(backend) for module, backend in per_module.items()}
+
+    def backend_for(self, module: str) -> ModelHandle:
+        """The handle of the backend answering ``module``.
 
         Raises:
             InvalidConfigError: ``module`` is not a module (:func:`module_names`).
         """
         check_modules([module])
-        return self.per_module.get(module, self.default)
+        return self._per_module.get(module, self._default)
 
     def names(self) -> dict[str, str]:
         """Backend name per module, for summaries and traces."""
         return {module: self.backend_for(module).name for module in module_names()}
 
 
-OracleFactory = Callable[[ModelSpec], Backend]
+#: Builds the backend a parsed spec describes.
+BackendFactory = Callable[[ModelSpec], Backend]
 
 
-def build_backend(spec: ModelSpec, *, oracle_factory: OracleFactory | None = None) -> Backend:
-    """Make the backend a spec describes.
-
-    litellm backends check their API key here, so a missing key fails before the run starts.
-
-    Raises:
-        InvalidConfigError: a sim-oracle is asked for without ``oracle_factory``.
-        MissingAPIKeyError: a litellm model's provider key is not set.
-        ModelError: a replay folder does not exist or holds unreadable cassettes.
-    """
-    if spec.kind == "sim-oracle":
-        if oracle_factory is None:
-            raise InvalidConfigError(
-                f"model spec {spec.text!r} needs the simulator: pass oracle_factory= (the "
-                "harness builds the sim-oracle from the env), or choose a litellm or "
-                "replay: model"
-            )
-        return oracle_factory(spec)
-    if spec.kind == "replay":
-        assert spec.cassette_dir is not None
-        return ReplayBackend(spec.cassette_dir)
+def _litellm(spec: ModelSpec) -> LiteLLMBackend:
     assert spec.model is not None
     options = spec.options
     backend = LiteLLMBackend(
@@ -273,17 +308,50 @@ def build_backend(spec: ModelSpec, *, oracle_factory: OracleFactory | None = Non
         api_base=options.get("api_base"),
     )
     backend.check_environment()
-    if spec.kind == "record":
-        assert spec.cassette_dir is not None
-        return RecordingBackend(backend, spec.cassette_dir)
     return backend
+
+
+def _replay(spec: ModelSpec) -> ReplayBackend:
+    assert spec.cassette_dir is not None
+    return ReplayBackend(spec.cassette_dir)
+
+
+def _record(spec: ModelSpec) -> RecordingBackend:
+    assert spec.cassette_dir is not None
+    return RecordingBackend(_litellm(spec), spec.cassette_dir)
+
+
+#: The factories of the spec kinds that need no simulator, by kind.
+BUILT_IN_FACTORIES: Mapping[str, BackendFactory] = MappingProxyType(
+    {"litellm": _litellm, "replay": _replay, "record": _record})
+
+
+def build_backend(spec: ModelSpec, *,
+                  factories: Mapping[str, BackendFactory] | None = None) -> Backend:
+    """Make the backend a spec describes, with the factory of its kind: one of ``factories``
+    (the harness passes the ``sim-oracle`` one) or of :data:`BUILT_IN_FACTORIES`.
+
+    litellm backends check their API key here, so a missing key fails before the run starts.
+
+    Raises:
+        InvalidConfigError: no factory for the spec's kind (a sim-oracle outside the harness).
+        MissingAPIKeyError: a litellm model's provider key is not set.
+        ModelError: a replay folder does not exist or holds unreadable cassettes.
+    """
+    factory = {**BUILT_IN_FACTORIES, **(factories or {})}.get(spec.kind)
+    if factory is None:
+        raise InvalidConfigError(
+            f"model spec {spec.text!r} needs the simulator: the harness builds the sim-oracle "
+            "from the env (factories=agentic_env.oracle.oracle_factories(env)), or choose a "
+            "litellm or replay: model")
+    return factory(spec)
 
 
 def build_backends(
     model: str,
     modules: Mapping[str, str] | None = None,
     *,
-    oracle_factory: OracleFactory | None = None,
+    factories: Mapping[str, BackendFactory] | None = None,
 ) -> ModelRouter:
     """Build the router for ``--model`` and ``--modules``.
 
@@ -293,7 +361,8 @@ def build_backends(
     Args:
         model: the default spec.
         modules: ``{module: spec}`` overrides, e.g. from :func:`parse_module_map`.
-        oracle_factory: builds the sim-oracle from its spec; required when any spec is one.
+        factories: backend factories by spec kind beyond :data:`BUILT_IN_FACTORIES`; the
+            ``sim-oracle`` one is required when any spec is one.
 
     Raises:
         InvalidConfigError: a spec or module is invalid, or a sim-oracle has no factory.
@@ -306,7 +375,7 @@ def build_backends(
     def backend(text: str) -> Backend:
         key = text.strip()
         if key not in built:
-            built[key] = build_backend(parse_model_spec(key), oracle_factory=oracle_factory)
+            built[key] = build_backend(parse_model_spec(key), factories=factories)
         return built[key]
 
     default = backend(model)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
-import mujoco
 import numpy as np
+
+from agentic_env.robot.model import gripper_rest_boxes
 
 _PALM_GEOMS = ("coupling", "servo_housing", "d405_shell")
 _FINGER_GEOMS = ("carriage", "middle_pad", "tip_pad")
@@ -99,24 +99,12 @@ class GripperGeometry:
 @lru_cache(maxsize=1)
 def gripper_geometry() -> GripperGeometry:
     """The geometry of ``assets/finray_gripper.xml`` at rest (fingers straight, closed)."""
-    text = resources.files("agentic_env.assets").joinpath("finray_gripper.xml").read_text()
-    model = mujoco.MjSpec.from_string(text).compile()
-    data = mujoco.MjData(model)
-    mujoco.mj_kinematics(model, data)
-    tcp = data.site("tcp")
-    rotation = tcp.xmat.reshape(3, 3)
+    sides = tuple(f"{side}_{name}" for side in ("left", "right") for name in _FINGER_GEOMS)
+    boxes, opening = gripper_rest_boxes((*sides, *_PALM_GEOMS))
 
     def box(name: str) -> Box:
-        geom = data.geom(name)
-        size = model.geom(name).size
-        centre = rotation.T @ (geom.xpos - tcp.xpos)
-        if model.geom(name).type[0] == mujoco.mjtGeom.mjGEOM_CYLINDER:
-            half = np.array([size[0], size[0], size[1]])
-        else:
-            half = np.array(size, dtype=float)
-        return Box(centre, half)
+        return Box(*boxes[name])
 
-    opening = float(model.actuator("gripper_servo").actrange[1])
     return GripperGeometry(
         left_finger=tuple(box(f"left_{name}") for name in _FINGER_GEOMS),
         right_finger=tuple(box(f"right_{name}") for name in _FINGER_GEOMS),

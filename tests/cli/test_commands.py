@@ -17,7 +17,7 @@ LIBRARY_MODULES = (
     "agentic_env.datasets.collect", "agentic_env.datasets.reader", "agentic_env.datasets.replay",
     "agentic_env.harness.run", "agentic_env.harness.report", "agentic_env.harness.module_bench",
     "agentic_env.rl.train", "agentic_env.real.calibrate", "agentic_env.harness.trial_report",
-    "agentic_env.agents.perception.bench",
+    "agentic_env.harness.grasp_bench",
 )
 
 

@@ -12,6 +12,7 @@ from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 from agentic_env.harness.dry_run import DryRunWorld
+from agentic_env.oracle import judge_factory
 from agentic_env.pddl.planning import PlanStep
 from agentic_env.tasks.kitchen import KitchenConfig, KitchenTask
 from agentic_env.tasks.subtasks import ground_truth_subtasks, subtasks_from_plan
@@ -102,7 +103,8 @@ def test_the_mock_lets_the_trace_judge_and_the_world_state_disagree() -> None:
     truth = [s.text for s in subtasks_from_plan(
         [PlanStep("pick", ("apple-1",)), PlanStep("place-in", ("apple-1", "bin-left")),
          PlanStep("pick", ("duck-1",)), PlanStep("place-in", ("duck-1", "bin-right"))])]
-    judges = [build_judge(f"sim-oracle?seed={seed}") for seed in range(3)]
+    judges = [build_judge(f"sim-oracle?seed={seed}", oracle_factory=judge_factory)
+              for seed in range(3)]
     claimed = judge_with_panel(judges, "Apple to the left bin, duck to the right.", truth, truth)
     happened = judge_with_panel(judges, "Apple to the left bin, duck to the right.", truth,
                                 [s.text for s in subtasks_from_plan(world.applied_steps())])

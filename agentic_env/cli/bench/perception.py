@@ -1,6 +1,6 @@
 """Pick-success benchmark of the grasp candidates (``agentic-env bench-grasp``).
 
-The command line of :mod:`agentic_env.agents.perception.bench`: runs it over ``--layouts``
+The command line of :mod:`agentic_env.harness.grasp_bench`: runs it over ``--layouts``
 layouts and prints the success table and the wall time.
 """
 
@@ -10,7 +10,7 @@ import argparse
 import logging
 import time
 
-from agentic_env.agents.perception import bench
+from agentic_env.harness import grasp_bench as bench
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,11 +15,11 @@ from agentic_env.agents.models.base import CallRecord, ModelImage, ModelQuery, T
 from agentic_env.agents.models.budget import Budget, total_usage
 from agentic_env.agents.models.conversation import ConversationResult, run_tool_conversation
 from agentic_env.agents.models.registry import ModelSpec, build_backend, parse_model_spec
-from agentic_env.agents.models.tool_oracle import ToolOracle
-from agentic_env.agents.models.tool_reference import reference_policy
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
 from agentic_env.harness.tools.backends import open_episode
 from agentic_env.harness.tools.episode import SimJudge, ToolEpisode
+from agentic_env.oracle.tool_oracle import ToolOracle
+from agentic_env.oracle.tool_reference import reference_policy
 
 #: Module name of tool-conversation queries (cassettes, call rows).
 TOOLS_MODULE = "tools"
@@ -72,7 +72,8 @@ def run_tool_episode(spec: EpisodeSpec, tool_set: str = "primitives", *, max_tur
             policy = reference_policy(tool_set, episode.judge.env)
             return ToolOracle(policy, model.error_rates, seed=model.seed * 100_003 + spec.seed)
 
-        backend = build_backend(parse_model_spec(spec.model), oracle_factory=make_oracle)
+        backend = build_backend(parse_model_spec(spec.model),
+                                factories={"sim-oracle": make_oracle})
 
         def execute(call: ToolCall) -> tuple[str, dict[str, Any]]:
             result = episode.call(call.name, dict(call.arguments))

@@ -25,10 +25,10 @@ from agentic_env.agents.models.base import (
     Usage,
 )
 from agentic_env.agents.models.budget import Budget
-from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.registry import ModelRouter
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.robot_io import EnvRobotIO
+from agentic_env.oracle import SimOracle
 from agentic_env.pddl.planning import load_domain
 
 
@@ -178,9 +178,9 @@ def test_budget_exhaustion_stops_the_run_cleanly(sorting_env: SimEnv) -> None:
 
 
 def test_rejected_grasps_fall_back_to_the_wrist_camera(sorting_env: SimEnv) -> None:
-    def backend(oracle: SimOracle) -> ScriptedBackend:
-        oracle._rates = {"grasp": 1.0}  # every verdict flipped: good grasps get rejected
-        return ScriptedBackend(oracle)
+    def backend(_: SimOracle) -> ScriptedBackend:
+        # every verdict flipped: good grasps get rejected
+        return ScriptedBackend(SimOracle(sorting_env, {"grasp": 1.0}))
 
     report, _ = _run(sorting_env, backend, AgentConfig(max_replans=0))
     views = [e for e in report.events if e["kind"] == "primitive"

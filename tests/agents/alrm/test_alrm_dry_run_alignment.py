@@ -8,12 +8,12 @@ import json
 
 from agentic_env.agents.alrm.sandbox import run_program
 from agentic_env.agents.alrm.tools import alrm_tools
-from agentic_env.agents.models.base import ModelQuery, Usage
-from agentic_env.agents.models.oracle_alrm import AlrmOracle
+from agentic_env.agents.models.base import ModelQuery
 from agentic_env.agents.tools.robot import ToolContext
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.dry_run import DryRunWorld
 from agentic_env.harness.robot_io import EnvRobotIO
+from agentic_env.oracle.alrm import AlrmOracle
 
 
 def test_signatures_match_and_the_oracle_program_runs_on_the_mock() -> None:
@@ -29,7 +29,7 @@ def test_signatures_match_and_the_oracle_program_runs_on_the_mock() -> None:
                 inspect.signature(ours[name]).parameters), name
         query = ModelQuery("task_executor", "cap", "", fields={
             "subtask": "Pick up the apple and place it in the bowl."})
-        program = json.loads(AlrmOracle(env, lambda m: False).complete(query, Usage).text)
+        program = json.loads(AlrmOracle(env, lambda m: False).complete(query).text)
         run = run_program(program["code"], mock)
     finally:
         env.close()

@@ -21,12 +21,12 @@ from agentic_env.agents.alrm.judge import (
     success_rate,
 )
 from agentic_env.agents.models import Completion, MalformedResponseError, ModelQuery, Usage
-from agentic_env.agents.models.oracle import SimOracle
-from agentic_env.agents.models.oracle_judge import OracleJudge, truth_score
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
 from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
+from agentic_env.oracle import SimOracle, judge_factory
+from agentic_env.oracle.judge import OracleJudge, truth_score
 from agentic_env.tasks.kitchen import KitchenConfig, KitchenTask
 
 TASK = "Put the lemon in the bowl, then the banana on the plate."
@@ -93,7 +93,8 @@ def test_the_query_shows_the_task_and_both_sequences() -> None:
 
 
 def test_offline_panel_without_errors_scores_the_truth() -> None:
-    judges = [build_judge(f"sim-oracle?seed={seed}") for seed in range(3)]
+    judges = [build_judge(f"sim-oracle?seed={seed}", oracle_factory=judge_factory)
+              for seed in range(3)]
     assert all(isinstance(judge, OracleJudge) for judge in judges)
     for executed, expected in ((TRUTH, 2.0), (TRUTH[1:], 1.0), ([], 0.0)):
         panel = judge_with_panel(judges, TASK, TRUTH, executed)
@@ -103,7 +104,7 @@ def test_offline_panel_without_errors_scores_the_truth() -> None:
 
 
 def test_an_always_wrong_judge_never_gives_the_true_score() -> None:
-    judge = build_judge("sim-oracle?judge=1&seed=4")
+    judge = build_judge("sim-oracle?judge=1&seed=4", oracle_factory=judge_factory)
     scores = {judge_trace(judge, TASK, TRUTH, TRUTH).score for _ in range(20)}
     assert scores == {0, 1}
 

@@ -12,13 +12,13 @@ import pytest
 from agentic_env.agents.base import AgentReport, AgentSetup, TaskContext, make_agent
 from agentic_env.agents.models.base import Completion, ModelQuery, Usage
 from agentic_env.agents.models.context import ModuleContext
-from agentic_env.agents.models.oracle import SimOracle
-from agentic_env.agents.models.oracle_mallvi import reference_moves, subtask_truth
 from agentic_env.agents.models.registry import ModelRouter
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.episode import EpisodeSpec
 from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.harness.runner import run_episode
+from agentic_env.oracle import SimOracle
+from agentic_env.oracle.mallvi import reference_moves, subtask_truth
 
 
 @pytest.fixture

@@ -11,12 +11,14 @@ from agentic_env.agents.models import (
     Completion,
     LiteLLMBackend,
     MissingAPIKeyError,
+    ModelHandle,
     ModelQuery,
     ModelRouter,
     ModelSpec,
     RecordingBackend,
     ReplayBackend,
     Usage,
+    build_backend,
     build_backends,
     parse_model_spec,
     parse_module_map,
@@ -30,8 +32,10 @@ class FakeOracle:
     def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec
         self.name = spec.text
+        self.queries: list[ModelQuery] = []
 
     def complete(self, query: ModelQuery) -> Completion:
+        self.queries.append(query)
         return Completion(text="{}", usage=Usage())
 
 
@@ -103,25 +107,42 @@ def test_module_map() -> None:
 
 
 def test_router_shares_one_backend_per_spec_and_routes_modules() -> None:
+    built: list[FakeOracle] = []
+
+    def factory(spec: ModelSpec) -> FakeOracle:
+        built.append(FakeOracle(spec))
+        return built[-1]
+
     router = build_backends(
         "sim-oracle?checker=0.1",
         {"goal": "sim-oracle?checker=0.1", "detector": "sim-oracle?detector=0.5&seed=2"},
-        oracle_factory=FakeOracle,
+        factories={"sim-oracle": factory},
     )
-    assert router.backend_for("goal") is router.backend_for("parser") is router.default
-    detector = router.backend_for("detector")
-    assert isinstance(detector, FakeOracle)
-    assert dict(detector.spec.error_rates) == {"detector": 0.5} and detector.spec.seed == 2
+    assert router.backend_for("goal") is router.backend_for("parser")
+    assert len(built) == 2 and isinstance(router.backend_for("detector"), ModelHandle)
+    assert dict(built[1].spec.error_rates) == {"detector": 0.5} and built[1].spec.seed == 2
     assert router.names()["detector"] == "sim-oracle?detector=0.5&seed=2"
     assert set(router.names()) == set(MODULES)
+    query = ModelQuery("detector", "detector", "")
+    assert router.backend_for("detector").complete(query).text == "{}"
+    assert built[1].queries == [query] and built[0].queries == []
     with pytest.raises(InvalidConfigError, match="unknown module 'vision'"):
         router.backend_for("vision")
     with pytest.raises(InvalidConfigError, match="unknown module 'vision'"):
-        ModelRouter(router.default, {"vision": router.default})
+        ModelRouter(built[0], {"vision": built[0]})
+
+
+def test_the_router_holds_handles_that_lead_nowhere_but_to_an_answer() -> None:
+    oracle = FakeOracle(parse_model_spec("sim-oracle"))
+    handle = ModelRouter(oracle).backend_for("parser")
+    assert type(handle).__slots__ == ("__weakref__", "_key", "name")
+    assert handle.name == "sim-oracle" and not hasattr(handle, "__dict__")
+    assert isinstance(handle._key, int) and ModelRouter(handle).backend_for("goal") is handle
 
 
 def test_sim_oracle_without_factory_names_the_fix() -> None:
-    with pytest.raises(InvalidConfigError, match="pass oracle_factory="):
+    with pytest.raises(InvalidConfigError, match=r"needs the simulator: the harness builds "
+                                                 r"the sim-oracle"):
         build_backends("sim-oracle")
 
 
@@ -130,18 +151,13 @@ def test_litellm_backends_check_the_api_key_at_build_time(
 ) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(MissingAPIKeyError, match="ANTHROPIC_API_KEY"):
-        build_backends("sim-oracle", {"parser": "anthropic/claude-x"}, oracle_factory=FakeOracle)
+        build_backends("sim-oracle", {"parser": "anthropic/claude-x"},
+                       factories={"sim-oracle": FakeOracle})
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     (tmp_path / "replayed").mkdir()
-    router = build_backends(
-        "anthropic/claude-x?timeout=5",
-        {
-            "checker": f"record:{tmp_path / 'cassettes'}:anthropic/claude-x",
-            "goal": f"replay:{tmp_path / 'replayed'}",
-        },
-    )
-    parser = router.backend_for("parser")
+    parser = build_backend(parse_model_spec("anthropic/claude-x?timeout=5"))
     assert isinstance(parser, LiteLLMBackend) and parser.timeout_s == 5.0
-    checker = router.backend_for("checker")
+    checker = build_backend(parse_model_spec(f"record:{tmp_path / 'cassettes'}:anthropic/claude-x"))
     assert isinstance(checker, RecordingBackend) and checker.name == "anthropic/claude-x"
-    assert isinstance(router.backend_for("goal"), ReplayBackend)
+    assert isinstance(build_backend(parse_model_spec(f"replay:{tmp_path / 'replayed'}")),
+                      ReplayBackend)

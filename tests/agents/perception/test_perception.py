@@ -26,10 +26,10 @@ from agentic_env.agents.perception import (
     render_grasp,
     target_cloud,
 )
-from agentic_env.agents.perception.bench import oracle_detection
 from agentic_env.contract.actions import top_down_pose
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
+from agentic_env.harness.grasp_bench import oracle_detection
 from agentic_env.sim.state import body_box
 
 

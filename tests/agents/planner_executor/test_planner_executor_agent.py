@@ -11,8 +11,8 @@ import pytest
 from agentic_env.agents.base import AgentSetup, TaskContext, make_agent
 from agentic_env.agents.models.base import Completion, ModelQuery, ToolCall, Usage
 from agentic_env.agents.models.context import ModuleContext
-from agentic_env.agents.models.oracle_planner import PlannerOracle
 from agentic_env.agents.models.registry import ModelRouter
+from agentic_env.oracle.planner_executor import PlannerOracle
 from agentic_env.pddl.planning import PlanStep
 from tests.agents.planner_executor.test_planner_executor_tools import FakeRobot
 

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from agentic_env.agents.models.context import ModuleContext
-from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.registry import ModelRouter
 from agentic_env.agents.runtime import Episode, Limits, Manipulator, Place, detector_for
 from agentic_env.agents.runtime import manipulator as manipulator_module
@@ -20,6 +19,7 @@ from agentic_env.agents.skills.grounding import HeldObject
 from agentic_env.contract.spaces import Workspace
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.robot_io import EnvRobotIO
+from agentic_env.oracle import SimOracle
 
 
 class Pads:

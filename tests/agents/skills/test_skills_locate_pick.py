@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from agentic_env.agents.models.context import ModuleContext
-from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.registry import ModelRouter
 from agentic_env.agents.perception import project_to_image, target_cloud
 from agentic_env.agents.runtime import Episode, Limits
@@ -36,6 +35,7 @@ from agentic_env.agents.skills.scene import SceneView
 from agentic_env.contract.actions import move_to, top_down_pose
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.robot_io import EnvRobotIO
+from agentic_env.oracle import SimOracle
 
 TARGET = "blue-cube-1"
 

@@ -43,8 +43,8 @@ def test_the_oracle_completes_sorting_through_the_primitives(model):
 def test_a_pick_with_the_default_full_opening_runs():
     """The schema's default width (0.085 m, the gripper's full opening) survives the float32
     action and the executor's range check."""
-    from agentic_env.agents.models.tool_reference import primitive_call
     from agentic_env.harness.tools.backends import open_episode
+    from agentic_env.oracle.tool_reference import primitive_call
 
     episode = open_episode(EpisodeSpec(task="sorting", seed=3))
     try:

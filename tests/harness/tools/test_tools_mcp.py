@@ -18,13 +18,13 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from PIL import Image
 
-from agentic_env.agents.models.tool_reference import primitive_call
 from agentic_env.cli import serve
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
 from agentic_env.experts import expert_actions
 from agentic_env.harness.db import ResultStore
 from agentic_env.harness.tools.mcp_server import check_bind
+from agentic_env.oracle.tool_reference import primitive_call
 
 SEED = 3
 

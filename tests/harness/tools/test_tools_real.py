@@ -7,13 +7,13 @@ import pytest
 
 pytest.importorskip("serial")
 
-from agentic_env.agents.models.tool_reference import primitive_call  # noqa: E402
 from agentic_env.agents.skills.result import SkillCode  # noqa: E402
 from agentic_env.envs.sim_env import SimEnv  # noqa: E402
 from agentic_env.errors import InvalidConfigError  # noqa: E402
 from agentic_env.experts import expert_actions
 from agentic_env.harness.episode import EpisodeSpec  # noqa: E402
 from agentic_env.harness.tools.backends import RealOptions, open_episode  # noqa: E402
+from agentic_env.oracle.tool_reference import primitive_call  # noqa: E402
 
 SPEC = EpisodeSpec(task="sorting", seed=3, agent="mcp:primitives", model="test-client")
 

@@ -16,11 +16,13 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from agentic_env.agents.models.base import Completion, ModelQuery, ToolCall, Usage
 from agentic_env.pddl.planning import PDDLError, PlanNotFoundError, PlanStep
 from agentic_env.tasks.symbolic import reference_plan
 
 if TYPE_CHECKING:
     from agentic_env.envs.sim_env import SimEnv
+    from agentic_env.oracle.backend import OracleContext
 
 #: A tool call: (tool name, arguments).
 Call = tuple[str, dict[str, Any]]
@@ -55,6 +57,26 @@ def step_calls(step: PlanStep, turn_to: str | None = None) -> list[Call]:
     else:
         calls = [("reflect", {"text": f"no action of mine does {step}"})]
     return [*calls, ("check_events", {})]
+
+
+def _built(oracle: OracleContext) -> PlannerOracle:
+    """The answers over ``oracle``'s simulator and error draws (kept per oracle)."""
+    return PlannerOracle(oracle.env, oracle.wrong)
+
+
+def answer(oracle: OracleContext, query: ModelQuery) -> dict[str, Any] | Completion:
+    """The sim-oracle's answer to one of the planner-executor's queries: the planner's next
+    tool call (or closing text), or a JSON module's answer (the backend stamps the usage)."""
+    modules = oracle.part(_built)
+    if query.module != "planner":
+        handlers = {"router": modules.router, "chatbot": modules.chatbot,
+                    "critic": modules.critic}
+        return handlers[query.module](query.fields)
+    turn = modules.planner(query.messages)
+    if isinstance(turn, str):
+        return Completion(turn, Usage(), (), "native")
+    number = sum(1 for m in query.messages if m.get("role") == "assistant") + 1
+    return Completion("", Usage(), (ToolCall(f"call_{number}", *turn),), "native")
 
 
 class PlannerOracle:

@@ -1,10 +1,11 @@
-"""Routing by module: a new agent declares its own model module with the sim-oracle's
-answer, and ``--modules``, error rates and the agent's declared modules all follow."""
+"""Routing by module: a new agent declares its own model module (agent side) and registers
+the sim-oracle's answer to it (harness side), and ``--modules``, error rates and the agent's
+declared modules all follow."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,23 +18,31 @@ from agentic_env.agents.models.modules import (
     register_module,
     unregister_module,
 )
-from agentic_env.agents.models.oracle import SimOracle
 from agentic_env.agents.models.registry import ModelRouter, parse_model_spec, parse_module_map
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
+from agentic_env.oracle import (
+    OracleContext,
+    SimOracle,
+    answer_for,
+    register_answer,
+    unregister_answer,
+)
 from agentic_env.sim.state import free_body_names
 
 
-def _count_answer(oracle: SimOracle, fields: Mapping[str, Any]) -> dict[str, Any]:
+def _count_answer(oracle: OracleContext, query: ModelQuery) -> dict[str, Any]:
     """How many free objects the scene holds (ground truth), off by one when wrong."""
     count = len(free_body_names(oracle.env.model))
-    return {"count": count + (1 if oracle.wrong("counter") else 0), "of": fields["what"]}
+    return {"count": count + (1 if oracle.wrong("counter") else 0), "of": query.fields["what"]}
 
 
 @pytest.fixture
 def counter() -> Iterator[str]:
-    register_module("counter", _count_answer)
+    register_module("counter")
+    register_answer("counter", _count_answer)
     yield "counter"
+    unregister_answer("counter")
     unregister_module("counter")
 
 
@@ -59,10 +68,25 @@ def test_an_unregistered_module_is_refused_naming_the_valid_ones(sorting_env: Si
         parse_module_map("counter=sim-oracle")
     with pytest.raises(InvalidConfigError, match="unknown option 'counter'"):
         parse_model_spec("sim-oracle?counter=0.5")
-    with pytest.raises(ModelError, match="answers modules .*parser.*got 'counter'"):
-        SimOracle(sorting_env).complete(_query("counter"))
+    with pytest.raises(InvalidConfigError, match="unknown module 'counter' given to "
+                                                 "register_answer"):
+        register_answer("counter", _count_answer)
     with pytest.raises(InvalidConfigError, match="built-in modules"):
-        register_module("parser", _count_answer)
+        register_module("parser")
+    register_module("counter")
+    try:  # declared by the agent, but no answer registered for the sim-oracle
+        with pytest.raises(ModelError, match="no answer for module 'counter'; register one"):
+            SimOracle(sorting_env).complete(_query("counter"))
+    finally:
+        unregister_module("counter")
+
+
+def test_an_answer_registered_as_an_entry_point_is_imported_on_first_use(counter: str) -> None:
+    register_answer(counter, "support.toy_agent:make_toy")
+    assert answer_for(counter) is make_toy
+    register_answer(counter, "support.toy_agent:nothing_here")
+    with pytest.raises(InvalidConfigError, match="has no 'nothing_here'"):
+        answer_for(counter)
 
 
 def test_an_agent_declares_its_modules_and_a_model_for_another_is_refused(counter: str) -> None:

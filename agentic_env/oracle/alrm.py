@@ -25,6 +25,7 @@ from agentic_env.tasks.subtasks import Subtask, ground_truth_subtasks, object_wo
 
 if TYPE_CHECKING:
     from agentic_env.envs.sim_env import SimEnv
+    from agentic_env.oracle.backend import OracleContext
 
 #: PDDL types that are places (ALRM's reference names) rather than objects to move.
 PLACE_TYPES = frozenset({"container", "drawer", "slot", "pose", "plate", "bowl", "mat", "bin",
@@ -55,6 +56,17 @@ def _program(calls: Sequence[tuple[str, Mapping[str, Any]]], broken: bool) -> st
     return "\n".join(lines) + "\n"
 
 
+def _built(oracle: OracleContext) -> AlrmOracle:
+    """The answers over ``oracle``'s simulator and error draws (kept per oracle)."""
+    return AlrmOracle(oracle.env, oracle.wrong)
+
+
+def answer(oracle: OracleContext, query: ModelQuery) -> Completion:
+    """The sim-oracle's answer to one of ALRM's queries (its task planner, task executor or
+    object list; the backend stamps the usage)."""
+    return oracle.part(_built).complete(query)
+
+
 class AlrmOracle:
     """ALRM's modules answered from one episode's simulator.
 
@@ -68,24 +80,19 @@ class AlrmOracle:
         self._wrong = wrong
         self._issued: dict[str, Subtask] = {}
 
-    def answers(self, query: ModelQuery) -> bool:
-        """Whether ``query`` is one of ALRM's (this class answers it)."""
-        return (query.module in ("task_planner", "task_executor")
-                or query.template == OBJECTS_TEMPLATE)
-
-    def complete(self, query: ModelQuery, usage: Callable[[], Usage]) -> Completion:
-        """The answer to one of ALRM's queries; ``usage`` stamps its latency."""
+    def complete(self, query: ModelQuery) -> Completion:
+        """The answer to one of ALRM's queries (the backend stamps its usage)."""
         if query.template == OBJECTS_TEMPLATE:
-            return Completion(json.dumps(self._objects()), usage())
+            return Completion(json.dumps(self._objects()), Usage())
         if query.module == "task_planner":
-            return Completion(json.dumps(self._planner()), usage())
+            return Completion(json.dumps(self._planner()), Usage())
         subtask = self._subtask(str(query.fields.get("subtask", "")))
         calls = _subtask_calls(subtask) if subtask is not None else []
         if not query.tools:
             code = _program(calls, self._wrong("task_executor"))
             return Completion(json.dumps({"thought": "the subtask as function calls",
-                                          "code": code}), usage())
-        return self._tool_turn(query, calls, usage)
+                                          "code": code}), Usage())
+        return self._tool_turn(query, calls)
 
     # -- perception -------------------------------------------------------------------------
 
@@ -150,8 +157,8 @@ class AlrmOracle:
 
     # -- TaP executor -----------------------------------------------------------------------
 
-    def _tool_turn(self, query: ModelQuery, calls: list[tuple[str, dict[str, Any]]],
-                   usage: Callable[[], Usage]) -> Completion:
+    def _tool_turn(self, query: ModelQuery, calls: list[tuple[str, dict[str, Any]]]
+                   ) -> Completion:
         """The next tool call of ``calls`` not yet made correctly in the conversation, or a
         text summary once all are made (or one failed)."""
         made, results = _made_calls(query.messages)
@@ -159,15 +166,15 @@ class AlrmOracle:
         for (name, arguments), result in zip(made, results, strict=True):
             if position < len(calls) and (name, arguments) == calls[position]:
                 if not result.startswith("OK"):
-                    return Completion(f"The subtask failed: {result}", usage(), (), "native")
+                    return Completion(f"The subtask failed: {result}", Usage(), (), "native")
                 position += 1
         if position >= len(calls):
             summary = results[-1] if results else "nothing to do"
-            return Completion(f"Subtask done. {summary}", usage(), (), "native")
+            return Completion(f"Subtask done. {summary}", Usage(), (), "native")
         name, arguments = calls[position]
         if self._wrong("task_executor"):
             arguments = {f"object_{key}": value for key, value in arguments.items()}
-        return Completion("", usage(), (ToolCall(f"call_{len(made) + 1}", name, arguments),),
+        return Completion("", Usage(), (ToolCall(f"call_{len(made) + 1}", name, arguments),),
                           "native")
 
 

@@ -2,7 +2,7 @@
 correct tool call, with seeded errors of the kinds real models make.
 
 The next correct call comes from a reference policy (the simulator's true state and the
-task's reference plan; see :mod:`agentic_env.agents.models.tool_reference`). Errors are injected
+task's reference plan; see :mod:`agentic_env.oracle.tool_reference`). Errors are injected
 per turn, each kind at its own rate, from one seeded random stream:
 
 * ``wrong_tool``: another action tool, with the arguments it shares with the right one;
@@ -24,11 +24,16 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agentic_env.agents.models.base import Completion, ModelError, ModelQuery, ToolCall, Usage
+from agentic_env.agents.models.base import (
+    TOOL_ERRORS,
+    Completion,
+    ModelError,
+    ModelQuery,
+    ToolCall,
+    Usage,
+)
 from agentic_env.errors import InvalidConfigError
 
-#: Error kinds the tool-calling sim-oracle injects (keys of its error rates).
-TOOL_ERRORS: tuple[str, ...] = ("wrong_tool", "bad_argument", "stop_early", "talk", "repeat")
 #: Tools that read state rather than act (never chosen as a "wrong tool").
 _READ_ONLY = ("get_instruction", "get_robot_state", "finish")
 #: Shift of a wrong-but-valid position argument, metres.

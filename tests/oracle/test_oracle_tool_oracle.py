@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 
 from agentic_env.agents.models import ModelError, ModelQuery
+from agentic_env.agents.models.base import TOOL_ERRORS
 from agentic_env.agents.models.registry import parse_model_spec
-from agentic_env.agents.models.tool_oracle import TOOL_ERRORS, ToolOracle
 from agentic_env.agents.tools import ToolContext, build_tool_set
 from agentic_env.errors import InvalidConfigError
+from agentic_env.oracle import ToolOracle
 
 PLAN = [("pick", {"x": 0.4, "y": 0.1, "z": 0.02, "yaw": 0.0, "width": 0.05}),
         ("place", {"x": 0.5, "y": -0.2, "z": 0.1, "yaw": 0.0}),

@@ -1,6 +1,6 @@
 """The sim-oracle's answers for MALLVI's roles, from simulator ground truth (privileged).
 
-:class:`~agentic_env.agents.models.oracle.SimOracle` hands the MALLVI queries here. Each
+The sim-oracle backend hands the MALLVI queries to :func:`answer`. Each
 answer is the JSON a real model must give (the agent's parsing and control code runs for
 real); errors are injected per role at the oracle's seeded rates:
 
@@ -23,12 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agentic_env.agents.models.base import ModelQuery
+from agentic_env.oracle.agenticlab import AgenticLabOracle
 from agentic_env.robot.reorienting import handle_direction
 from agentic_env.tasks.symbolic import reference_plan
 
 if TYPE_CHECKING:
-    from agentic_env.agents.models.oracle import SimOracle
     from agentic_env.envs.sim_env import SimEnv
+    from agentic_env.oracle.backend import OracleContext
 
 #: Destination text of a move back to where the source first stood (Descriptor memory).
 MEMORY_PREFIX = "memory:"
@@ -138,18 +140,32 @@ def _turn_deg(env: SimEnv, body: str, goal: str) -> float:
     return round(-float(np.degrees(counter)), 1)
 
 
+def answer(oracle: OracleContext, query: ModelQuery) -> dict[str, Any]:
+    """The sim-oracle's answer to a query of one of MALLVI's roles."""
+    roles = oracle.part(MallviOracle)
+    handlers = {"decomposer": roles.decomposer, "localizer": roles.localizer,
+                "thinker": roles.thinker, "reflector": roles.reflector,
+                "single_agent": roles.single_agent}
+    return handlers[query.module](query.fields)
+
+
 class MallviOracle:
     """MALLVI's roles answered from ``oracle``'s simulator (see the module docstring)."""
 
-    def __init__(self, oracle: SimOracle) -> None:
+    def __init__(self, oracle: OracleContext) -> None:
         self._oracle = oracle
 
     @property
     def _env(self) -> SimEnv:
-        return self._oracle._env
+        return self._oracle.env
+
+    @property
+    def _lab(self) -> AgenticLabOracle:
+        """The detection and grasp truth AgenticLab's answers use."""
+        return self._oracle.part(AgenticLabOracle)
 
     def _types(self) -> dict[str, str]:
-        return self._oracle._task.pddl_objects()
+        return self._oracle.task.pddl_objects()
 
     def decomposer(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         """Ordered moves of the reference plan (a subtask lost when injected)."""
@@ -160,7 +176,7 @@ class MallviOracle:
     def _corrupt(self, moves: list[dict[str, Any]], role: str) -> list[dict[str, Any]]:
         if not moves or not self._oracle.wrong(role):
             return moves
-        rng = self._oracle._rng
+        rng = self._oracle.rng
         if len(moves) > 1 and rng.random() < 0.5:
             i, j = rng.choice(len(moves), 2, replace=False)
             moves[i]["destination"], moves[j]["destination"] = (moves[j]["destination"],
@@ -171,7 +187,7 @@ class MallviOracle:
 
     def localizer(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         """The detector's answer, with the localizer's error rate."""
-        return self._oracle._detect(fields, "localizer")
+        return self._lab.detect(fields, "localizer")
 
     def thinker(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         """Pick phase: candidates that truly grasp the source, best first. Place phase: the
@@ -182,7 +198,7 @@ class MallviOracle:
             good, bad = [], []
             for index, candidate in enumerate(fields.get("candidates", [])):
                 pose = np.asarray(candidate.get("pose"), float).reshape(4, 4)
-                correct, clear = self._oracle._grasp_truth(source, pose)
+                correct, clear = self._lab.grasp_truth(source, pose)
                 (good if correct and clear else bad).append(index)
             order = bad[:1] + good if wrong and bad else good
             return {"decision": "SUCCESS" if order else "FAILURE", "pick_candidates": order,
@@ -216,8 +232,8 @@ class MallviOracle:
         for move in self._corrupt(reference_moves(self._env), "single_agent"):
             pixels = {}
             for end in ("source", "destination"):
-                seen = self._oracle._detect({"target": move[end], "camera": "shoulder",
-                                             "image_size": image_size}, "none")
+                seen = self._lab.detect({"target": move[end], "camera": "shoulder",
+                                         "image_size": image_size}, "none")
                 pixels[end] = (seen["point"], seen["box"])
             plan.append({**move, "pick_point": pixels["source"][0],
                          "pick_box": pixels["source"][1],

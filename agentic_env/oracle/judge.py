@@ -8,7 +8,7 @@ wording: 2 when every ground-truth subtask was executed in order, 1 when at leas
 uniformly, so judge panels can be studied with unreliable judges.
 
 :class:`OracleJudge` answers judge queries without a simulator (the dry-run protocol and
-tests); :class:`~agentic_env.agents.models.oracle.SimOracle` answers them the same way.
+tests); the sim-oracle backend answers them the same way (:func:`answer`).
 """
 
 from __future__ import annotations
@@ -16,15 +16,16 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agentic_env.agents.alrm.judge import JUDGE_MODULE
 from agentic_env.agents.models.base import Completion, ModelError, ModelQuery, Usage
 from agentic_env.errors import InvalidConfigError
 
-#: Module name of trace-judge queries.
-JUDGE_MODULE = "judge"
+if TYPE_CHECKING:
+    from agentic_env.oracle.backend import OracleContext
 
 
 def _normal(text: object) -> str:
@@ -60,6 +61,11 @@ def judge_answer(fields: Mapping[str, Any], rng: np.random.Generator,
         score = int(rng.choice([other for other in (0, 1, 2) if other != score]))
         reasoning = "judged carelessly"
     return {"score": score, "reasoning": reasoning}
+
+
+def answer(oracle: OracleContext, query: ModelQuery) -> dict[str, Any]:
+    """The sim-oracle's answer to a ``judge`` query, from its fields and error draw."""
+    return judge_answer(query.fields, oracle.rng, oracle.wrong(JUDGE_MODULE))
 
 
 class OracleJudge:

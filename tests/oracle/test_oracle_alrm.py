@@ -8,12 +8,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from agentic_env.agents.models.base import ModelQuery, Usage
-from agentic_env.agents.models.oracle_alrm import AlrmOracle
+from agentic_env.agents.models.base import ModelQuery
 from agentic_env.agents.models.registry import parse_model_spec
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.episode import EpisodeSpec
 from agentic_env.harness.runner import run_episode
+from agentic_env.oracle.alrm import AlrmOracle
 
 TOOLS = ({"type": "function", "function": {"name": "pick", "parameters": {}}},
          {"type": "function", "function": {"name": "place", "parameters": {}}})
@@ -33,7 +33,7 @@ def oracle(env: SimEnv, wrong: bool = False) -> AlrmOracle:
 
 def planner(env: SimEnv, wrong: bool = False) -> dict:
     query = ModelQuery("task_planner", "planner", "")
-    return json.loads(oracle(env, wrong).complete(query, Usage).text)
+    return json.loads(oracle(env, wrong).complete(query).text)
 
 
 def test_planner_gives_the_next_reference_subtask(env: SimEnv) -> None:
@@ -46,14 +46,14 @@ def test_planner_gives_the_next_reference_subtask(env: SimEnv) -> None:
 def test_tap_oracle_owes_the_right_call_after_a_bad_one(env: SimEnv) -> None:
     subtask = "Pick up the apple and place it in the bowl."
     first = ModelQuery("task_executor", "tap", "", fields={"subtask": subtask}, tools=TOOLS)
-    bad = oracle(env, wrong=True).complete(first, Usage).tool_calls[0]
+    bad = oracle(env, wrong=True).complete(first).tool_calls[0]
     assert (bad.name, dict(bad.arguments)) == ("pick", {"object_name": "apple-1"})
     messages = (
         {"role": "assistant", "tool_calls": [{"id": "a", "function": {
             "name": "pick", "arguments": json.dumps({"object_name": "apple-1"})}}]},
         {"role": "tool", "tool_call_id": "a", "content": "BAD_ARGS: pick was not run"})
     again = oracle(env).complete(ModelQuery("task_executor", "tap", "", fields=first.fields,
-                                            tools=TOOLS, messages=messages), Usage)
+                                            tools=TOOLS, messages=messages))
     assert (again.tool_calls[0].name, dict(again.tool_calls[0].arguments)) == (
         "pick", {"name": "apple-1"})
     messages += (
@@ -61,7 +61,7 @@ def test_tap_oracle_owes_the_right_call_after_a_bad_one(env: SimEnv) -> None:
             "name": "pick", "arguments": json.dumps({"name": "apple-1"})}}]},
         {"role": "tool", "tool_call_id": "b", "content": "OK: The apple was picked"})
     then = oracle(env).complete(ModelQuery("task_executor", "tap", "", fields=first.fields,
-                                           tools=TOOLS, messages=messages), Usage)
+                                           tools=TOOLS, messages=messages))
     assert (then.tool_calls[0].name, dict(then.tool_calls[0].arguments)) == (
         "place", {"target": "bowl"})
 
@@ -69,15 +69,15 @@ def test_tap_oracle_owes_the_right_call_after_a_bad_one(env: SimEnv) -> None:
 def test_cap_oracle_writes_a_program(env: SimEnv) -> None:
     query = ModelQuery("task_executor", "cap", "", fields={
         "subtask": "Pick up the apple and place it in the bowl."})
-    good = json.loads(oracle(env).complete(query, Usage).text)["code"]
+    good = json.loads(oracle(env).complete(query).text)["code"]
     assert "pick(name='apple-1')" in good and "place(target='bowl')" in good
-    broken = json.loads(oracle(env, wrong=True).complete(query, Usage).text)["code"]
+    broken = json.loads(oracle(env, wrong=True).complete(query).text)["code"]
     assert "grab(" in broken
 
 
 def test_object_list_has_properties(env: SimEnv) -> None:
     query = ModelQuery("detector", "alrm_objects", "", fields={"list": True})
-    listed = {e["name"]: e for e in json.loads(oracle(env).complete(query, Usage).text)[
+    listed = {e["name"]: e for e in json.loads(oracle(env).complete(query).text)[
         "objects"]}
     assert listed["bowl"]["place"] and not listed["lemon-1"]["place"]
     assert listed["lemon-1"]["category"] == "fruit" and listed["lemon-1"]["weight_g"] > 0

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from agentic_env.agents.models.base import ModelQuery
-from agentic_env.agents.models.oracle import SimOracle, describe
 from agentic_env.agents.perception import lift_pixel
 from agentic_env.errors import InvalidConfigError
+from agentic_env.oracle import SimOracle
+from agentic_env.oracle.agenticlab import describe
 from agentic_env.pddl.planning import load_domain, simulate, solve
 from agentic_env.tasks.symbolic import reference_plan
 

@@ -1,58 +1,36 @@
-"""The sim-oracle: a privileged, offline model that answers from simulator ground truth.
+"""The sim-oracle's answers for AgenticLab's pipeline, from simulator ground truth.
 
-It is the offline default of every command. It reads the simulator (true facts, the task's
-goal, segmentation masks) — which no agent may do — and answers each pipeline module's query
-with the same JSON a real VLM must produce, so all the agent's parsing, validation and control
-code runs for real. Errors can be injected per module at a seeded rate, to study how module
-errors compound:
+Privileged (it reads true facts, the task's goal and segmentation masks); the sim-oracle
+backend (:mod:`agentic_env.oracle.backend`) calls :func:`answer` for AgenticLab's modules
+(:data:`agentic_env.oracle.agents.AGENTICLAB`). Errors are injected per module at the
+oracle's seeded rates:
 
 * ``parser``: the goal of the problem it writes loses one fact (or names a wrong object);
 * ``checker``: the verdict on the conditions is flipped;
 * ``detector``: the point and box land on another object (or a random spot);
 * ``grasp``: the EXECUTE/REJECT verdict is flipped;
-* ``goal``: the goal verdict is flipped;
-* ``judge``: ALRM's trace score is replaced by another (see
-  :mod:`~agentic_env.agents.models.oracle_judge`);
-* MALLVI's roles (``decomposer``, ``localizer``, ``thinker``, ``reflector``,
-  ``single_agent``): see :mod:`~agentic_env.agents.models.oracle_mallvi`.
-* ``task_planner`` / ``task_executor``: ALRM's task planner and executor (see
-  :mod:`~agentic_env.agents.models.oracle_alrm`).
-* ``router``, ``critic`` and the planner error kinds of
-  :data:`~agentic_env.agents.models.base.PLANNER_ERRORS`: the planner-executor's modules (see
-  :mod:`~agentic_env.agents.models.oracle_planner`).
+* ``goal``: the goal verdict is flipped.
+
+MALLVI's answers (:mod:`agentic_env.oracle.mallvi`) share its detection and grasp truth.
 """
 
 from __future__ import annotations
 
-import json
 import re
-import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import mujoco
 import numpy as np
 
-from agentic_env.agents.models.base import (
-    PLANNER_ERRORS,
-    Completion,
-    ModelError,
-    ModelQuery,
-    ToolCall,
-    Usage,
-)
-from agentic_env.agents.models.modules import module_names, oracle_answer
-from agentic_env.agents.models.oracle_alrm import AlrmOracle
-from agentic_env.agents.models.oracle_judge import judge_answer
-from agentic_env.agents.models.oracle_mallvi import MallviOracle
-from agentic_env.agents.models.oracle_planner import PlannerOracle
-from agentic_env.errors import InvalidConfigError
+from agentic_env.agents.models.base import ModelQuery
 from agentic_env.pddl.planning import problem_text
 from agentic_env.tasks.base import SymbolicTask
 from agentic_env.visualize import resize_nearest
 
 if TYPE_CHECKING:
     from agentic_env.envs.sim_env import SimEnv
+    from agentic_env.oracle.backend import OracleContext
 
 #: Geom-name prefixes of the parts of a drawer the detector can be asked for.
 _DRAWER_PARTS = {"handle": "_handle", "interior": "_drawer_floor", "object": "_drawer"}
@@ -74,92 +52,43 @@ def _holds(literal: str, facts: set[str]) -> bool:
     return " ".join(text.strip("()").split()).lower() in facts
 
 
-class SimOracle:
-    """Privileged offline model over one :class:`~agentic_env.envs.sim_env.SimEnv`.
+def answer(oracle: OracleContext, query: ModelQuery) -> dict[str, Any]:
+    """The sim-oracle's answer to a query of one of AgenticLab's modules."""
+    return oracle.part(AgenticLabOracle).answer(query)
+
+
+class AgenticLabOracle:
+    """AgenticLab's modules (and the detection and grasp truth other agents' answers share)
+    answered from one sim-oracle's context.
 
     Args:
-        env: the env whose ground truth answers the queries (a symbolic task).
-        error_rates: module name -> probability in [0, 1] of a wrong answer.
-        seed: seed of the error injection.
+        oracle: the sim-oracle's context (simulator, error draws, random stream).
     """
 
-    name = "sim-oracle"
-
-    def __init__(self, env: SimEnv, error_rates: Mapping[str, float] | None = None,
-                 seed: int = 0) -> None:
-        if not isinstance(env.task, SymbolicTask):
-            raise InvalidConfigError(f"the sim-oracle needs a task with a PDDL model; "
-                                     f"{env.task.name!r} has none")
-        rates = dict(error_rates or {})
-        for module, rate in rates.items():
-            if module not in (*module_names(), *PLANNER_ERRORS) or not 0.0 <= rate <= 1.0:
-                raise InvalidConfigError(
-                    f"sim-oracle error rate {module}={rate}: modules are "
-                    f"{', '.join(module_names())}, "
-                    f"planner error kinds {', '.join(PLANNER_ERRORS)}, rates in [0, 1]")
-        self._env = env
-        self._rates = rates
-        self._rng = np.random.default_rng(seed)
+    def __init__(self, oracle: OracleContext) -> None:
+        self._oracle = oracle
         self._segment_cache: tuple[tuple[str, int, int, float], np.ndarray] | None = None
-        self._alrm = AlrmOracle(env, self.wrong)
-        self._planner = PlannerOracle(env, self.wrong)
 
-    # -- Backend protocol ------------------------------------------------------------------
-
-    def complete(self, query: ModelQuery) -> Completion:
-        """Answer ``query`` from ground truth (see the module docstring)."""
-        start = time.perf_counter()
-        mallvi = MallviOracle(self)
-        if self._alrm.answers(query):
-            return self._alrm.complete(
-                query, lambda: Usage(latency_s=time.perf_counter() - start, cost_usd=0.0))
-        if query.module == "planner":
-            return self._planner_turn(query, start)
+    def answer(self, query: ModelQuery) -> dict[str, Any]:
+        """The answer to one of AgenticLab's modules (the module docstring)."""
         handlers = {"parser": self._parser, "checker": self._checker,
-                    "detector": self._detector, "grasp": self._grasp, "goal": self._goal,
-                    "judge": self._judge, "decomposer": mallvi.decomposer,
-                    "localizer": mallvi.localizer, "thinker": mallvi.thinker,
-                    "reflector": mallvi.reflector, "single_agent": mallvi.single_agent,
-                    "router": self._planner.router, "chatbot": self._planner.chatbot,
-                    "critic": self._planner.critic}
-        handler = handlers.get(query.module)
-        registered = None if handler else oracle_answer(query.module)
-        if handler is None and registered is None:
-            raise ModelError(f"the sim-oracle answers modules {', '.join(module_names())}; "
-                             f"got {query.module!r}")
-        answer = handler(query.fields) if handler else registered(self, query.fields)
-        return Completion(json.dumps(answer, indent=1),
-                          Usage(latency_s=time.perf_counter() - start, cost_usd=0.0))
-
-    def _planner_turn(self, query: ModelQuery, start: float) -> Completion:
-        """The planner-executor's next tool call (or closing text) from ground truth."""
-        answer = self._planner.planner(query.messages)
-        usage = Usage(latency_s=time.perf_counter() - start, cost_usd=0.0)
-        if isinstance(answer, str):
-            return Completion(answer, usage, (), "native")
-        turn = sum(1 for m in query.messages if m.get("role") == "assistant") + 1
-        return Completion("", usage, (ToolCall(f"call_{turn}", *answer),), "native")
-
-    def close(self) -> None:
-        """Drop the cached segmentation (the env owns the renderer that made it)."""
-        self._segment_cache = None
+                    "detector": self._detector, "grasp": self._grasp, "goal": self._goal}
+        return handlers[query.module](query.fields)
 
     @property
-    def env(self) -> SimEnv:
-        """The simulator it answers from (privileged; for registered modules' answers)."""
-        return self._env
-
-    def wrong(self, module: str) -> bool:
-        """Draw whether this answer of ``module`` is wrong, at its injected error rate."""
-        rate = self._rates.get(module, 0.0)
-        return rate > 0.0 and bool(self._rng.random() < rate)
+    def _env(self) -> SimEnv:
+        return self._oracle.env
 
     @property
     def _task(self) -> SymbolicTask:
-        return self._env.task  # type: ignore[return-value]
+        return self._oracle.task
+
+    @property
+    def _rng(self) -> np.random.Generator:
+        return self._oracle.rng
 
     def _facts(self) -> set[str]:
-        return {f.lower() for f in self._task.facts(self._env.scene_state)}
+        return self._oracle.facts()
 
     # -- modules ---------------------------------------------------------------------------
 
@@ -167,7 +96,7 @@ class SimOracle:
         task = self._task
         objects = task.pddl_objects()
         goal = list(task.goal_facts())
-        if self.wrong("parser"):
+        if self._oracle.wrong("parser"):
             goal = self._corrupt_goal(goal, objects)
         problem = problem_text(task.domain, f"{task.name}-parsed", objects,
                                sorted(self._facts()), goal)
@@ -198,7 +127,7 @@ class SimOracle:
         conditions = [str(c) for c in fields.get("conditions", [])]
         truth = {c: _holds(c, facts) for c in conditions}
         success = all(truth.values())
-        if self.wrong("checker"):
+        if self._oracle.wrong("checker"):
             success = not success
             if not success and all(truth.values()) and conditions:
                 truth[conditions[int(self._rng.integers(len(conditions)))]] = False
@@ -222,7 +151,7 @@ class SimOracle:
         evaluation = self._task.evaluate(self._env.scene_state)
         unmet = [g for g in fields.get("goal", []) if not _holds(str(g), facts)]
         success = evaluation.success
-        if self.wrong("goal"):
+        if self._oracle.wrong("goal"):
             success = not success
         return {
             "success": success,
@@ -231,15 +160,12 @@ class SimOracle:
             "unsatisfied_conditions": [] if success else unmet,
         }
 
-    def _judge(self, fields: Mapping[str, Any]) -> dict[str, Any]:
-        return judge_answer(fields, self._rng, self.wrong("judge"))
-
     # -- detector ----------------------------------------------------------------------------
 
     def _detector(self, fields: Mapping[str, Any]) -> dict[str, Any]:
-        return self._detect(fields, "detector")
+        return self.detect(fields, "detector")
 
-    def _detect(self, fields: Mapping[str, Any], module: str) -> dict[str, Any]:
+    def detect(self, fields: Mapping[str, Any], module: str) -> dict[str, Any]:
         """Point and box of ``fields["target"]`` in the camera image; a wrong object at
         ``module``'s error rate."""
         camera = str(fields.get("camera", "shoulder"))
@@ -248,7 +174,7 @@ class SimOracle:
         height, width = (int(v) for v in fields.get("image_size", (0, 0)))
         segmentation = self._segment(camera, width, height)
         mask = np.isin(segmentation, self._geoms_of(target, part))
-        if self.wrong(module):
+        if self._oracle.wrong(module):
             mask = self._other_mask(segmentation, target)
         if not mask.any():
             return {"found": False, "point": None, "box": None,
@@ -307,9 +233,9 @@ class SimOracle:
     def _grasp(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         target = str(fields.get("target", ""))
         pose = np.asarray(fields.get("pose"), dtype=float).reshape(4, 4)
-        correct, clear = self._grasp_truth(target, pose)
+        correct, clear = self.grasp_truth(target, pose)
         execute = correct and clear
-        if self.wrong("grasp"):
+        if self._oracle.wrong("grasp"):
             execute = not execute
         reason = None if execute else ("the fingers would hit the table" if not clear
                                        else "the grasp is not centred on the target")
@@ -326,7 +252,7 @@ class SimOracle:
             "rejection_reason": reason,
         }}
 
-    def _grasp_truth(self, target: str, pose: np.ndarray) -> tuple[bool, bool]:
+    def grasp_truth(self, target: str, pose: np.ndarray) -> tuple[bool, bool]:
         """(the closing segment passes through the target, the fingertips clear the table)."""
         from agentic_env.robot.constants import TCP_TO_FINGERTIP
         from agentic_env.sim.state import body_box

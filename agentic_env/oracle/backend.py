@@ -1,0 +1,135 @@
+"""The sim-oracle backend: a privileged, offline model that answers from simulator ground truth.
+
+It is the offline default of every command. It reads the simulator (true facts, the task's
+goal, segmentation masks) — which no agent may do — and answers each module's query with the
+same JSON (or tool calls) a real model must produce, so all the agent's parsing, validation
+and control code runs for real. Which function answers a module is looked up in
+:mod:`agentic_env.oracle.answers` (the built-in agents' tables are in
+:mod:`agentic_env.oracle.agents`). Errors can be injected per module at a seeded rate, to
+study how module errors compound; each agent's answer module lists its error kinds.
+
+The harness builds it (:func:`agentic_env.oracle.oracle_factories`) and hands the agent only
+a :class:`~agentic_env.agents.models.registry.ModelHandle` to it, so nothing an agent holds
+leads to the simulator.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+
+from agentic_env.agents.models.base import PLANNER_ERRORS, Completion, ModelError, ModelQuery, Usage
+from agentic_env.agents.models.modules import module_names
+from agentic_env.errors import InvalidConfigError
+from agentic_env.oracle.answers import answer_for
+from agentic_env.tasks.base import SymbolicTask
+
+if TYPE_CHECKING:
+    from agentic_env.envs.sim_env import SimEnv
+
+PartT = TypeVar("PartT")
+
+
+class OracleContext:
+    """What the sim-oracle's answers read: the simulator, the injected-error draw and one
+    random stream (privileged; only the sim-oracle backend holds it).
+
+    Args:
+        env: the simulator (a symbolic task).
+        error_rates: module or error kind -> probability in [0, 1] of a wrong answer.
+        seed: seed of the error injection.
+
+    Attributes:
+        env: the simulator the answers read.
+        rng: the random stream of the error injection.
+    """
+
+    def __init__(self, env: SimEnv, error_rates: Mapping[str, float], seed: int) -> None:
+        self.env = env
+        self.rng = np.random.default_rng(seed)
+        self._rates = dict(error_rates)
+        self._parts: dict[type, Any] = {}
+
+    @property
+    def task(self) -> SymbolicTask:
+        """The env's task (a symbolic one: the backend checks)."""
+        return self.env.task  # type: ignore[return-value]
+
+    def facts(self) -> set[str]:
+        """The true PDDL facts now, lower case, written ``p a b``."""
+        return {f.lower() for f in self.task.facts(self.env.scene_state)}
+
+    def wrong(self, module: str) -> bool:
+        """Draw whether this answer of ``module`` is wrong, at its injected error rate."""
+        rate = self._rates.get(module, 0.0)
+        return rate > 0.0 and bool(self.rng.random() < rate)
+
+    def part(self, kind: Callable[[OracleContext], PartT]) -> PartT:
+        """The answering helper ``kind(self)``, built on first use and kept for the episode
+        (e.g. :class:`~agentic_env.oracle.agenticlab.AgenticLabOracle` and its
+        segmentation cache)."""
+        if kind not in self._parts:
+            self._parts[kind] = kind(self)  # type: ignore[index]
+        return self._parts[kind]  # type: ignore[index]
+
+    def forget(self) -> None:
+        """Drop every helper (their caches; the env owns the renderer that made them)."""
+        self._parts.clear()
+
+
+class SimOracle:
+    """Privileged offline model over one :class:`~agentic_env.envs.sim_env.SimEnv`.
+
+    Args:
+        env: the env whose ground truth answers the queries (a symbolic task); kept private.
+        error_rates: module name (or planner error kind) -> probability in [0, 1] of a wrong
+            answer.
+        seed: seed of the error injection.
+
+    Raises:
+        InvalidConfigError: the task has no PDDL model, or an unknown module or a rate
+            outside [0, 1].
+    """
+
+    name = "sim-oracle"
+
+    def __init__(self, env: SimEnv, error_rates: Mapping[str, float] | None = None,
+                 seed: int = 0) -> None:
+        if not isinstance(env.task, SymbolicTask):
+            raise InvalidConfigError(f"the sim-oracle needs a task with a PDDL model; "
+                                     f"{env.task.name!r} has none")
+        rates = dict(error_rates or {})
+        for module, rate in rates.items():
+            if module not in (*module_names(), *PLANNER_ERRORS) or not 0.0 <= rate <= 1.0:
+                raise InvalidConfigError(
+                    f"sim-oracle error rate {module}={rate}: modules are "
+                    f"{', '.join(module_names())}, "
+                    f"planner error kinds {', '.join(PLANNER_ERRORS)}, rates in [0, 1]")
+        self._context = OracleContext(env, rates, seed)
+
+    def complete(self, query: ModelQuery) -> Completion:
+        """Answer ``query`` from ground truth with the module's registered answer.
+
+        Raises:
+            ModelError: no answer is registered for the query's module.
+        """
+        start = time.perf_counter()
+        answer = answer_for(query.module, query.template)
+        if answer is None:
+            raise ModelError(
+                f"the sim-oracle has no answer for module {query.module!r}; register one "
+                "with agentic_env.oracle.register_answer")
+        result: dict[str, Any] | Completion = answer(self._context, query)
+        usage = Usage(latency_s=time.perf_counter() - start, cost_usd=0.0)
+        if isinstance(result, Completion):
+            return replace(result, usage=usage)
+        return Completion(json.dumps(result, indent=1), usage)
+
+    def close(self) -> None:
+        """Drop the answers' caches (the env owns the renderer that made the segmentation)."""
+        self._context.forget()
