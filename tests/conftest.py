@@ -42,3 +42,18 @@ def sorting_env() -> Iterator[SimEnv]:
     env.reset(seed=0)
     yield env
     env.close()
+
+
+@pytest.fixture
+def sorting() -> Iterator[tuple[SimEnv, Any]]:
+    """A fresh sorting trial (seed 0) and the perfect sim-oracle's module context over it."""
+    from agentic_env.agents.models.context import ModuleContext
+    from agentic_env.agents.models.registry import ModelRouter
+    from agentic_env.oracle import SimOracle
+
+    env = SimEnv("sorting")
+    env.reset(seed=0)
+    oracle = SimOracle(env)
+    yield env, ModuleContext(ModelRouter(oracle))
+    oracle.close()
+    env.close()

@@ -214,9 +214,9 @@ class Episode:
         try:
             self._obs, status = self._robot.act(action)
         except RobotStoppedError as exc:
-            self.report.actions += 1
             if not self._refuse:
                 raise
+            self.report.actions += 1  # the tool call asked the robot to move
             status = {"ok": False, "reason": "safety_fault", "message": str(exc)}
         else:
             self.report.actions += 1

@@ -4,14 +4,12 @@ and place into a bin by name."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
 
 from agentic_env.agents.models.context import ModuleContext
-from agentic_env.agents.models.registry import ModelRouter
 from agentic_env.agents.runtime import Episode, Limits, Manipulator, Place, detector_for
 from agentic_env.agents.runtime import manipulator as manipulator_module
 from agentic_env.agents.skills import SkillCode, SkillResult
@@ -19,7 +17,6 @@ from agentic_env.agents.skills.grounding import HeldObject
 from agentic_env.contract.spaces import Workspace
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.robot_io import EnvRobotIO
-from agentic_env.oracle import SimOracle
 
 
 class Pads:
@@ -90,16 +87,6 @@ def test_a_target_nobody_sees_is_the_detectors_failure(
                         SkillResult(SkillCode.NOT_FOUND, "bowl is in no view"))
     result = hands.place("peach-1", Place.IN, "bowl")
     assert result.code is SkillCode.NOT_FOUND and result.data["blame"] == "detector"
-
-
-@pytest.fixture
-def sorting() -> Iterator[tuple[SimEnv, ModuleContext]]:
-    env = SimEnv("sorting")
-    env.reset(seed=0)
-    oracle = SimOracle(env)
-    yield env, ModuleContext(ModelRouter(oracle))
-    oracle.close()
-    env.close()
 
 
 def test_a_named_object_is_picked_and_put_in_the_named_bowl(

@@ -5,10 +5,9 @@ first candidate the judge refuses still lifts its target."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 import numpy as np
-import pytest
 
 from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.models.registry import ModelRouter
@@ -38,16 +37,6 @@ from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.oracle import SimOracle
 
 TARGET = "blue-cube-1"
-
-
-@pytest.fixture
-def sorting() -> Iterator[tuple[SimEnv, ModuleContext]]:
-    env = SimEnv("sorting")
-    env.reset(seed=0)
-    oracle = SimOracle(env)
-    yield env, ModuleContext(ModelRouter(oracle))
-    oracle.close()
-    env.close()
 
 
 def _detector(models: ModuleContext, blind: tuple[str, ...] = ()):
