@@ -3,7 +3,7 @@
 * :class:`ToolExecutor` (TaP): native tool calls, one per turn, each result sent back, so the
   model can correct a rejected call; the subtask ends when the model answers with text.
 * :class:`CodeExecutor` (CaP): one Python program per subtask, run once in the sandbox
-  (:mod:`agentic_env.agents.alrm.sandbox`) against the same functions; a function that fails
+  (:mod:`agentic_env.agents.runtime.sandbox`) against the same functions; a function that fails
   raises inside the program, and any error fails the subtask.
 
 Both return a :class:`SubtaskOutcome` whose observation goes back to the planner.
@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentic_env.agents.alrm.planner import render_prompt
-from agentic_env.agents.alrm.sandbox import SandboxLimits, run_program
 from agentic_env.agents.models.base import ModelQuery, ToolCall
 from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.models.conversation import run_tool_conversation
+from agentic_env.agents.runtime.sandbox import SandboxLimits, run_program
 from agentic_env.agents.tools.registry import ToolRegistry
 from agentic_env.agents.tools.robot import ToolContext
 

@@ -138,37 +138,28 @@ def primitive_tools(context: ToolContext) -> Sequence[ToolFunction]:
         """Close the gripper until it is shut or blocked at its force limit."""
         return run(actions.close_gripper(), "close_gripper")
 
-    def open_drawer(x: float, y: float, z: float, yaw: float = 0.0, pitch: float = 0.0,
-                    roll: float = 0.0, distance: float = 0.0) -> SkillResult:
-        """Grasp a drawer handle at a TCP pose (tool axis into the cabinet) and pull it out.
+    def drawer_tool(opening: bool) -> ToolFunction:
+        verb, primitive = ("pull", actions.open_drawer) if opening else ("push",
+                                                                          actions.close_drawer)
 
-        Args:
-            x: handle grasp TCP position along the base x axis, metres, in [0.15, 0.95].
-            y: handle grasp TCP position along the base y axis, metres, in [-0.65, 0.65].
-            z: handle grasp TCP height above the table, metres, in [-0.02, 0.7].
-            yaw: rotation about the vertical, radians, in [-3.1416, 3.1416].
-            pitch: tilt from straight down about the base y axis, radians, in [-1.571, 1.571].
-            roll: tilt about the base x axis, radians, in [-3.1416, 3.1416].
-            distance: pull distance, metres, in [0, 0.3]; 0 = the default (0.2 m).
-        """
-        return run(actions.open_drawer(pose_matrix(x, y, z, yaw, pitch, roll), distance),
-                   "open_drawer")
+        def move(x: float, y: float, z: float, yaw: float = 0.0, pitch: float = 0.0,
+                 roll: float = 0.0, distance: float = 0.0) -> SkillResult:
+            return run(primitive(pose_matrix(x, y, z, yaw, pitch, roll), distance),
+                       move.__name__)
 
-    def close_drawer(x: float, y: float, z: float, yaw: float = 0.0, pitch: float = 0.0,
-                     roll: float = 0.0, distance: float = 0.0) -> SkillResult:
-        """Grasp a drawer handle at a TCP pose and push it in until it stops.
-
-        Args:
-            x: handle grasp TCP position along the base x axis, metres, in [0.15, 0.95].
-            y: handle grasp TCP position along the base y axis, metres, in [-0.65, 0.65].
-            z: handle grasp TCP height above the table, metres, in [-0.02, 0.7].
-            yaw: rotation about the vertical, radians, in [-3.1416, 3.1416].
-            pitch: tilt from straight down about the base y axis, radians, in [-1.571, 1.571].
-            roll: tilt about the base x axis, radians, in [-3.1416, 3.1416].
-            distance: push distance, metres, in [0, 0.3]; 0 = the default (0.2 m).
-        """
-        return run(actions.close_drawer(pose_matrix(x, y, z, yaw, pitch, roll), distance),
-                   "close_drawer")
+        move.__name__ = "open_drawer" if opening else "close_drawer"
+        move.__doc__ = (
+            f"Grasp a drawer handle at a TCP pose (tool axis into the cabinet) and {verb} it "
+            f"{'out' if opening else 'in until it stops'}.\n\nArgs:\n"
+            "    x: handle grasp TCP position along the base x axis, metres, in [0.15, 0.95].\n"
+            "    y: handle grasp TCP position along the base y axis, metres, in [-0.65, 0.65].\n"
+            "    z: handle grasp TCP height above the table, metres, in [-0.02, 0.7].\n"
+            "    yaw: rotation about the vertical, radians, in [-3.1416, 3.1416].\n"
+            "    pitch: tilt from straight down about the base y axis, radians, in "
+            "[-1.571, 1.571].\n"
+            "    roll: tilt about the base x axis, radians, in [-3.1416, 3.1416].\n"
+            f"    distance: {verb} distance, metres, in [0, 0.3]; 0 = the default (0.2 m).\n")
+        return move
 
     def finish(success: bool = True, summary: str = "") -> SkillResult:
         """End the episode; it is then scored. Call it once the instruction is carried out
@@ -186,7 +177,7 @@ def primitive_tools(context: ToolContext) -> Sequence[ToolFunction]:
         return ok("episode finished; it will be scored.", claimed_success=success)
 
     return (get_instruction, get_robot_state, home, move_to, pick, place, open_gripper,
-            close_gripper, open_drawer, close_drawer, finish)
+            close_gripper, drawer_tool(True), drawer_tool(False), finish)
 
 
 register_tool_set("primitives", primitive_tools)

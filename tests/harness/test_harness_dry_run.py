@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from agentic_env.agents.alrm.judge import build_judge, disagrees, judge_with_panel
-from agentic_env.agents.alrm.sandbox import run_program
+from agentic_env.agents.runtime.sandbox import run_program
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.geometry.camera import azure_kinect_color, realsense_d405

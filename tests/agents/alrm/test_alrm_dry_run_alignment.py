@@ -6,9 +6,9 @@ from __future__ import annotations
 import inspect
 import json
 
-from agentic_env.agents.alrm.sandbox import run_program
 from agentic_env.agents.alrm.tools import alrm_tools
 from agentic_env.agents.models.base import ModelQuery
+from agentic_env.agents.runtime.sandbox import run_program
 from agentic_env.agents.tools.robot import ToolContext
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.dry_run import DryRunWorld

@@ -1,6 +1,6 @@
 """The sandbox's child process: compile one program under the AST policy and run it.
 
-Run as a script (``python -I sandbox_child.py``) by :mod:`agentic_env.agents.alrm.sandbox`;
+Run as a script (``python -I sandbox_child.py``) by :mod:`agentic_env.agents.runtime.sandbox`;
 it imports only the standard library and RestrictedPython, so nothing of the project (nor the
 simulator) is loaded in the process that runs untrusted code. The parent sends one JSON line
 (the program, the tool specs, the limits); the child then talks JSON lines on stdin/stdout:

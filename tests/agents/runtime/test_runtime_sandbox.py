@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from agentic_env.agents.alrm.sandbox import (
+from agentic_env.agents.runtime.sandbox import (
     CHILD_SCRIPT,
     SandboxLimits,
     run_program,
@@ -59,7 +59,7 @@ def test_child_has_no_secrets_no_inherited_files_and_an_empty_folder(
     assert result.log == "looked\n"
     assert not any(b"API_KEY" in item for item in seen["environ"])
     assert seen["fds"] == [0, 1, 2]
-    assert "alrm-sandbox-" in str(seen["cwd"])
+    assert "agent-sandbox-" in str(seen["cwd"])
     assert not pathlib.Path(str(seen["cwd"])).exists(), "the work folder is removed"
 
 

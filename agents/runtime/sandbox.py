@@ -1,7 +1,7 @@
-"""The code sandbox of ALRM's code-as-policy executor: one generated program, one process.
+"""The code sandbox of code-as-policy agents (ALRM's CaP executor): one program, one process.
 
 :func:`run_program` refuses a program the AST policy rejects (RestrictedPython, see
-:mod:`agentic_env.agents.alrm.sandbox_child`) without starting anything; otherwise it runs
+:mod:`agentic_env.agents.runtime.sandbox_child`) without starting anything; otherwise it runs
 the program in a fresh ``python -I`` process that
 
 * sees only stubs of the given tool functions (same names, signatures and docstrings); a
@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from agentic_env.agents.alrm.sandbox_child import policy_errors
+from agentic_env.agents.runtime.sandbox_child import policy_errors
 from agentic_env.errors import InvalidConfigError
 
 #: The child's script, run by path so the child imports nothing of the project.
@@ -329,7 +329,7 @@ def run_program(
            "limits": {"cpu_s": limits.cpu_s, "memory_bytes": limits.memory_bytes,
                       "output_chars": limits.output_chars, "tool_calls": limits.tool_calls}}
     run = _Run(tools, limits)
-    with tempfile.TemporaryDirectory(prefix="alrm-sandbox-") as workdir:
+    with tempfile.TemporaryDirectory(prefix="agent-sandbox-") as workdir:
         outcome, error = run.run(job, workdir)
     return SandboxResult(outcome, "".join(run.log), tuple(run.calls), error,
                          time.monotonic() - start)

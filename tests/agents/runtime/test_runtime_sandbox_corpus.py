@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from agentic_env.agents.alrm.sandbox import SandboxLimits, run_program
+from agentic_env.agents.runtime.sandbox import SandboxLimits, run_program
 
 CORPUS = pathlib.Path(__file__).parent / "corpus"
 HOSTILE = sorted((CORPUS / "hostile").glob("*.py"))
