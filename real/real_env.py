@@ -60,6 +60,7 @@ from agentic_env.geometry.camera import CameraConfig
 from agentic_env.primitives.executor import PrimitiveExecutor
 from agentic_env.primitives.types import (
     FailureReason,
+    PrimitiveCommand,
     PrimitiveConfig,
     PrimitiveOutcome,
     parse_primitive_action,
@@ -322,7 +323,8 @@ class RealEnv(gym.Env):
             InvalidActionError: malformed actions, before anything moves.
         """
         extra: dict[str, Any] = {"operator_declined": False}
-        name = parse_primitive_action(action)[0] if self.control_mode == "primitive" else ""
+        command = parse_primitive_action(action) if self.control_mode == "primitive" else None
+        name = command.name if command is not None else ""
         if self.estop.pressed():  # nothing moves; the episode goes on after the release
             if name:
                 extra["primitive"] = PrimitiveOutcome(
@@ -343,14 +345,15 @@ class RealEnv(gym.Env):
                     "not run: a safety fault is latched").as_info()
             return self._faulted_observation(), 0.0, True, False, self._info(extra)
         if self.control_mode == "primitive":
-            if self.confirm is not None and not self.confirm(describe_action(action)):
+            assert command is not None
+            if self.confirm is not None and not self.confirm(describe_action(command)):
                 outcome = PrimitiveOutcome(name, False, FailureReason.OPERATOR_DECLINED.value,
                                            "the operator declined this primitive")
                 extra["operator_declined"] = True
             else:
                 start = self.robot.time
                 try:
-                    outcome = self.executor.execute(action)
+                    outcome = self.executor.execute(command)
                 except SafetyFaultError as error:
                     outcome = PrimitiveOutcome(name, False, FailureReason.SAFETY_FAULT.value,
                                                str(error), self.robot.time - start)
@@ -456,9 +459,10 @@ def _check_motion_within_safety(primitives: PrimitiveConfig, safety: SafetyConfi
             "PrimitiveConfig.motion or raise SafetyConfig")
 
 
-def describe_action(action: dict) -> str:
-    """One line describing a primitive action for the operator."""
-    name, pose, width, distance = parse_primitive_action(action)
+def describe_action(action: dict | PrimitiveCommand) -> str:
+    """One line describing a primitive action (or its parsed command) for the operator."""
+    command = parse_primitive_action(action)
+    name, pose, width, distance = command.name, command.pose, command.width, command.distance
     if name in ("home", "open_gripper", "close_gripper"):
         return name
     try:

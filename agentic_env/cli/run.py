@@ -22,10 +22,10 @@ from agentic_env.errors import AgenticEnvError, InvalidConfigError
 from agentic_env.harness.episode import VERIFICATION_MODES, EpisodeSpec
 from agentic_env.harness.runner import run_episode
 from agentic_env.sim.settings import available_settings
+from agentic_env.tasks import BENCHMARK_TASKS
 from agentic_env.tasks.instructions import CATEGORIES
 
 #: The benchmark tasks an agent can be run on.
-TASKS: tuple[str, ...] = ("sorting", "stacking", "crossword", "reorientation", "kitchen")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agentic-env run", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--task", default="sorting", choices=TASKS)
+    parser.add_argument("--task", default="sorting", choices=BENCHMARK_TASKS)
     parser.add_argument("--setting", default="lab", choices=available_settings())
     parser.add_argument("--agent", default="agenticlab",
                         help=f"registered agent ({', '.join(agent_names())}) or "

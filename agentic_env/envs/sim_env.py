@@ -380,7 +380,8 @@ class SimEnv(gym.Env):
         extra: dict[str, Any] = {}
         if self.control_mode == "primitive":
             self._rollout = PrimitiveRollout() if self.record_rollouts else None
-            name, pose = _primitive_target(action)
+            command = parse_primitive_action(action)
+            name, pose = command.name, _target_pose(command.pose)
             self._primitive_pose = pose
             if self.schedule.runner.primitive_requested():
                 outcome = PrimitiveOutcome(name, False, FailureReason.ESTOP.value,
@@ -389,7 +390,7 @@ class SimEnv(gym.Env):
             else:
                 self._disturbances.primitive_started(name, pose)
                 try:
-                    outcome = self.executor.execute(action)
+                    outcome = self.executor.execute(command)
                 except PrimitiveError as stopped:  # the e-stop, pressed while holding
                     outcome = PrimitiveOutcome(name, False, stopped.reason.value, str(stopped))
             self.schedule.sync()
@@ -573,13 +574,13 @@ class SimEnv(gym.Env):
 PDDL_TO_PRIMITIVE = {"pick": "pick", "place": "place"}
 
 
-def _primitive_target(action: Any) -> tuple[str, np.ndarray | None]:
-    """(primitive name, target TCP pose or None) of a primitive action, without raising."""
+def _target_pose(pose_vector: np.ndarray) -> np.ndarray | None:
+    """The target TCP pose (4x4) of a primitive, ``None`` when it is not a valid pose (the
+    executor refuses such a primitive)."""
     try:
-        name, pose_vector, _, _ = parse_primitive_action(action)
-        return name, vector_to_pose(pose_vector)
+        return vector_to_pose(pose_vector)
     except InvalidActionError:
-        return "", None
+        return None
 
 
 def ee_delta_between(

@@ -52,6 +52,7 @@ from agentic_env.errors import InvalidActionError, MotionPlanningError
 from agentic_env.primitives.paths import offset_along_approach, transit_poses
 from agentic_env.primitives.types import (
     FailureReason,
+    PrimitiveCommand,
     PrimitiveConfig,
     PrimitiveOutcome,
     parse_primitive_action,
@@ -124,13 +125,16 @@ class PrimitiveExecutor:
             "close_drawer": self._close_drawer,
         }
 
-    def execute(self, action: dict) -> PrimitiveOutcome:
-        """Validate and run one primitive action dict (see :mod:`agentic_env.contract.spaces`).
+    def execute(self, action: dict | PrimitiveCommand) -> PrimitiveOutcome:
+        """Validate and run one primitive action dict (see :mod:`agentic_env.contract.spaces`),
+        or a command already parsed from one.
 
         Raises:
             InvalidActionError: if the action does not match the primitive action space.
         """
-        name, pose_vector, width, distance = parse_primitive_action(action)
+        command = parse_primitive_action(action)
+        name, pose_vector, width, distance = (command.name, command.pose, command.width,
+                                              command.distance)
         try:
             pose = self._validate(name, pose_vector, width, distance)
         except PrimitiveError as rejected:  # nothing moved, no time passed

@@ -105,12 +105,32 @@ class PrimitiveConfig:
     grasp_touchdown: float = 0.008
 
 
-def parse_primitive_action(action: object) -> tuple[str, np.ndarray, float, float]:
-    """Check a primitive action's structure; return (name, pose 7-vector, width, distance).
+@dataclass(frozen=True)
+class PrimitiveCommand:
+    """A primitive action, checked once (:func:`parse_primitive_action`).
+
+    Attributes:
+        name: one of :data:`~agentic_env.contract.spaces.PRIMITIVES`.
+        pose: target TCP pose, (7,) base frame: x, y, z (m), qw, qx, qy, qz.
+        width: gripper opening, metres.
+        distance: drawer stroke, metres (0 = the default).
+    """
+
+    name: str
+    pose: np.ndarray
+    width: float
+    distance: float
+
+
+def parse_primitive_action(action: object) -> PrimitiveCommand:
+    """Check a primitive action's structure once (a :class:`PrimitiveCommand` is returned
+    as it is).
 
     Raises:
         InvalidActionError: naming the valid keys, ids and shapes.
     """
+    if isinstance(action, PrimitiveCommand):
+        return action
     if not isinstance(action, dict):
         raise InvalidActionError(
             "a primitive action is a dict with keys 'primitive', 'pose', 'width', 'distance' "
@@ -149,4 +169,4 @@ def parse_primitive_action(action: object) -> tuple[str, np.ndarray, float, floa
         if value.size != 1:
             raise InvalidActionError(f"{key!r} must be one number (shape (1,)); got {value.shape}")
         scalars.append(float(value.reshape(-1)[0]))
-    return name, pose, scalars[0], scalars[1]
+    return PrimitiveCommand(name, pose, scalars[0], scalars[1])

@@ -16,6 +16,10 @@ TASKS: dict[str, str] = {
     "kitchen": "agentic_env.tasks.kitchen:KitchenTask",
     "sorting-cluttered": "agentic_env.tasks.sorting.task:cluttered_sorting_task",
 }
+#: The five AgenticLab benchmark tasks, in the paper's order: what agents are run and
+#: benchmarked on (every name is one of :data:`TASKS`).
+BENCHMARK_TASKS: tuple[str, ...] = ("sorting", "stacking", "crossword", "reorientation",
+                                    "kitchen")
 
 
 def make_task(name: str) -> Task:

@@ -30,10 +30,11 @@ from tqdm import tqdm
 
 from agentic_env.agents.base import agent_entry
 from agentic_env.cli.bench import interventions as bench_interventions
-from agentic_env.cli.run import TASKS, parse_agent_options
+from agentic_env.cli.run import parse_agent_options
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 from agentic_env.sim.settings import available_settings
+from agentic_env.tasks import BENCHMARK_TASKS
 from agentic_env.tasks.instructions import CATEGORIES
 
 
@@ -144,7 +145,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="START:COUNT, or COUNT from seed 0 (default 0:10)")
     parser.add_argument("--settings", default="lab",
                         help="comma-separated settings, e.g. kitchen,outdoor (default lab)")
-    parser.add_argument("--tasks", nargs="+", default=list(TASKS), choices=TASKS)
+    parser.add_argument("--tasks", nargs="+", default=list(BENCHMARK_TASKS),
+                        choices=BENCHMARK_TASKS)
     parser.add_argument("--agent", default="agenticlab",
                         help="registered agent or module:attr (default agenticlab)")
     parser.add_argument("--agent-option", action="append", default=[], metavar="KEY=VALUE",
@@ -157,7 +159,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--model", default="sim-oracle",
                         help="model spec of part 1 (default: the perfect sim-oracle)")
     parser.add_argument("--ablation-tasks", nargs="*", default=["sorting", "stacking"],
-                        choices=TASKS)
+                        choices=BENCHMARK_TASKS)
     parser.add_argument("--checker-errors", nargs="*", type=float, default=[0.1, 0.3],
                         help="checker error rates of part 2 (default 0.1 0.3); give the flag "
                              "with no rates to skip part 2")

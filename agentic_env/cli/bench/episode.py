@@ -35,8 +35,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agentic_env.cli.run import TASKS
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
+from agentic_env.tasks import BENCHMARK_TASKS
 
 #: Components, in the order they are printed; ``other`` is the wall time none of them took.
 COMPONENTS: tuple[str, ...] = ("physics", "control", "observation", "model", "perception",
@@ -207,11 +207,12 @@ def main(argv: list[str] | None = None) -> int:
     """Run the benchmark, print its tables and write them as JSON."""
     parser = argparse.ArgumentParser(prog="agentic-env bench-episode", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tasks", nargs="+", default=list(TASKS), choices=TASKS)
+    parser.add_argument("--tasks", nargs="+", default=list(BENCHMARK_TASKS),
+                        choices=BENCHMARK_TASKS)
     parser.add_argument("--seeds", nargs="+", type=int, default=list(DEFAULT_SEEDS))
     parser.add_argument("--settings", nargs="*", default=list(SETTINGS), choices=SETTINGS,
                         help="settings of part 2 (video on vs off); none skips part 2")
-    parser.add_argument("--video-task", default=VIDEO_EPISODE[0], choices=TASKS)
+    parser.add_argument("--video-task", default=VIDEO_EPISODE[0], choices=BENCHMARK_TASKS)
     parser.add_argument("--video-seed", type=int, default=VIDEO_EPISODE[1])
     parser.add_argument("--out", type=Path, default=Path("bench_episode.json"))
     args = parser.parse_args(argv)
