@@ -17,11 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from agentic_env.agents.models.base import ModelImage, ModelQuery
 from agentic_env.agents.models.context import ModuleContext
-from agentic_env.agents.runtime.prompts import render_prompt
+from agentic_env.agents.runtime.prompts import ask_json, camera_image
 from agentic_env.pddl.planning import PlanStep
 
+#: Where the modules' prompt templates live.
+PACKAGE = "agentic_env.agents.agenticlab"
 _BOOL = {"type": "boolean"}
 _TEXT = {"type": "string"}
 
@@ -64,15 +65,6 @@ PREDICATE_GUIDE = """\
 (in-pose x p): x rests in pose p (upright, on-side, upside-down, handle-left...)."""
 
 
-def render_template(name: str, **values: Any) -> str:
-    """The prompt template ``prompts/<name>.md`` with ``$placeholders`` filled in."""
-    return render_prompt("agentic_env.agents.agenticlab", name, **values)
-
-
-def _image(obs: Mapping[str, np.ndarray], camera: str) -> ModelImage:
-    return ModelImage(f"{camera}_rgb", np.asarray(obs[f"{camera}_rgb"]))
-
-
 def _object_lines(objects: Mapping[str, str]) -> str:
     return "\n".join(f"- {name}: {text}" for name, text in objects.items()) or "- (none)"
 
@@ -95,12 +87,9 @@ def parse_task(ctx: ModuleContext, obs: Mapping[str, np.ndarray], instruction: s
         feedback: why the previous answer was rejected (PDDL errors, no plan), or "".
     """
     note = f"\n## Your previous answer was rejected\n{feedback}\n" if feedback else ""
-    prompt = render_template("parser", instruction=instruction, domain=domain,
-                             example=example, feedback=note)
-    reply = ctx.ask(ModelQuery("parser", "parser", prompt, (_image(obs, "shoulder"),),
-                               PARSER_SCHEMA, {"instruction": instruction, "domain": domain,
-                                               "feedback": feedback}))
-    answer = reply.parsed
+    answer = ask_json(ctx, PACKAGE, "parser", (camera_image(obs, "shoulder"),), PARSER_SCHEMA,
+                      {"instruction": instruction, "domain": domain, "feedback": feedback},
+                      instruction=instruction, domain=domain, example=example, feedback=note)
     objects = {str(o["name"]): (str(o["type"]), str(o.get("description", o["name"])))
                for o in answer["objects_identified"]}
     updated = str(answer.get("updated_domain") or "").strip() or domain
@@ -126,14 +115,12 @@ def check_conditions(ctx: ModuleContext, obs: Mapping[str, np.ndarray], step: Pl
         kind: ``"preconditions"`` (before the action) or ``"effects"`` (after it).
         objects: PDDL name -> description, for the prompt.
     """
-    prompt = render_template(
-        "checker", camera=camera, kind=kind, kind_title=kind.capitalize(),
-        action=str(step), conditions="\n".join(conditions), objects=_object_lines(objects),
+    answer = ask_json(
+        ctx, PACKAGE, "checker", (camera_image(obs, camera),), CHECKER_SCHEMA,
+        {"action": str(step), "kind": kind, "conditions": list(conditions)}, camera=camera,
+        kind=kind, kind_title=kind.capitalize(), action=str(step),
+        conditions="\n".join(conditions), objects=_object_lines(objects),
         predicate_guide=PREDICATE_GUIDE)
-    reply = ctx.ask(ModelQuery("checker", "checker", prompt, (_image(obs, camera),),
-                               CHECKER_SCHEMA, {"action": str(step), "kind": kind,
-                                                "conditions": list(conditions)}))
-    answer = reply.parsed
     return CheckResult(bool(answer["success"]), tuple(answer.get("failed_conditions", ())),
                        str(answer.get("reasoning", "")))
 
@@ -142,11 +129,10 @@ def check_goal(ctx: ModuleContext, obs: Mapping[str, np.ndarray], instruction: s
                goal: Sequence[str], objects: Mapping[str, str],
                camera: str = "shoulder") -> CheckResult:
     """Goal checker: is the task complete in the image?"""
-    prompt = render_template("goal", camera=camera, instruction=instruction,
-                             goal="\n".join(goal), objects=_object_lines(objects))
-    reply = ctx.ask(ModelQuery("goal", "goal", prompt, (_image(obs, camera),), GOAL_SCHEMA,
-                               {"instruction": instruction, "goal": list(goal)}))
-    answer = reply.parsed
+    answer = ask_json(ctx, PACKAGE, "goal", (camera_image(obs, camera),), GOAL_SCHEMA,
+                      {"instruction": instruction, "goal": list(goal)}, camera=camera,
+                      instruction=instruction, goal="\n".join(goal),
+                      objects=_object_lines(objects))
     return CheckResult(bool(answer["success"]),
                        tuple(answer.get("unsatisfied_conditions", ())),
                        str(answer.get("reasoning", "")))

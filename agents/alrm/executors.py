@@ -17,10 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentic_env.agents.alrm.planner import render_prompt
+from agentic_env.agents.alrm.planner import PACKAGE
 from agentic_env.agents.models.base import ModelQuery, ToolCall
 from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.models.conversation import run_tool_conversation
+from agentic_env.agents.runtime.prompts import ask_json, render_prompt
 from agentic_env.agents.runtime.sandbox import SandboxLimits, run_program
 from agentic_env.agents.tools.registry import ToolRegistry
 from agentic_env.agents.tools.robot import ToolContext
@@ -80,7 +81,7 @@ class ToolExecutor:
             oks.append(result.ok)
             return text, result.to_dict()
 
-        prompt = render_prompt("tap", subtask=subtask, objects=scene)
+        prompt = render_prompt(PACKAGE, "tap", subtask=subtask, objects=scene)
         query = ModelQuery("task_executor", "tap", prompt, fields={"subtask": subtask},
                            tools=tuple(self.tools.definitions()))
         conversation = run_tool_conversation(
@@ -153,11 +154,9 @@ class CodeExecutor:
         Raises:
             ModuleFailedError: the executor's answers stayed malformed.
         """
-        prompt = render_prompt("cap", subtask=subtask, objects=scene,
-                               functions=self.functions_text())
-        reply = self.models.ask(ModelQuery("task_executor", "cap", prompt, (), CAP_SCHEMA,
-                                           {"subtask": subtask}))
-        code = str(reply.parsed["code"])
+        code = str(ask_json(self.models, PACKAGE, "task_executor", (), CAP_SCHEMA,
+                            {"subtask": subtask}, template="cap", subtask=subtask,
+                            objects=scene, functions=self.functions_text())["code"])
         calls: list[tuple[str, dict[str, Any], str]] = []
         run = run_program(code, self.program_functions(calls), limits=self.limits,
                           seed=self.seed)

@@ -15,14 +15,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from importlib import resources
-from string import Template
 from typing import Any
 
 from agentic_env.agents.models.ask import ask
 from agentic_env.agents.models.base import Backend, CallRecord, ModelQuery
 from agentic_env.agents.models.budget import Budget
 from agentic_env.agents.models.registry import BackendFactory, build_backend, parse_model_spec
+from agentic_env.agents.runtime.prompts import render_prompt
 from agentic_env.errors import InvalidConfigError
 
 #: Module name of trace-judge queries.
@@ -68,9 +67,8 @@ def _numbered(steps: Sequence[str]) -> str:
 
 def judge_query(task: str, ground_truth: Sequence[str], executed: Sequence[str]) -> ModelQuery:
     """The judge's query: the rendered ``prompts/judge.md``, its schema and its fields."""
-    template = resources.files("agentic_env.agents.alrm").joinpath("prompts/judge.md")
-    prompt = Template(template.read_text()).substitute(
-        task=task, ground_truth=_numbered(ground_truth), executed=_numbered(executed))
+    prompt = render_prompt("agentic_env.agents.alrm", "judge", task=task,
+                           ground_truth=_numbered(ground_truth), executed=_numbered(executed))
     return ModelQuery(
         module=JUDGE_MODULE, template="judge.md", prompt=prompt, schema=JUDGE_SCHEMA,
         fields={"task": task, "ground_truth": list(ground_truth), "executed": list(executed)},

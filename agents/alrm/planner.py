@@ -5,24 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import resources
-from string import Template
 from typing import Any
 
-from agentic_env.agents.models.base import ModelQuery
 from agentic_env.agents.models.context import ModuleContext
+from agentic_env.agents.runtime.prompts import ask_json
 
+#: Where ALRM's prompt templates live.
+PACKAGE = "agentic_env.agents.alrm"
 PLANNER_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["thought", "subtask", "done"],
     "properties": {"thought": {"type": "string"}, "subtask": {"type": "string"},
                    "done": {"type": "boolean"}},
 }
-
-
-def render_prompt(name: str, **values: Any) -> str:
-    """The packaged template ``prompts/<name>.md`` with ``$placeholders`` filled in."""
-    text = resources.files("agentic_env.agents.alrm").joinpath(f"prompts/{name}.md").read_text()
-    return Template(text).safe_substitute({k: str(v) for k, v in values.items()})
 
 
 @dataclass(frozen=True)
@@ -59,10 +53,9 @@ def next_subtask(models: ModuleContext, instruction: str, objects: str, places: 
     Raises:
         ModuleFailedError: the planner's answers stayed malformed past the bounded re-asks.
     """
-    prompt = render_prompt("planner", instruction=instruction, objects=objects,
-                           places=places, history=history_text(steps))
-    reply = models.ask(ModelQuery("task_planner", "planner", prompt, (), PLANNER_SCHEMA,
-                                  {"instruction": instruction, "steps": len(steps)}))
-    answer = reply.parsed
+    answer = ask_json(models, PACKAGE, "task_planner", (), PLANNER_SCHEMA,
+                      {"instruction": instruction, "steps": len(steps)}, template="planner",
+                      instruction=instruction, objects=objects, places=places,
+                      history=history_text(steps))
     subtask = str(answer["subtask"]).strip()
     return PlannerAnswer(str(answer["thought"]), subtask, bool(answer["done"]) or not subtask)

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from agentic_env.agents import skills
-from agentic_env.agents.models.base import ModelImage, ModelQuery
-from agentic_env.agents.runtime import Manipulator, Place, detect, render_prompt
+from agentic_env.agents.alrm.planner import PACKAGE
+from agentic_env.agents.runtime import Manipulator, Place, ask_json, camera_image, detect
 from agentic_env.agents.skills import Detection, Target, grounding
 from agentic_env.agents.skills.result import SkillCode, SkillResult, fail, ok
 from agentic_env.agents.tools.registry import ToolFunction, register_tool_set
@@ -70,11 +70,9 @@ class AlrmWorld:
             models = self.context.models
             if models is None:
                 return []
-            prompt = render_prompt("agentic_env.agents.alrm", OBJECTS_TEMPLATE)
-            image = ModelImage("shoulder_rgb", self.io.obs["shoulder_rgb"])
-            reply = models.ask(ModelQuery("detector", OBJECTS_TEMPLATE, prompt, (image,),
-                                          OBJECTS_SCHEMA, {"list": True}))
-            self._listing = [dict(entry) for entry in reply.parsed["objects"]]
+            answer = ask_json(models, PACKAGE, "detector", (camera_image(self.io.obs, "shoulder"),),
+                              OBJECTS_SCHEMA, {"list": True}, template=OBJECTS_TEMPLATE)
+            self._listing = [dict(entry) for entry in answer["objects"]]
         return self._listing
 
     def resolve(self, name: str) -> dict[str, Any] | None:

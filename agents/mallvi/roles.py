@@ -17,9 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from agentic_env.agents.models.base import ModelImage, ModelQuery
 from agentic_env.agents.models.context import ModuleContext
-from agentic_env.agents.runtime.prompts import render_prompt
+from agentic_env.agents.runtime.prompts import ask_json, camera_image
 from agentic_env.agents.skills import Detection
 
 _TEXT = {"type": "string"}
@@ -29,6 +28,8 @@ _DECISION = {"type": "string", "enum": ["SUCCESS", "FAILURE"]}
 _NAME = {"type": ["string", "null"]}
 #: Place modes a Thinker may choose (see :func:`think_place`).
 PLACE_MODES: tuple[str, ...] = ("on", "in", "drawer", "slot", "table", "point")
+#: Where the roles' prompt templates live.
+PACKAGE = "agentic_env.agents.mallvi"
 #: Destination prefix of a Descriptor-memory reference (``memory:previous location``).
 MEMORY_PREFIX = "memory:"
 #: Destinations of a drawer move: ``move(<drawer>, open)`` pulls the drawer open,
@@ -139,16 +140,6 @@ def parse_move(item: Mapping[str, Any], role: str) -> Move:
                 optional("from_drawer"))
 
 
-def render(name: str, **values: Any) -> str:
-    """The prompt template ``prompts/<name>.md`` with ``$placeholders`` filled in."""
-    return render_prompt("agentic_env.agents.mallvi", name, **values)
-
-
-def image(obs: Mapping[str, np.ndarray], camera: str, name: str = "") -> ModelImage:
-    """``camera``'s RGB image of ``obs`` for a query."""
-    return ModelImage(name or f"{camera}_rgb", np.asarray(obs[f"{camera}_rgb"]))
-
-
 def _name(value: Any, role: str, what: str) -> str:
     text = str(value).strip()
     if not text:
@@ -159,11 +150,10 @@ def _name(value: Any, role: str, what: str) -> str:
 def decompose(ctx: ModuleContext, obs: Mapping[str, np.ndarray], instruction: str
               ) -> tuple[list[Move], str]:
     """Decomposer: instruction + first shoulder image -> ordered moves, and its reasoning."""
-    prompt = render("decomposer", instruction=instruction)
-    reply = ctx.ask(ModelQuery("decomposer", "decomposer", prompt, (image(obs, "shoulder"),),
-                               DECOMPOSER_SCHEMA, {"instruction": instruction}))
-    moves = [parse_move(m, "decomposer") for m in reply.parsed["subtasks"]]
-    return moves, str(reply.parsed.get("reasoning", ""))
+    answer = ask_json(ctx, PACKAGE, "decomposer", (camera_image(obs, "shoulder"),),
+                      DECOMPOSER_SCHEMA, {"instruction": instruction}, instruction=instruction)
+    moves = [parse_move(m, "decomposer") for m in answer["subtasks"]]
+    return moves, str(answer.get("reasoning", ""))
 
 
 def localize(ctx: ModuleContext, obs: Mapping[str, np.ndarray], camera: str, target: str,
@@ -172,15 +162,12 @@ def localize(ctx: ModuleContext, obs: Mapping[str, np.ndarray], camera: str, tar
     height, width = obs[f"{camera}_rgb"].shape[:2]
     description = target.rsplit("-", 1)[0].replace("-", " ") if target[-1:].isdigit() \
         else target.replace("-", " ")
-    prompt = render("localizer", target=target, description=description, camera=camera,
-                    width=width, height=height)
-    reply = ctx.ask(ModelQuery("localizer", "localizer", prompt, (image(obs, camera),),
-                               LOCALIZER_SCHEMA, {"target": target, "part": part,
-                                                  "camera": camera,
-                                                  "image_size": [height, width]}))
-    if not reply.parsed["found"]:
+    answer = ask_json(ctx, PACKAGE, "localizer", (camera_image(obs, camera),), LOCALIZER_SCHEMA,
+                      {"target": target, "part": part, "camera": camera,
+                       "image_size": [height, width]}, target=target, description=description,
+                      camera=camera, width=width, height=height)
+    if not answer["found"]:
         return None
-    answer = reply.parsed
     return Detection.from_answer(answer.get("point"), answer.get("box"), height, width)
 
 
@@ -205,15 +192,12 @@ def think_pick(ctx: ModuleContext, obs: Mapping[str, np.ndarray], move: Move,
         f"{np.round(np.asarray(c['pose'])[:3, 2], 2).tolist()}, opening "
         f"{c['width'] * 1000:.0f} mm, geometric score {c['score']:.2f}"
         for i, c in enumerate(candidates)) or "(none)"
-    prompt = render("thinker", subtask=move, phase="pick", candidates=lines,
-                    question=f"Which grasps pick up the {move.source}?")
-    reply = ctx.ask(ModelQuery("thinker", "thinker", prompt, (image(obs, "shoulder"),),
-                               THINKER_SCHEMA, {"phase": "pick", "source": move.source,
-                                                "candidates": [
-                                                    {"pose": np.asarray(c["pose"]).tolist(),
-                                                     "width": float(c["width"])}
-                                                    for c in candidates]}))
-    answer = reply.parsed
+    shown = [{"pose": np.asarray(c["pose"]).tolist(), "width": float(c["width"])}
+             for c in candidates]
+    answer = ask_json(ctx, PACKAGE, "thinker", (camera_image(obs, "shoulder"),), THINKER_SCHEMA,
+                      {"phase": "pick", "source": move.source, "candidates": shown},
+                      subtask=move, phase="pick", candidates=lines,
+                      question=f"Which grasps pick up the {move.source}?")
     order = tuple(int(i) for i in answer.get("pick_candidates") or ())
     if any(not 0 <= i < len(candidates) for i in order):
         raise RoleAnswerError("thinker", f"pick candidates {list(order)} of "
@@ -242,13 +226,11 @@ def think_place(ctx: ModuleContext, obs: Mapping[str, np.ndarray], move: Move,
         RoleAnswerError: ``point`` mode without a point.
     """
     memory = None if memory_point is None else [round(float(v), 3) for v in memory_point]
-    prompt = render("thinker", subtask=move, phase="place", candidates=destination,
-                    question=f"How should the held {move.source} be set down?")
-    reply = ctx.ask(ModelQuery("thinker", "thinker", prompt, (image(obs, "shoulder"),),
-                               THINKER_SCHEMA, {"phase": "place", "source": move.source,
-                                                "destination": move.destination,
-                                                "memory_point": memory}))
-    answer = reply.parsed
+    answer = ask_json(ctx, PACKAGE, "thinker", (camera_image(obs, "shoulder"),), THINKER_SCHEMA,
+                      {"phase": "place", "source": move.source,
+                       "destination": move.destination, "memory_point": memory},
+                      subtask=move, phase="place", candidates=destination,
+                      question=f"How should the held {move.source} be set down?")
     if answer["decision"] == "FAILURE":
         return PlaceChoice(None, None, str(answer.get("reasoning", "")))
     mode = answer.get("place_mode")
@@ -272,16 +254,14 @@ def reflect(ctx: ModuleContext, before: Mapping[str, np.ndarray],
             after: Mapping[str, np.ndarray], move: Move, report: str,
             place_point: Sequence[float] | None) -> Verdict:
     """Reflector: subtask + the Actor's report + before/after images -> verdict."""
-    prompt = render("reflector", subtask=move, report=report)
-    images = (image(before, "shoulder", "before_shoulder_rgb"),
-              image(after, "shoulder", "after_shoulder_rgb"),
-              image(after, "wrist", "after_wrist_rgb"))
+    images = (camera_image(before, "shoulder", "before_shoulder_rgb"),
+              camera_image(after, "shoulder", "after_shoulder_rgb"),
+              camera_image(after, "wrist", "after_wrist_rgb"))
     point = None if place_point is None else [float(v) for v in place_point]
-    reply = ctx.ask(ModelQuery("reflector", "reflector", prompt, images, REFLECTOR_SCHEMA,
-                               {"source": move.source, "destination": move.destination,
-                                "pose": move.pose, "actor_report": report,
-                                "place_point": point}))
-    answer = reply.parsed
+    answer = ask_json(ctx, PACKAGE, "reflector", images, REFLECTOR_SCHEMA,
+                      {"source": move.source, "destination": move.destination,
+                       "pose": move.pose, "actor_report": report, "place_point": point},
+                      subtask=move, report=report)
     return Verdict(bool(answer["task_complete"]), str(answer.get("verification_result", "")),
                    float(np.clip(answer["confidence"], 0.0, 1.0)))
 
@@ -300,12 +280,12 @@ def plan_single(ctx: ModuleContext, obs: Mapping[str, np.ndarray], instruction: 
                 ) -> list[PlannedMove]:
     """The single-agent baseline: one call plans every move's pick and place pixels."""
     height, width = obs["shoulder_rgb"].shape[:2]
-    prompt = render("single_agent", instruction=instruction, width=width, height=height)
-    reply = ctx.ask(ModelQuery("single_agent", "single_agent", prompt,
-                               (image(obs, "shoulder"),), SINGLE_AGENT_SCHEMA,
-                               {"instruction": instruction, "image_size": [height, width]}))
+    answer = ask_json(ctx, PACKAGE, "single_agent", (camera_image(obs, "shoulder"),),
+                      SINGLE_AGENT_SCHEMA,
+                      {"instruction": instruction, "image_size": [height, width]},
+                      instruction=instruction, width=width, height=height)
     plan = []
-    for item in reply.parsed["plan"]:
+    for item in answer["plan"]:
         move = parse_move(item, "single_agent")
         pick = Detection.from_answer(item.get("pick_point"), item.get("pick_box"), height, width)
         place = Detection.from_answer(item.get("place_point"), item.get("place_box"), height,

@@ -25,7 +25,7 @@ from agentic_env.agents.planner_executor.tools import (
     PlannerState,
     PlannerToolContext,
 )
-from agentic_env.agents.runtime import Episode, Limits, render_prompt
+from agentic_env.agents.runtime import Episode, Limits, ask_json, render_prompt
 from agentic_env.agents.tools.registry import build_tool_set
 
 ROUTES = ("conversational", "actionable")
@@ -43,9 +43,8 @@ LOG_LINES = 80
 RESULT_CHARS = 160
 
 
-def render(name: str, **values: Any) -> str:
-    """The prompt template ``prompts/<name>.md`` with ``$placeholders`` filled in."""
-    return render_prompt("agentic_env.agents.planner_executor", name, **values)
+#: Where the agent's prompt templates live.
+PACKAGE = "agentic_env.agents.planner_executor"
 
 
 def action_catalogue() -> str:
@@ -113,8 +112,7 @@ class PlannerExecutorAgent:
         return self.episode.report
 
     def _ask(self, module: str, schema: Mapping[str, Any], **fields: Any) -> dict[str, Any]:
-        prompt = render(module, **fields)
-        return self.models.ask(ModelQuery(module, module, prompt, (), schema, fields)).parsed
+        return ask_json(self.models, PACKAGE, module, (), schema, fields, **fields)
 
     def _chat(self, utterance: str) -> None:
         answer = self._ask("chatbot", CHATBOT_SCHEMA, utterance=utterance,
@@ -126,7 +124,8 @@ class PlannerExecutorAgent:
     def _plan_and_act(self, robot: RobotIO, instruction: str) -> None:
         tools = build_tool_set("planner", self.tools_context)
         image = ModelImage("shoulder_rgb", np.asarray(robot.observe()["shoulder_rgb"]))
-        prompt = render("planner", actions=action_catalogue(), instruction=instruction)
+        prompt = render_prompt(PACKAGE, "planner", actions=action_catalogue(),
+                               instruction=instruction)
         messages: list[Mapping[str, Any]] = []
         verbal_rounds = 0
 

@@ -7,7 +7,8 @@ from agentic_env.agents.runtime.detector import detect, detector_for
 from agentic_env.agents.runtime.episode import Episode, Limits, StopEpisodeError
 from agentic_env.agents.runtime.grasp_judge import evaluate_grasp, grasp_judge
 from agentic_env.agents.runtime.manipulator import Manipulator, Place
-from agentic_env.agents.runtime.prompts import render_prompt
+from agentic_env.agents.runtime.prompts import ask_json, camera_image, render_prompt
 
-__all__ = ["Episode", "Limits", "Manipulator", "Place", "StopEpisodeError", "detect",
-           "detector_for", "evaluate_grasp", "grasp_judge", "render_prompt"]
+__all__ = ["Episode", "Limits", "Manipulator", "Place", "StopEpisodeError", "ask_json",
+           "camera_image", "detect", "detector_for", "evaluate_grasp", "grasp_judge",
+           "render_prompt"]

@@ -9,9 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from agentic_env.agents.models.base import ModelImage, ModelQuery
 from agentic_env.agents.models.context import ModuleContext
-from agentic_env.agents.runtime.prompts import render_prompt
+from agentic_env.agents.runtime.prompts import ask_json, camera_image
 from agentic_env.agents.skills.locate import Detection, Detector
 
 _PIXELS = {"type": ["array", "null"], "items": {"type": "number"}, "minItems": 2, "maxItems": 4}
@@ -37,14 +36,11 @@ def detect(ctx: ModuleContext, obs: Mapping[str, np.ndarray], camera: str, targe
     """
     height, width = obs[f"{camera}_rgb"].shape[:2]
     part_text = PART_TEXT.get(part, "{}").format(description)
-    prompt = render_prompt("agentic_env.agents.runtime", "detector", part_text=part_text,
-                           camera=camera, width=width, height=height, target=target,
-                           description=description)
-    image = ModelImage(f"{camera}_rgb", np.asarray(obs[f"{camera}_rgb"]))
-    reply = ctx.ask(ModelQuery("detector", "detector", prompt, (image,), DETECTOR_SCHEMA,
-                               {"target": target, "part": part, "camera": camera,
-                                "image_size": [height, width]}))
-    answer = reply.parsed
+    answer = ask_json(ctx, "agentic_env.agents.runtime", "detector",
+                      (camera_image(obs, camera),), DETECTOR_SCHEMA,
+                      {"target": target, "part": part, "camera": camera,
+                       "image_size": [height, width]}, part_text=part_text, camera=camera,
+                      width=width, height=height, target=target, description=description)
     if not answer["found"]:
         return None
     return Detection.from_answer(answer.get("point"), answer.get("box"), height, width)

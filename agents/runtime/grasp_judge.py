@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from agentic_env.agents.models.base import ModelImage, ModelQuery
+from agentic_env.agents.models.base import ModelImage
 from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.perception import GraspCandidate
-from agentic_env.agents.runtime.prompts import render_prompt
+from agentic_env.agents.runtime.prompts import ask_json
 from agentic_env.agents.skills import GraspJudge, Target
 
 _NULLABLE_TEXT = {"type": ["string", "null"]}
@@ -45,14 +45,12 @@ def evaluate_grasp(ctx: ModuleContext, image: np.ndarray, action: str, target: s
         pose: candidate TCP pose (4, 4), robot base frame.
         width: jaw opening, metres.
     """
-    prompt = render_prompt(
-        "agentic_env.agents.runtime", "grasp", action=action, target=target,
-        description=description, position=np.round(pose[:3, 3], 3).tolist(),
-        approach=np.round(pose[:3, 2], 2).tolist(), width_mm=round(width * 1000))
-    reply = ctx.ask(ModelQuery("grasp", "grasp", prompt, (ModelImage("grasp_candidate", image),),
-                               GRASP_SCHEMA, {"target": target, "pose": pose.tolist(),
-                                              "width": width}))
-    evaluation = reply.parsed["evaluation"]
+    evaluation = ask_json(
+        ctx, "agentic_env.agents.runtime", "grasp", (ModelImage("grasp_candidate", image),),
+        GRASP_SCHEMA, {"target": target, "pose": pose.tolist(), "width": width},
+        action=action, target=target, description=description,
+        position=np.round(pose[:3, 3], 3).tolist(), approach=np.round(pose[:3, 2], 2).tolist(),
+        width_mm=round(width * 1000))["evaluation"]
     execute = evaluation["action"] == "EXECUTE_GRASP"
     reason = evaluation.get("rejection_reason") or evaluation.get("overall_reasoning") or ""
     return GraspVerdict(execute, str(reason))

@@ -99,6 +99,8 @@ class Manipulator:
         self.turning: turn.TurningGrip | None = None
         self._hold_width = 0.0
         self._reorienter: Reorienter | None = None
+        #: (x, y) of releases that failed, by container: a retry tries another spot.
+        self._failed_spots: dict[str, list[np.ndarray]] = {}
 
     # -- what is held -------------------------------------------------------------------------
 
@@ -259,14 +261,18 @@ class Manipulator:
                 return found
             target = found.data["target"]
         view = SceneView(self.episode.obs)  # as seen now: locating may have moved the arm
-        if mode is Place.DRAWER:
-            outward = self.outward_yaw(target.name)
-            if not outward.ok:
-                return outward
-            result = skills.place_in(self.episode, held, target, yaw=outward.data["yaw"],
-                                     view=view, why=why)
-        elif mode is Place.IN:
-            result = skills.place_in(self.episode, held, target, view=view, why=why)
+        if mode in (Place.IN, Place.DRAWER):
+            yaw = None
+            if mode is Place.DRAWER:
+                outward = self.outward_yaw(target.name)
+                if not outward.ok:
+                    return outward
+                yaw = outward.data["yaw"]
+            failed = self._failed_spots.setdefault(target.name, [])
+            result = skills.place_in(self.episode, held, target, yaw=yaw, view=view,
+                                     avoid=np.array(failed) if failed else None, why=why)
+            if not result.ok and "pose" in result.data:
+                failed.append(np.asarray(result.data["pose"])[:2, 3])
         elif mode is Place.SLOT:
             result = skills.place_in_slot(self.episode, self.detector, held, target,
                                           view=view, why=why)

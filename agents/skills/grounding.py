@@ -62,6 +62,8 @@ COLUMN_HEIGHT = 0.32
 COLUMN_SEEN_SHARE = 0.9
 #: Height (m) above a container's floor above which its points count as walls.
 WALL_HEIGHT = 0.05
+#: Spots (m) within this of a release that failed in the same container are passed over.
+FAILED_SPOT_RADIUS = 0.03
 #: Vertical gap (m) that separates a held object from what lies under it.
 HANGING_GAP = 0.015
 #: Depth (m) of the top part of a target that grasps may close on: what lies deeper (the
@@ -256,7 +258,8 @@ def place_on(target: PointCloud, scene: PointCloud, held: HeldObject,
 
 
 def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
-             tcp_pose: np.ndarray, pack: bool = True) -> tuple[np.ndarray, float]:
+             tcp_pose: np.ndarray, pack: bool = True,
+             avoid: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """Place pose (4x4) and approach (m) that drop the held object into ``container`` (a bin,
     bowl, pot, the floor of an open drawer) at its emptiest spot, away from the walls.
 
@@ -270,7 +273,9 @@ def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
     ``pack``, spots nearest the middles of the container's quarters are preferred (room is
     left for what comes next; a bin takes several objects), else its middle (an open
     drawer's visible part). A held object whose round footprint fits nowhere is tried with
-    its measured footprint (``held.extents``), the hand along or across.
+    its measured footprint (``held.extents``), the hand along or across. Spots within
+    :data:`FAILED_SPOT_RADIUS` of ``avoid`` (x, y of releases that failed here, (M, 2)) are
+    passed over while any other spot qualifies.
     """
     points = container.points
     floor = lowest_layer(points[:, 2])
@@ -283,6 +288,8 @@ def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
     beside = [(held.radius + FINGER_CLEARANCE, scene.points[
         (heights > tcp_level) & (heights <= tcp_level + HAND_CLEARANCE), :2]),
               (HAND_RADIUS, scene.points[heights > tcp_level + HAND_CLEARANCE, :2])]
+    if avoid is not None and len(avoid):  # given up last: another spot is worth a try
+        beside.append((FAILED_SPOT_RADIUS, np.asarray(avoid, float).reshape(-1, 2)))
     low, high = inside[:, :2].min(axis=0), inside[:, :2].max(axis=0)
     aims = _quarter_points(low, high) if pack else ((low + high) / 2)[None]
     yaw = tcp_yaw(tcp_pose)

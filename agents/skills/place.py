@@ -78,9 +78,12 @@ def place_in_slot(io: SkillIO, detector: Detector, held: HeldObject, target: Tar
 
 
 def place_in(io: SkillIO, held: HeldObject, target: Target, *, yaw: float | None = None,
-             view: SceneView | None = None, why: str = "") -> SkillResult:
+             view: SceneView | None = None, avoid: np.ndarray | None = None,
+             why: str = "") -> SkillResult:
     """Drop ``held`` into the container ``target`` (a bin, a bowl, an open drawer's inside)
-    at its emptiest spot; ``yaw`` (rad) turns the wrist (default: the geometry's choice)."""
+    at its emptiest spot; ``yaw`` (rad) turns the wrist (default: the geometry's choice);
+    ``avoid``: (x, y) of releases that failed in it before, (M, 2), passed over while another
+    spot qualifies. ``data["pose"]`` is the release pose tried."""
     view = view or SceneView(io.obs)
     cloud = target.cloud
     if target.detection.box is not None:  # the whole box: floor and walls, not one cluster
@@ -97,7 +100,7 @@ def place_in(io: SkillIO, held: HeldObject, target: Target, *, yaw: float | None
                 # away: keep the container (walls, floor and contents touch one another)
                 cloud = cluster_near(cloud, seed, radius=BOARD_GAP)
     pose, approach = grounding.place_in(cloud, view.obstacles(), held, io.obs["tcp_pose"],
-                                        pack=target.part != "interior")
+                                        pack=target.part != "interior", avoid=avoid)
     if yaw is not None:
         pose = grounding.with_yaw(pose, yaw)
     return _release(io, held, pose, approach, view, why)

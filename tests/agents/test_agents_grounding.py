@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from agentic_env.agents.perception import PointCloud
 from agentic_env.agents.skills import grounding
@@ -93,6 +94,16 @@ def test_place_in_fills_a_bin_from_a_quarter_not_its_middle() -> None:
     middle, _ = grounding.place_in(container, container, held,
                                    np.array([0.5, 0, 0.3, 0, 1, 0, 0]), pack=False)
     assert np.linalg.norm(middle[:2, 3] - [0.5, 0.0]) < 0.03  # an open drawer: its middle
+
+
+def test_place_in_passes_over_a_spot_where_a_release_failed() -> None:
+    container = _cloud(_bin(0.40, 0.60, -0.10, 0.10))
+    held = grounding.HeldObject("cube", below_tcp=0.02, radius=0.025)
+    tcp = np.array([0.5, 0, 0.3, 0, 1, 0, 0])
+    first, _ = grounding.place_in(container, container, held, tcp)
+    second, _ = grounding.place_in(container, container, held, tcp, avoid=first[:2, 3][None])
+    assert np.linalg.norm(second[:2, 3] - first[:2, 3]) >= grounding.FAILED_SPOT_RADIUS
+    assert second[2, 3] == pytest.approx(first[2, 3])  # an equally good spot, not a worse one
 
 
 def test_place_in_turns_the_hand_so_the_fingers_clear_a_narrow_bins_walls() -> None:

@@ -65,6 +65,7 @@ def test_each_place_mode_reaches_its_skill(monkeypatch: pytest.MonkeyPatch, mode
     hands = _holding(0.04)
     calls: list[tuple[str, dict[str, Any]]] = []
     target = object.__new__(manipulator_module.Target)
+    object.__setattr__(target, "name", "bowl")
     monkeypatch.setattr(Manipulator, "locate", lambda self, name, part="object", **kw:
                         SkillResult(SkillCode.OK, "seen", {"target": target}))
     for name in ("place_in", "place_in_slot", "place_on", "place_at"):
@@ -101,3 +102,27 @@ def test_a_named_object_is_picked_and_put_in_the_named_bowl(
     assert placed.ok, placed.render()
     assert env.task.in_container(env.scene_state, "blue-cube-1", "bowl")
     assert not hands.holding() and episode.report.actions == 2
+
+
+def test_a_retried_place_into_a_container_avoids_the_spot_that_failed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A place that touched the container's wall is not sent to the same spot again."""
+    hands = _holding(0.04)
+    target = object.__new__(manipulator_module.Target)
+    object.__setattr__(target, "name", "bowl")
+    monkeypatch.setattr(Manipulator, "locate", lambda self, name, part="object", **kw:
+                        SkillResult(SkillCode.OK, "seen", {"target": target}))
+    monkeypatch.setattr(manipulator_module, "SceneView", lambda obs: None)
+    avoided: list[Any] = []
+    pose = np.eye(4)
+    pose[:2, 3] = (0.3, -0.35)
+
+    def place_in(*args: Any, avoid: Any = None, **kwargs: Any) -> SkillResult:
+        avoided.append(avoid)
+        return SkillResult(SkillCode.COLLISION, "the finger met the wall", {"pose": pose})
+
+    monkeypatch.setattr(manipulator_module.skills, "place_in", place_in)
+    hands.place("peach-1", Place.IN, "bowl")
+    hands.place("peach-1", Place.IN, "bowl")
+    assert avoided[0] is None
+    np.testing.assert_allclose(avoided[1], [[0.3, -0.35]])
