@@ -20,7 +20,6 @@ from typing import Any
 from agentic_env.agents.alrm.planner import PACKAGE
 from agentic_env.agents.models.base import ModelQuery, ToolCall
 from agentic_env.agents.models.context import ModuleContext
-from agentic_env.agents.models.conversation import run_tool_conversation
 from agentic_env.agents.runtime.prompts import ask_json, render_prompt
 from agentic_env.agents.runtime.sandbox import SandboxLimits, run_program
 from agentic_env.agents.tools.registry import ToolRegistry
@@ -84,10 +83,7 @@ class ToolExecutor:
         prompt = render_prompt(PACKAGE, "tap", subtask=subtask, objects=scene)
         query = ModelQuery("task_executor", "tap", prompt, fields={"subtask": subtask},
                            tools=tuple(self.tools.definitions()))
-        conversation = run_tool_conversation(
-            self.models.router.backend_for("task_executor"), query, execute,
-            max_turns=self.max_turns, max_nudges=0, retries=self.models.retries,
-            budget=self.models.budget, on_call=self.models.on_call)
+        conversation = self.models.converse(query, execute, max_turns=self.max_turns)
         done = conversation.stop == "answered" and bool(oks) and oks[-1]
         lines = [f"{name}: {text}" for name, _, text in calls]
         if conversation.error:

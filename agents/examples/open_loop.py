@@ -25,8 +25,7 @@ class OpenLoopAgent:
         """Carry out ``instruction``; failures end up in the report."""
         models, episode = self.setup.models, Episode(robot, Limits.of(self.setup),
                                                       self.setup.on_event)
-        hands = Manipulator(episode, detector_for(models, lambda name: name.replace("-", " ")),
-                            np.random.default_rng(self.setup.seed))
+        hands = Manipulator(episode, detector_for(models), np.random.default_rng(self.setup.seed))
         with episode.guard():
             parsed = parse_task(models, episode.obs, instruction, context.domain, PARSER_EXAMPLE)
             for step in solve(parsed.domain, parsed.problem):

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from agentic_env.agents.models.context import ModuleContext
+from agentic_env.agents.runtime.detector import words_for
 from agentic_env.agents.runtime.prompts import ask_json, camera_image
 from agentic_env.agents.skills import Detection
 
@@ -160,8 +161,7 @@ def localize(ctx: ModuleContext, obs: Mapping[str, np.ndarray], camera: str, tar
              part: str = "object") -> Detection | None:
     """Localizer's open-vocabulary detection of ``target`` in ``camera``'s image."""
     height, width = obs[f"{camera}_rgb"].shape[:2]
-    description = target.rsplit("-", 1)[0].replace("-", " ") if target[-1:].isdigit() \
-        else target.replace("-", " ")
+    description = words_for(target)
     answer = ask_json(ctx, PACKAGE, "localizer", (camera_image(obs, camera),), LOCALIZER_SCHEMA,
                       {"target": target, "part": part, "camera": camera,
                        "image_size": [height, width]}, target=target, description=description,

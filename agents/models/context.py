@@ -14,6 +14,11 @@ from agentic_env.agents.models.base import (
     ModelReply,
 )
 from agentic_env.agents.models.budget import Budget
+from agentic_env.agents.models.conversation import (
+    ConversationResult,
+    Execute,
+    run_tool_conversation,
+)
 from agentic_env.agents.models.registry import ModelRouter
 from agentic_env.errors import AgenticEnvError
 
@@ -48,6 +53,16 @@ class ModuleContext:
             raise
         except ModelError as exc:
             raise ModuleFailedError(query.module, exc) from exc
+
+    def converse(self, query: ModelQuery, execute: Execute, *, max_turns: int,
+                 max_nudges: int = 0) -> ConversationResult:
+        """A bounded tool conversation with the module's backend, within the run's budget and
+        retries, every call recorded (see
+        :func:`~agentic_env.agents.models.conversation.run_tool_conversation`)."""
+        return run_tool_conversation(self.router.backend_for(query.module), query, execute,
+                                     max_turns=max_turns, max_nudges=max_nudges,
+                                     retries=self.retries, budget=self.budget,
+                                     on_call=self.on_call)
 
 
 class ModuleFailedError(AgenticEnvError, RuntimeError):

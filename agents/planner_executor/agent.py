@@ -19,7 +19,6 @@ import numpy as np
 from agentic_env.agents.base import AgentReport, AgentSetup, RobotIO, TaskContext
 from agentic_env.agents.models.base import ModelImage, ModelQuery, ToolCall
 from agentic_env.agents.models.context import ModuleContext, ModuleFailedError
-from agentic_env.agents.models.conversation import run_tool_conversation
 from agentic_env.agents.planner_executor.tools import (
     ACTIONS,
     PlannerState,
@@ -142,10 +141,7 @@ class PlannerExecutorAgent:
             query = ModelQuery("planner", "planner", prompt, (image,), {},
                                {"instruction": instruction}, tools=tuple(tools.definitions()),
                                messages=tuple(messages))
-            conversation = run_tool_conversation(
-                self.models.router.backend_for("planner"), query, execute,
-                max_turns=self.max_turns, max_nudges=0, retries=self.models.retries,
-                budget=self.models.budget, on_call=self.models.on_call)
+            conversation = self.models.converse(query, execute, max_turns=self.max_turns)
             messages = list(conversation.messages)
             if conversation.final_text:
                 messages.append({"role": "assistant", "content": conversation.final_text})

@@ -14,7 +14,6 @@ its facts stale.
 from __future__ import annotations
 
 import enum
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -22,7 +21,7 @@ import numpy as np
 
 from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.planner_executor.snapshot import TABLE, SemanticSnapshot
-from agentic_env.agents.runtime import Manipulator, Place, detect, grasp_judge
+from agentic_env.agents.runtime import Manipulator, Place, detect, grasp_judge, words_for
 from agentic_env.agents.skills import Detection, GraspJudge, SkillCode, SkillResult
 from agentic_env.agents.skills.locate import MAX_LOOKS
 from agentic_env.agents.skills.result import code_for_reason, fail, ok
@@ -70,11 +69,6 @@ _DIAGNOSES = {SkillCode.GRASP_FAILED: "infeasible grasp", SkillCode.UNREACHABLE:
 PERCEIVE_MOVES = MAX_LOOKS + 1
 #: How long ``listen`` waits for the operator, seconds.
 LISTEN_S = 2.0
-
-
-def describe(name: str) -> str:
-    """Words for an identifier: ``red-cube-1`` -> ``red cube``."""
-    return re.sub(r"-\d+$", "", name).replace("-", " ").replace("_", " ")
 
 
 def is_slot(name: str) -> bool:
@@ -151,11 +145,11 @@ class PlannerTools:
         """The ``detector`` module as the skills' detector."""
         if self.state.models is None:
             return None
-        return detect(self.state.models, obs, camera, name, describe(name), part)
+        return detect(self.state.models, obs, camera, name, words_for(name), part)
 
     def _judge(self, name: str, action: str) -> GraspJudge:
         assert self.state.models is not None
-        return grasp_judge(self.state.models, f"(pick {name})", describe(name))
+        return grasp_judge(self.state.models, f"(pick {name})", words_for(name))
 
     def functions(self) -> Sequence[ToolFunction]:
         """The four tools, as the registry takes them."""

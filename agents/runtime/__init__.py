@@ -3,7 +3,7 @@
 one :class:`Manipulator` for named objects, and the model modules two or more agents share
 (the detector and the grasp judgement)."""
 
-from agentic_env.agents.runtime.detector import detect, detector_for
+from agentic_env.agents.runtime.detector import detect, detector_for, words_for
 from agentic_env.agents.runtime.episode import Episode, Limits, StopEpisodeError
 from agentic_env.agents.runtime.grasp_judge import evaluate_grasp, grasp_judge
 from agentic_env.agents.runtime.manipulator import Manipulator, Place
@@ -11,4 +11,4 @@ from agentic_env.agents.runtime.prompts import ask_json, camera_image, render_pr
 
 __all__ = ["Episode", "Limits", "Manipulator", "Place", "StopEpisodeError", "ask_json",
            "camera_image", "detect", "detector_for", "evaluate_grasp", "grasp_judge",
-           "render_prompt"]
+           "render_prompt", "words_for"]

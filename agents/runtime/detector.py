@@ -4,6 +4,7 @@ Detector` (prompt ``prompts/detector.md``)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -46,9 +47,16 @@ def detect(ctx: ModuleContext, obs: Mapping[str, np.ndarray], camera: str, targe
     return Detection.from_answer(answer.get("point"), answer.get("box"), height, width)
 
 
-def detector_for(ctx: ModuleContext, describe: Callable[[str], str]) -> Detector:
+def words_for(name: str) -> str:
+    """Words for an identifier: ``red-cube-1`` -> ``red cube``, ``top_drawer`` ->
+    ``top drawer``."""
+    return re.sub(r"-\d+$", "", name).replace("-", " ").replace("_", " ")
+
+
+def detector_for(ctx: ModuleContext,
+                 describe: Callable[[str], str] = words_for) -> Detector:
     """The ``detector`` module as the skills' detector; ``describe(name)`` gives the words
-    the model is told to look for."""
+    the model is told to look for (default :func:`words_for`)."""
     def detector(obs: Mapping[str, np.ndarray], camera: str, name: str,
                  part: str) -> Detection | None:
         return detect(ctx, obs, camera, name, describe(name), part)
