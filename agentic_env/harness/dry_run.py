@@ -171,9 +171,9 @@ def _alrm_tools(world: DryRunWorld) -> dict[str, Callable[..., Any]]:
             return f"Object {name} not found"
         return {"object": name, "position": world.positions.get(name, [0.0, 0.0, 0.0])}
 
-    def pick(name: str) -> str:
-        """Pick up an object by name."""
-        if name not in world.objects:
+    def pick(name: str, pose: str = "") -> str:
+        """Pick up an object by name (``pose``: the resting pose it will be placed in)."""
+        if name not in world.objects or (pose and world.objects.get(pose) != "pose"):
             return f"Object {name} not found"
         world.apply(f"pick({name!r})", world.pick_step(name))
         return f"The {words[name]} was successfully picked"

@@ -35,12 +35,15 @@ OBJECTS_TEMPLATE = "alrm_objects"
 
 
 def _subtask_calls(subtask: Subtask) -> list[tuple[str, dict[str, Any]]]:
-    """The executor's correct tool calls for ``subtask`` (ALRM function names)."""
+    """The executor's correct tool calls for ``subtask`` (ALRM function names); an object
+    the subtask sets down in a pose is picked for that pose."""
     if subtask.kind in ("open", "close"):
         return [(f"{subtask.kind}_drawer", {"name": subtask.obj})]
     calls: list[tuple[str, dict[str, Any]]] = []
     if subtask.kind in ("pick_and_place", "pick"):
-        calls.append(("pick", {"name": subtask.obj}))
+        turned = any(step.name.lower() == "place-in-pose" for step in subtask.steps)
+        pose = {"pose": subtask.destination} if turned and subtask.destination else {}
+        calls.append(("pick", {"name": subtask.obj, **pose}))
     if subtask.kind in ("pick_and_place", "place"):
         calls.append(("place", {"target": subtask.destination or "table"}))
     return calls

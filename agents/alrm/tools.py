@@ -184,11 +184,14 @@ def alrm_tools(context: ToolContext, world: AlrmWorld | None = None) -> Sequence
         return ok(f"Grasp of the {_words(entry)} at {xyz}", position=xyz,
                   yaw=round(grounding.tcp_yaw(best.pose), 3), width=round(best.width, 3))
 
-    def pick(name: str) -> SkillResult:
+    def pick(name: str, pose: str = "") -> SkillResult:
         """Pick up an object: locate it, plan a grasp, grasp it and lift it.
 
         Args:
             name: the object's name, as get_objects gives it.
+            pose: optional: the resting pose (a reference name such as upright or
+                handle-left) the object will then be placed in; the grasp is one from which
+                place can turn it there. Empty for an ordinary pick.
         """
         entry = world.resolve(name)
         if entry is None or entry["place"]:
@@ -197,8 +200,16 @@ def alrm_tools(context: ToolContext, world: AlrmWorld | None = None) -> Sequence
         if held is not None:
             return fail(SkillCode.BLOCKED, f"The gripper already holds the {held.name}; "
                         "place it first")
-        yaw = world.drawer_yaw(inside=entry["name"])  # out of a drawer: wrist points away
-        result = world.hands.pick(entry["name"], yaw=yaw)
+        if pose:
+            goal = world.resolve(pose)
+            if goal is None or goal["kind"] != "pose":
+                return fail(SkillCode.BAD_ARGS, f"{pose!r} is no pose; the poses are: "
+                            + ", ".join(e["name"] for e in world.listing()
+                                        if e["kind"] == "pose"))
+            result = world.hands.pick_to_turn(entry["name"], goal["name"])
+        else:
+            yaw = world.drawer_yaw(inside=entry["name"])  # out of a drawer: wrist points away
+            result = world.hands.pick(entry["name"], yaw=yaw)
         if not result.ok:
             return fail(result.code, f"The {_words(entry)} could not be picked: "
                         f"{result.message}")

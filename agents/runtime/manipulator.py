@@ -31,7 +31,8 @@ from agentic_env.agents.runtime.episode import Episode
 from agentic_env.agents.skills import SkillCode, SkillResult, grounding, turn
 from agentic_env.agents.skills.locate import Detector, Target
 from agentic_env.agents.skills.reorient import Reorienter
-from agentic_env.agents.skills.scene import SceneView, kinematics
+from agentic_env.agents.skills.scene import SceneView, at_home, kinematics
+from agentic_env.contract.actions import home
 
 #: After a failed place the object counts as held while the pads are within this of their
 #: distance right after the pick, m.
@@ -225,14 +226,22 @@ class Manipulator:
         """Locate and pick ``name`` with a grasp from which a place can turn it into
         ``pose`` (``upright``, ``on-side``, ``handle-left``...); ``judge`` overrides the
         agent's grasp judgement."""
-        found = self.locate(name)
-        if not found.ok:
-            return found
         why = why or f"pick {name} to turn it {pose}"
         if judge is None and self.judge_for is not None:
             judge = self.judge_for(name, why)
-        result = turn.pick_to_turn(self.episode, found.data["target"], pose, self.reorienter,
-                                   judge=judge, judged=self.judged, why=why)
+        for attempt in range(2):
+            found = self.locate(name)
+            if not found.ok:
+                return found
+            result = turn.pick_to_turn(self.episode, found.data["target"], pose,
+                                       self.reorienter, judge=judge, judged=self.judged,
+                                       why=why)
+            if result.code is not SkillCode.GRASP_FAILED or attempt or at_home(
+                    self.episode.obs):
+                break
+            # no turning grasp was accepted and reachable from this arm pose (the arm's
+            # configuration after a turn): from home the turn's poses may be reached
+            self.episode.act(home(), f"go home to reach a turning grasp of {name}")
         if result.ok:
             self._picked(result, None, result.data["grip"])
             return result
