@@ -343,13 +343,20 @@ class Manipulator:
 
     def move_drawer(self, drawer: str, opening: bool, *, search: bool = True,
                     why: str = "") -> SkillResult:
-        """Open or close ``drawer`` by its handle."""
-        handle = self.locate(drawer, "handle", search=search)
-        if not handle.ok:
-            return handle
+        """Open or close ``drawer`` by its handle; a motion that collided on its way from
+        away from home is tried once more from home."""
         move = skills.open_drawer if opening else skills.close_drawer
-        result = move(self.episode, handle.data["target"],
-                      why or f"{'open' if opening else 'close'} {drawer}")
+        why = why or f"{'open' if opening else 'close'} {drawer}"
+        for attempt in range(2):
+            handle = self.locate(drawer, "handle", search=search)
+            if not handle.ok:
+                return handle
+            result = move(self.episode, handle.data["target"], why)
+            if result.code is not SkillCode.COLLISION or attempt or at_home(self.episode.obs):
+                break
+            # the arm met something on its way from where it was (inside an open drawer after
+            # a failed place): from home the motion comes the planned way
+            self.episode.act(home(), f"go home to {why}")
         if result.ok:
             return result
         return _blamed(result, "detector" if result.code is SkillCode.NOT_FOUND else "execution")
