@@ -63,12 +63,11 @@ class AgentConfig:
     Attributes:
         verification: ``full``, ``goal`` or ``none``.
         grasp_evaluation: ask the VLM to judge grasp candidates (the wrist fallback needs it).
-        max_actions: primitives before giving up (``home`` and wrist views included).
-        max_replans: task-parser calls after the first.
+        limits: primitives (``home`` and wrist views included), task-parser calls after the
+            first (replans) and wall time of the episode.
         max_parse_attempts: parser answers per (re)plan before giving up (PDDL errors and
             unsolvable problems are fed back).
         max_step_retries: re-executions of one plan step whose effects failed, before a replan.
-        max_wall_s: wall-clock limit, seconds.
         grasp_candidates_judged: candidates shown to the VLM per view before falling back
             (an accepted grasp the arm cannot reach gives way to the next accepted one).
         seed: seed of grasp sampling.
@@ -76,11 +75,9 @@ class AgentConfig:
 
     verification: str = "full"
     grasp_evaluation: bool = True
-    max_actions: int = 40
-    max_replans: int = 5
+    limits: Limits = Limits()
     max_parse_attempts: int = 3
     max_step_retries: int = 1
-    max_wall_s: float = 900.0
     grasp_candidates_judged: int = 3
     seed: int = 0
 
@@ -89,8 +86,7 @@ def make_agenticlab(setup: AgentSetup) -> AgenticLabAgent:
     """The AgenticLab agent of ``setup`` (options: ``grasp_evaluation``, bool)."""
     config = AgentConfig(verification=setup.verification,
                          grasp_evaluation=bool(setup.options.get("grasp_evaluation", True)),
-                         max_actions=setup.max_actions, max_replans=setup.max_replans,
-                         max_wall_s=setup.max_wall_s, seed=setup.seed)
+                         limits=Limits.of(setup), seed=setup.seed)
     return AgenticLabAgent(setup.models, config, setup.on_event)
 
 
@@ -131,8 +127,7 @@ class AgenticLabAgent:
         failures (they end the episode with ``report.failure`` set), nor when the robot
         stops the episode (``execution``)."""
         cfg = self.config
-        self.episode = Episode(robot, Limits(cfg.max_actions, cfg.max_replans, cfg.max_wall_s),
-                               self._on_event)
+        self.episode = Episode(robot, cfg.limits, self._on_event)
         self.hands = Manipulator(
             self.episode, detector_for(self.ctx, self._describe),
             np.random.default_rng(cfg.seed), judged=cfg.grasp_candidates_judged,

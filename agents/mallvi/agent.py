@@ -55,8 +55,8 @@ class MallviConfig:
         max_retries: re-runs of one move the Reflector judged incomplete.
         on_exhausted: ``continue`` with the next move or ``stop`` the episode when a move's
             retries are used up.
-        max_actions: primitives before the episode is cut off.
-        max_wall_s: wall-clock limit, seconds.
+        limits: primitives and wall time of the episode (its retries are bounded by
+            ``max_retries``).
         seed: seed of grasp sampling.
     """
 
@@ -64,8 +64,7 @@ class MallviConfig:
     single_agent: bool = False
     max_retries: int = 2
     on_exhausted: str = "continue"
-    max_actions: int = 40
-    max_wall_s: float = 900.0
+    limits: Limits = Limits()
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -88,8 +87,7 @@ def make_mallvi(setup: AgentSetup) -> MallviAgent:
                           single_agent=bool(options["single_agent"]),
                           max_retries=int(options["max_retries"]),
                           on_exhausted=str(options["on_exhausted"]),
-                          max_actions=setup.max_actions, max_wall_s=setup.max_wall_s,
-                          seed=setup.seed)
+                          limits=Limits.of(setup), seed=setup.seed)
     return MallviAgent(setup.models, config, setup.on_event)
 
 
@@ -112,8 +110,7 @@ class MallviAgent:
     def run(self, robot: RobotIO, instruction: str, context: TaskContext) -> AgentReport:
         """Carry out ``instruction``; failures end up in the report, never raised."""
         cfg = self.config
-        self.episode = Episode(robot, Limits(cfg.max_actions, max_wall_s=cfg.max_wall_s),
-                               self._on_event)
+        self.episode = Episode(robot, cfg.limits, self._on_event)
         with self.episode.guard():
             if cfg.single_agent:
                 self._single_agent(instruction)
