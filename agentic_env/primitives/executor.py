@@ -51,6 +51,7 @@ from agentic_env.contract.actions import vector_to_pose
 from agentic_env.errors import InvalidActionError, MotionPlanningError
 from agentic_env.primitives.paths import offset_along_approach, transit_poses
 from agentic_env.primitives.types import (
+    RELEASE_OPENING,
     FailureReason,
     PrimitiveCommand,
     PrimitiveConfig,
@@ -245,7 +246,7 @@ class PrimitiveExecutor:
             self._follow(segment, grip)
         self._follow(descend, grip)
         self._settle_pose(pose, descend.waypoints[-1], touchdown=self.config.place_touchdown)
-        release = min(held + 0.03, GRIPPER_WIDTH_RANGE[1])
+        release = min(held + RELEASE_OPENING, GRIPPER_WIDTH_RANGE[1])
         self._set_gripper(release)
         self._follow(self._reverse(descend), release)
 

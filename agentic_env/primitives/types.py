@@ -105,6 +105,10 @@ class PrimitiveConfig:
     grasp_touchdown: float = 0.008
 
 
+#: How much wider than the held object the gripper opens to release it in a place, metres.
+RELEASE_OPENING = 0.03
+
+
 @dataclass(frozen=True)
 class PrimitiveCommand:
     """A primitive action, checked once (:func:`parse_primitive_action`).

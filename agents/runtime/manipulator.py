@@ -13,8 +13,9 @@ top z = 0), metres, radians.
 
 The rule for what is held: a pick that succeeds holds its object; a place that succeeds
 holds nothing; after a failed place the object counts as still held while the pads are
-within :data:`HOLD_TOLERANCE` of their distance right after the pick (a release opens them
-wider; a slip closes them).
+neither shut (it slipped out) nor opened past half the release opening beyond their
+distance right after the pick (it was let go): a blocked descent that squeezed the pads a
+few millimetres still holds it.
 """
 
 from __future__ import annotations
@@ -33,10 +34,13 @@ from agentic_env.agents.skills.locate import Detector, Target
 from agentic_env.agents.skills.reorient import Reorienter
 from agentic_env.agents.skills.scene import SceneView, at_home, kinematics
 from agentic_env.contract.actions import home
+from agentic_env.primitives.types import RELEASE_OPENING, PrimitiveConfig
 
-#: After a failed place the object counts as held while the pads are within this of their
-#: distance right after the pick, m.
-HOLD_TOLERANCE = 0.005
+#: After a failed place the object counts as held while the pads are no more than this
+#: wider than right after the pick, m (a release opens them by :data:`RELEASE_OPENING`).
+HOLD_TOLERANCE = RELEASE_OPENING / 2
+#: ... and not closed below this, m (nothing between them).
+SHUT = PrimitiveConfig().min_grasp_width
 #: Size assumed for an object the agent believes it holds but did not pick here:
 #: (below the TCP, radius), m.
 UNKNOWN_HELD = (0.03, 0.03)
@@ -123,7 +127,8 @@ class Manipulator:
 
     def _released(self, result: SkillResult) -> None:
         """Apply the hold rule after a place."""
-        if result.ok or abs(self._width() - self._hold_width) > HOLD_TOLERANCE:
+        width = self._width()
+        if result.ok or width < SHUT or width > self._hold_width + HOLD_TOLERANCE:
             self.held = self.grasp = self.turning = None
 
     def _width(self) -> float:

@@ -45,11 +45,12 @@ def _holding(width_now: float) -> Manipulator:
     return hands
 
 
-@pytest.mark.parametrize(("width", "held"), [(0.041, True), (0.07, False), (0.001, False)])
+@pytest.mark.parametrize(("width", "held"), [(0.041, True), (0.034, True), (0.07, False),
+                                             (0.001, False)])
 def test_a_failed_place_keeps_the_object_only_while_the_pads_still_grip_it(
         width: float, held: bool) -> None:
-    """As wide as after the pick (stopped before the release), wider (released) or shut (it
-    slipped out): one rule for every agent."""
+    """As wide as after the pick (stopped before the release), squeezed by a blocked
+    descent, opened for the release, or shut (it slipped out): one rule for every agent."""
     hands = _holding(width)
     result = hands._after_place(SkillResult(SkillCode.COLLISION, "blocked on the way down"),
                                 "execution")
