@@ -31,6 +31,7 @@ from agentic_env.agents.perception import GraspCandidate
 from agentic_env.agents.runtime.episode import Episode
 from agentic_env.agents.skills import SkillCode, SkillResult, grounding, turn
 from agentic_env.agents.skills.locate import Detector, Target
+from agentic_env.agents.skills.pick import LOOK_AGAIN
 from agentic_env.agents.skills.reorient import Reorienter
 from agentic_env.agents.skills.scene import SceneView, at_home, kinematics
 from agentic_env.contract.actions import home
@@ -198,7 +199,8 @@ class Manipulator:
                     shown: int = 5, why: str = "", look_closer: bool = False) -> SkillResult:
         """Pick the already located ``target`` with its best ``shown`` grasps in the order
         ``rank`` gives (``look_closer``: plan again from the wrist camera above it when its
-        view gives none)."""
+        view gives none, or when the hand was blocked on its way down or closed on nothing,
+        as :func:`~agentic_env.agents.skills.pick` does: a grazing view misplaced it)."""
         name = target.name
         yaw = grounding.tcp_yaw(self.episode.obs["tcp_pose"]) if yaw is None else yaw
         candidates, _slab, scene = skills.plan_grasps(self.episode, target, yaw, self.rng)
@@ -221,6 +223,14 @@ class Manipulator:
                                           why or f"pick {name}")
             if result.ok or result.code is not SkillCode.UNREACHABLE:
                 break
+        if not result.ok and look_closer and result.code in LOOK_AGAIN:
+            closer = skills.look_from_above(self.episode, self.detector, target)
+            if closer.ok:
+                retried = self.pick_target(closer.data["target"], rank, yaw=yaw, shown=shown,
+                                           why=why)
+                failures = [result.message, *retried.data.get("failures", ())]
+                return SkillResult(retried.code, retried.message,
+                                   {**retried.data, "failures": failures})
         if not result.ok:
             return _blamed(result, "execution")
         self._picked(result, result.data["grasp"])
