@@ -463,7 +463,12 @@ class SortingTask:
         return objects
 
     def facts(self, scene: SceneState) -> set[str]:
-        """holding / hand-empty / in / on-table over the objects on the table."""
+        """holding / hand-empty / in / on-table over the objects on the table. An object
+        outside every container that is not held is ``on-table``: loose, where the hand can
+        take it again, whether it lies on the table top or was left leaning on a rim or on
+        other objects (the domain has no other place for it, and a state that leaves an
+        object without a place has no plan). Scoring reads the stricter
+        :meth:`on_table_outside`."""
         facts = hand_facts(scene, self._active)
         interiors = {c: self.interior(scene, c) for c in self.containers}
         for name in self._active:
@@ -472,7 +477,7 @@ class SortingTask:
             position = scene.body_position(name)
             containing = [c for c, box in interiors.items() if box.contains(position)]
             facts.update(f"in {name} {c}" for c in containing)
-            if not containing and on_table(scene, name):
+            if not containing:
                 facts.add(f"on-table {name}")
         return facts
 
