@@ -149,7 +149,7 @@ class PlannerTools:
 
     def _judge(self, name: str, action: str) -> GraspJudge:
         assert self.state.models is not None
-        return grasp_judge(self.state.models, f"(pick {name})", words_for(name))
+        return grasp_judge(self.state.models, action, words_for(name))
 
     def functions(self) -> Sequence[ToolFunction]:
         """The four tools, as the registry takes them."""

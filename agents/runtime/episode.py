@@ -158,17 +158,21 @@ class Episode:
         """Which limit the next primitive would break (a sentence), or ``None``."""
         if self._refusal is not None and (reason := self._refusal()) is not None:
             return reason
-        if self.elapsed_s > self.limits.max_wall_s:
-            return f"wall-time limit ({self.limits.max_wall_s:g} s) reached"
+        if (late := self._late()) is not None:
+            return late
         if self.report.actions >= self.limits.max_actions:
             return f"action limit ({self.limits.max_actions}) reached"
         return None
 
     def check_time(self) -> None:
         """Raise :class:`StopEpisodeError` (``limits``) once the wall-time limit is passed."""
+        if (late := self._late()) is not None:
+            raise StopEpisodeError("limits", late)
+
+    def _late(self) -> str | None:
         if self.elapsed_s > self.limits.max_wall_s:
-            raise StopEpisodeError(
-                "limits", f"wall-time limit ({self.limits.max_wall_s:g} s) reached")
+            return f"wall-time limit ({self.limits.max_wall_s:g} s) reached"
+        return None
 
     def replan(self, why: str) -> None:
         """Count one replan.

@@ -244,24 +244,36 @@ class Manipulator:
         why = why or f"pick {name} to turn it {pose}"
         if judge is None and self.judge_for is not None:
             judge = self.judge_for(name, why)
-        for attempt in range(2):
+
+        def attempt() -> SkillResult:
             found = self.locate(name)
             if not found.ok:
                 return found
-            result = turn.pick_to_turn(self.episode, found.data["target"], pose,
-                                       self.reorienter, judge=judge, judged=self.judged,
-                                       why=why)
-            if result.code is not SkillCode.GRASP_FAILED or attempt or at_home(
-                    self.episode.obs):
-                break
-            # no turning grasp was accepted and reachable from this arm pose (the arm's
-            # configuration after a turn): from home the turn's poses may be reached
-            self.episode.act(home(), f"go home to reach a turning grasp of {name}")
+            return turn.pick_to_turn(self.episode, found.data["target"], pose,
+                                     self.reorienter, judge=judge, judged=self.judged,
+                                     why=why)
+
+        # no turning grasp accepted and reachable from this arm pose (the arm's configuration
+        # after a turn): from home the turn's poses may be reached
+        result = self._again_from_home(attempt, SkillCode.GRASP_FAILED,
+                                       f"go home to reach a turning grasp of {name}")
+        if "blame" in result.data:  # the target was not found
+            return result
         if result.ok:
             self._picked(result, None, result.data["grip"])
             return result
         rejected = result.data.get("rejected") and not result.data.get("failures")
         return _blamed(result, "grasp" if rejected else "execution")
+
+    def _again_from_home(self, attempt: Callable[[], SkillResult], code: SkillCode,
+                         why: str) -> SkillResult:
+        """``attempt()``, and once more from home when it failed with ``code`` away from
+        home."""
+        result = attempt()
+        if result.code is code and not at_home(self.episode.obs):
+            self.episode.act(home(), why)
+            result = attempt()
+        return result
 
     # -- placing ------------------------------------------------------------------------------
 
@@ -362,16 +374,16 @@ class Manipulator:
         away from home is tried once more from home."""
         move = skills.open_drawer if opening else skills.close_drawer
         why = why or f"{'open' if opening else 'close'} {drawer}"
-        for attempt in range(2):
+
+        def attempt() -> SkillResult:
             handle = self.locate(drawer, "handle", search=search)
             if not handle.ok:
                 return handle
-            result = move(self.episode, handle.data["target"], why)
-            if result.code is not SkillCode.COLLISION or attempt or at_home(self.episode.obs):
-                break
-            # the arm met something on its way from where it was (inside an open drawer after
-            # a failed place): from home the motion comes the planned way
-            self.episode.act(home(), f"go home to {why}")
+            return move(self.episode, handle.data["target"], why)
+
+        # the arm met something on its way from where it was (inside an open drawer after a
+        # failed place): from home the motion comes the planned way
+        result = self._again_from_home(attempt, SkillCode.COLLISION, f"go home to {why}")
         if result.ok:
             return result
         return _blamed(result, "detector" if result.code is SkillCode.NOT_FOUND else "execution")
