@@ -161,7 +161,7 @@ class Episode:
         if (late := self._late()) is not None:
             return late
         if self.report.actions >= self.limits.max_actions:
-            return f"action limit ({self.limits.max_actions}) reached"
+            return f"the action budget ({self.limits.max_actions} primitive actions) is spent"
         return None
 
     def check_time(self) -> None:

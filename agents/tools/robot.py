@@ -99,12 +99,7 @@ class ToolContext:
         """Why no further action may run (episode finished, action budget or wall time
         spent), or None."""
         reason = self.episode.limit_reached()
-        if reason is None:
-            return None
-        if not self.log.finished and self.actions >= self.max_actions:
-            reason = (f"the action budget ({self.max_actions} primitive actions) is spent; "
-                      "call finish")
-        return fail(SkillCode.BLOCKED, reason)
+        return None if reason is None else fail(SkillCode.BLOCKED, reason)
 
     def send(self, action: dict[str, Any], what: str, done: str = "") -> SkillResult:
         """Run one primitive through :attr:`episode`: ``OK`` with ``done`` (default

@@ -42,14 +42,14 @@ def test_the_action_limit_stops_a_pipeline_agent_and_refuses_a_tool_agent() -> N
     episode = Episode(robot, Limits(max_actions=2))
     episode.act(home(), "one")
     episode.act(home(), "two")
-    with pytest.raises(StopEpisodeError, match="action limit") as stop:
+    with pytest.raises(StopEpisodeError, match="action budget") as stop:
         episode.act(home(), "three")
     assert stop.value.source == "limits" and robot.sent == 2
 
     tools = Episode(Robot(), Limits(max_actions=1), refuse=True)
     assert tools.act(home(), "one")["ok"]
     refused = tools.act(home(), "two")
-    assert not refused["ok"] and "action limit" in refused["message"]
+    assert not refused["ok"] and "action budget" in refused["message"]
     assert tools.report.actions == 1
 
 
