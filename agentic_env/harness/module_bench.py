@@ -144,6 +144,8 @@ class _Segmenter:
     def mask(self, env: Any, camera: str, target: str, shape: tuple[int, int]) -> np.ndarray:
         import mujoco
 
+        from agentic_env.oracle.naming import thing_geoms
+
         height, width = shape
         if self._renderer is None or (self._renderer.height, self._renderer.width) != shape:
             self.close()
@@ -151,24 +153,13 @@ class _Segmenter:
             self._renderer.enable_segmentation_rendering()
         self._renderer.update_scene(env.data, camera=env.camera_id(camera))
         pixels = self._renderer.render()
-        model = env.model
-        root = model.body(target).id
-        geoms = [g for g in range(model.ngeom) if _in_subtree(model, int(model.geom_bodyid[g]),
-                                                              root)]
+        geoms = thing_geoms(env, target)
         return (pixels[..., 1] == int(mujoco.mjtObj.mjOBJ_GEOM)) & np.isin(pixels[..., 0], geoms)
 
     def close(self) -> None:
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
-
-
-def _in_subtree(model: Any, body: int, root: int) -> bool:
-    while body > 0:
-        if body == root:
-            return True
-        body = int(model.body_parentid[body])
-    return False
 
 
 class _Rollout:

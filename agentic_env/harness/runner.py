@@ -42,6 +42,7 @@ from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.harness.sealed import sealed
 from agentic_env.harness.trace import EpisodeTrace, call_verdict
 from agentic_env.oracle import SimOracle, oracle_factories
+from agentic_env.oracle.naming import new_name_book
 from agentic_env.pddl.planning import PlanNotFoundError, load_domain
 
 
@@ -54,7 +55,8 @@ def episode_models(spec: EpisodeSpec, oracle_env: SimEnv | None,
 
     The agent gets a router of :class:`~agentic_env.agents.models.registry.ModelHandle` s
     and ``on_call`` sealed (:func:`~agentic_env.harness.sealed.sealed`), so nothing it holds
-    leads to the env.
+    leads to the env. Each answered call is first shown to the episode's name book
+    (:class:`~agentic_env.oracle.naming.NameBook`), which binds the names models introduce.
 
     Args:
         spec: names the model specs and seeds the sim-oracle's error draws.
@@ -75,11 +77,19 @@ def episode_models(spec: EpisodeSpec, oracle_env: SimEnv | None,
             "the sim-oracle reads the simulator's ground truth, which the real robot does "
             "not have: pass a real model (e.g. --model gemini/gemini-3-flash) or --twin")
 
+    book = None if oracle_env is None else new_name_book(oracle_env)
+
+    def observed(record: CallRecord) -> None:
+        if book is not None:  # what the model named, bound while the scene is as it saw it
+            book.observe(record)
+        if on_call is not None:
+            on_call(record)
+
     factories = ({"sim-oracle": no_oracle} if oracle_env is None
                  else oracle_factories(oracle_env, spec.seed, oracles))
     try:
         router = build_backends(spec.model, spec.module_models(), factories=factories)
-        yield ModuleContext(router, budget, sealed(on_call))
+        yield ModuleContext(router, budget, sealed(observed))
     finally:
         for oracle in oracles:
             oracle.close()

@@ -57,7 +57,8 @@ def oracle_factories(env: SimEnv, seed: int = 0,
     """
 
     def build(spec: ModelSpec) -> SimOracle:
-        oracle = SimOracle(env, spec.error_rates, seed=spec.seed * 100_003 + seed)
+        oracle = SimOracle(env, spec.error_rates, seed=spec.seed * 100_003 + seed,
+                           names=spec.names)
         if opened is not None:
             opened.append(oracle)
         return oracle

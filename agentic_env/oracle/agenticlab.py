@@ -20,10 +20,10 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import mujoco
 import numpy as np
 
 from agentic_env.agents.models.base import ModelQuery
+from agentic_env.oracle.naming import thing_geoms
 from agentic_env.pddl.planning import problem_text
 from agentic_env.tasks.base import SymbolicTask
 from agentic_env.visualize import resize_nearest
@@ -32,8 +32,6 @@ if TYPE_CHECKING:
     from agentic_env.envs.sim_env import SimEnv
     from agentic_env.oracle.backend import OracleContext
 
-#: Geom-name prefixes of the parts of a drawer the detector can be asked for.
-_DRAWER_PARTS = {"handle": "_handle", "interior": "_drawer_floor", "object": "_drawer"}
 #: Fingertips lower than this above the table (m) mean the grasp collides with the table.
 _TABLE_CLEARANCE = 0.002
 
@@ -173,7 +171,7 @@ class AgenticLabOracle:
         part = str(fields.get("part", "object"))
         height, width = (int(v) for v in fields.get("image_size", (0, 0)))
         segmentation = self._segment(camera, width, height)
-        mask = np.isin(segmentation, self._geoms_of(target, part))
+        mask = np.isin(segmentation, thing_geoms(self._env, target, part))
         if self._oracle.wrong(module):
             mask = self._other_mask(segmentation, target)
         if not mask.any():
@@ -200,26 +198,11 @@ class AgenticLabOracle:
         self._segment_cache = (key, ids)
         return ids
 
-    def _geoms_of(self, target: str, part: str) -> list[int]:
-        model = self._env.model
-        kinds = self._task.pddl_objects()
-        if kinds.get(target) == "drawer":
-            suffix = _DRAWER_PARTS.get(part, _DRAWER_PARTS["object"])
-            return [g for g in range(model.ngeom)
-                    if (model.geom(g).name or "").endswith(suffix)
-                    or (part == "object" and "_handle" in (model.geom(g).name or ""))]
-        try:
-            root = model.body(target).id
-        except KeyError:
-            return []
-        return [g for g in range(model.ngeom) if _in_subtree(model, int(model.geom_bodyid[g]),
-                                                            root)]
-
     def _other_mask(self, segmentation: np.ndarray, target: str) -> np.ndarray:
         others = [o for o in self._task.pddl_objects() if o != target]
         self._rng.shuffle(others)
         for other in others:
-            mask = np.isin(segmentation, self._geoms_of(other, "object"))
+            mask = np.isin(segmentation, thing_geoms(self._env, other))
             if mask.sum() > 20:
                 return mask
         mask = np.zeros(segmentation.shape, bool)
@@ -268,14 +251,6 @@ class AgenticLabOracle:
                       and box.low[2] - 0.01 <= tcp[2] <= box.high[2] + TCP_TO_FINGERTIP + 0.01)
         fingertip = tcp + pose[:3, 2] * TCP_TO_FINGERTIP
         return inside, bool(fingertip[2] > _TABLE_CLEARANCE)
-
-
-def _in_subtree(model: mujoco.MjModel, body: int, root: int) -> bool:
-    while body > 0:
-        if body == root:
-            return True
-        body = int(model.body_parentid[body])
-    return root == 0
 
 
 def _erode_to_core(mask: np.ndarray, steps: int = 4) -> np.ndarray:

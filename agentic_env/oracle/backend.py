@@ -27,6 +27,8 @@ from agentic_env.agents.models.base import PLANNER_ERRORS, Completion, ModelErro
 from agentic_env.agents.models.modules import module_names
 from agentic_env.errors import InvalidConfigError
 from agentic_env.oracle.answers import answer_for
+from agentic_env.oracle.described import DescribedNames
+from agentic_env.oracle.naming import NameBook, name_book
 from agentic_env.tasks.base import SymbolicTask
 
 if TYPE_CHECKING:
@@ -46,11 +48,13 @@ class OracleContext:
 
     Attributes:
         env: the simulator the answers read.
+        names: the episode's bindings of model names to the simulator's ids.
         rng: the random stream of the error injection.
     """
 
     def __init__(self, env: SimEnv, error_rates: Mapping[str, float], seed: int) -> None:
         self.env = env
+        self.names: NameBook = name_book(env)
         self.rng = np.random.default_rng(seed)
         self._rates = dict(error_rates)
         self._parts: dict[type, Any] = {}
@@ -90,6 +94,12 @@ class SimOracle:
         error_rates: module name (or planner error kind) -> probability in [0, 1] of a wrong
             answer.
         seed: seed of the error injection.
+        names: ``ids`` (answer with the simulator's ids) or ``described`` (invent names by
+            looks, :mod:`agentic_env.oracle.described`).
+
+    Queries are read in ids (every name a model introduced in the episode is bound to its id
+    through the episode's :class:`~agentic_env.oracle.naming.NameBook`) and answers written
+    in the names the agent knows, so the oracle answers correctly whatever model named things.
 
     Raises:
         InvalidConfigError: the task has no PDDL model, or an unknown module or a rate
@@ -99,7 +109,7 @@ class SimOracle:
     name = "sim-oracle"
 
     def __init__(self, env: SimEnv, error_rates: Mapping[str, float] | None = None,
-                 seed: int = 0) -> None:
+                 seed: int = 0, names: str = "ids") -> None:
         if not isinstance(env.task, SymbolicTask):
             raise InvalidConfigError(f"the sim-oracle needs a task with a PDDL model; "
                                      f"{env.task.name!r} has none")
@@ -111,6 +121,7 @@ class SimOracle:
                     f"{', '.join(module_names())}, "
                     f"planner error kinds {', '.join(PLANNER_ERRORS)}, rates in [0, 1]")
         self._context = OracleContext(env, rates, seed)
+        self._described = DescribedNames(env, seed) if names == "described" else None
 
     def complete(self, query: ModelQuery) -> Completion:
         """Answer ``query`` from ground truth with the module's registered answer.
@@ -124,11 +135,34 @@ class SimOracle:
             raise ModelError(
                 f"the sim-oracle has no answer for module {query.module!r}; register one "
                 "with agentic_env.oracle.register_answer")
-        result: dict[str, Any] | Completion = answer(self._context, query)
+        result: dict[str, Any] | Completion = answer(self._context, self._in_ids(query))
+        result = self._speak(result)
         usage = Usage(latency_s=time.perf_counter() - start, cost_usd=0.0)
         if isinstance(result, Completion):
             return replace(result, usage=usage)
         return Completion(json.dumps(result, indent=1), usage)
+
+    def _in_ids(self, query: ModelQuery) -> ModelQuery:
+        """``query`` (its fields and conversation) with the agent's names written as ids."""
+        fields, messages = dict(query.fields), list(query.messages)
+        if self._described is not None:
+            fields, messages = self._described.to_ids(fields), self._described.to_ids(messages)
+        book = self._context.names
+        return replace(query, fields=book.to_ids(fields), messages=tuple(book.to_ids(messages)))
+
+    def _speak(self, result: dict[str, Any] | Completion) -> dict[str, Any] | Completion:
+        """``result`` in the agent's names: this oracle's own (``names=described``), then
+        those the episode's models introduced."""
+        for names in (self._described, self._context.names):
+            if names is None:
+                continue
+            if isinstance(result, Completion):
+                calls = tuple(replace(c, arguments=names.from_ids(dict(c.arguments)))
+                              for c in result.tool_calls)
+                result = replace(result, text=names.from_ids(result.text), tool_calls=calls)
+            else:
+                result = names.from_ids(result)
+        return result
 
     def close(self) -> None:
         """Drop the answers' caches (the env owns the renderer that made the segmentation)."""

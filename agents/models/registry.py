@@ -6,7 +6,9 @@ Spec forms:
   offline oracle, with per-module error rates in [0, 1] (keys from
   :func:`~agentic_env.agents.models.modules.module_names`, or for
   tool-calling agents the error kinds of
-  :data:`~agentic_env.agents.models.base.TOOL_ERRORS`) and a seed. It reads the
+  :data:`~agentic_env.agents.models.base.TOOL_ERRORS`) and a seed; ``names=described``
+  makes it name things by their looks as a model does (``white-container``) instead of by
+  the simulator's ids. It reads the
   simulator, so only the harness builds it: it passes the ``sim-oracle`` factory of
   :func:`agentic_env.oracle.oracle_factories` in ``factories``.
 * ``replay:DIR`` — answers from the cassettes recorded in ``DIR``, offline.
@@ -49,6 +51,9 @@ SpecKind = Literal["sim-oracle", "litellm", "replay", "record"]
 
 #: Name of the privileged offline model.
 SIM_ORACLE = "sim-oracle"
+#: How the sim-oracle may name things (its ``names`` option): the simulator's ids, or by their
+#: looks as a model does.
+ORACLE_NAME_STYLES: tuple[str, ...] = ("ids", "described")
 #: Options a litellm spec accepts after ``?``, with their types.
 LITELLM_OPTIONS: Mapping[str, type] = MappingProxyType(
     {"api_base": str, "timeout": float, "temperature": float, "max_retries": int}
@@ -74,6 +79,8 @@ class ModelSpec:
         error_rates: sim-oracle probability in [0, 1] that a module's answer is corrupted,
             per module (:func:`module_names`; modules not named: 0).
         seed: sim-oracle seed of the error injection.
+        names: how the sim-oracle names things: ``ids`` (the simulator's) or ``described``
+            (by their looks, as a model does).
     """
 
     text: str
@@ -83,6 +90,7 @@ class ModelSpec:
     cassette_dir: Path | None = None
     error_rates: Mapping[str, float] = field(default_factory=dict)
     seed: int = 0
+    names: str = "ids"
 
 
 def _split_query(text: str) -> tuple[str, list[tuple[str, str]]]:
@@ -103,7 +111,15 @@ def _split_query(text: str) -> tuple[str, list[tuple[str, str]]]:
 def _parse_oracle(text: str, pairs: list[tuple[str, str]]) -> ModelSpec:
     rates: dict[str, float] = {}
     seed = 0
+    names = "ids"
     for key, value in pairs:
+        if key == "names":
+            if value not in ORACLE_NAME_STYLES:
+                raise InvalidConfigError(
+                    f"model spec {text!r}: names must be one of "
+                    f"{', '.join(ORACLE_NAME_STYLES)}, got {value!r}")
+            names = value
+            continue
         if key == "seed":
             try:
                 seed = int(value)
@@ -117,7 +133,7 @@ def _parse_oracle(text: str, pairs: list[tuple[str, str]]) -> ModelSpec:
                 f"model spec {text!r}: unknown option {key!r}; the sim-oracle takes error "
                 f"rates for the modules {', '.join(module_names())}, for the tool-calling error "
                 f"kinds {', '.join(TOOL_ERRORS)}, for the planner error kinds "
-                f"{', '.join(PLANNER_ERRORS)}, and 'seed'"
+                f"{', '.join(PLANNER_ERRORS)}, 'seed' and 'names'"
             )
         try:
             rate = float(value)
@@ -129,7 +145,8 @@ def _parse_oracle(text: str, pairs: list[tuple[str, str]]) -> ModelSpec:
                 f"got {value!r}"
             )
         rates[key] = rate
-    return ModelSpec(text=text, kind="sim-oracle", error_rates=MappingProxyType(rates), seed=seed)
+    return ModelSpec(text=text, kind="sim-oracle", error_rates=MappingProxyType(rates), seed=seed,
+                     names=names)
 
 
 def _parse_litellm(

@@ -410,6 +410,16 @@ class CrosswordTask:
         objects.update({slot: "slot" for slot in self.active_slots()})
         return objects
 
+    def visible_labels(self) -> dict[str, dict[str, str]]:
+        """What a person reads off each PDDL object: a block's letter (``{"letter": "C"}``),
+        a slot's number printed on the board (``{"number": "2"}``)."""
+        labels: dict[str, dict[str, str]] = {
+            block: {"letter": self._letters[block]} for block in self.active_blocks()
+            if block in self._letters}
+        labels.update({slot: {"number": slot.rsplit("-", 1)[-1]}
+                       for slot in self.active_slots()})
+        return labels
+
     def _slot_contents(self, scene: SceneState, held: set[str]) -> dict[str, str]:
         """Block in each filled slot."""
         contents = {}
