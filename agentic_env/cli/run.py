@@ -1,10 +1,11 @@
 """``agentic-env run``: one agent episode with live progress, a summary and a trace.
 
 Offline by default (the sim-oracle answers every module); ``--model`` takes any litellm model
-name, ``--modules parser=...,detector=...`` composes models per module. ``--agent`` takes any
-registered agent (:func:`agentic_env.agents.base.agent_names`) and ``--agent-option KEY=VALUE``
-its switches (VALUE read as JSON when it parses, else as text), e.g.
-``--agent-option grasp_evaluation=false``.
+name, ``--modules parser=...,detector=...`` composes models per module, ``--judges A,B,C``
+names the models of ALRM's trace-judge panel (default: the sim-oracle's judges). ``--agent``
+takes any registered agent (:func:`agentic_env.agents.base.agent_names`) and
+``--agent-option KEY=VALUE`` its switches (VALUE read as JSON when it parses, else as text),
+e.g. ``--agent-option grasp_evaluation=false``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agentic_env.agents.alrm.judge import PANEL_EXAMPLE, parse_judges
 from agentic_env.agents.base import agent_entry, agent_names
 from agentic_env.agents.models.budget import Budget
 from agentic_env.agents.models.registry import parse_module_map
@@ -46,6 +48,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "record:DIR:<litellm name> (default: sim-oracle)")
     parser.add_argument("--modules", default="",
                         help="per-module overrides, e.g. parser=gpt-5.2,detector=sim-oracle")
+    parser.add_argument("--judges", default="",
+                        help="ALRM's trace-judge panel: model specs separated by commas, three "
+                             f"distinct models as in the paper, e.g. {PANEL_EXAMPLE} "
+                             "(default: the judge module's model, else the sim-oracle's "
+                             "judges)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--verification", default="full", choices=VERIFICATION_MODES)
     parser.add_argument("--instruction-category", default=None, choices=CATEGORIES)
@@ -91,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         spec = EpisodeSpec(args.task, args.setting, args.seed, args.agent, args.model,
                            tuple(sorted(modules.items())), args.verification, (),
                            args.instruction_category, args.max_actions, args.max_replans,
-                           agent_options=tuple(sorted(given.items())))
+                           agent_options=tuple(sorted(given.items())),
+                           judges=parse_judges(args.judges) if args.judges else ())
         budget = None
         if args.max_tokens is not None or args.max_cost is not None:
             budget = Budget(args.max_tokens, args.max_cost)
@@ -116,6 +124,10 @@ def main(argv: list[str] | None = None) -> int:
         f"model calls     {len(result.calls)}  (tokens {tokens}, cost {cost})",
         f"time            {result.wall_s:.1f} s wall, {result.sim_s:.1f} s simulated",
     ]
+    if result.judge_score is not None:
+        lines.append(f"trace judges    {result.judge_score:g} of 2  "
+                     f"({', '.join(result.judges)})")
+        lines.extend(f"  warning: {note}" for note in result.judge_notes)
     if result.failure:
         lines.append(f"failure         {result.failure}: {result.failure_detail}")
     if result.trace_dir:

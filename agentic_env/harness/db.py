@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS episodes (
     actions INTEGER, replans INTEGER, wall_s REAL, sim_s REAL, run_s REAL,
     input_tokens INTEGER, output_tokens INTEGER, cost_usd REAL,
     failure TEXT, failure_detail TEXT, trace_dir TEXT, error TEXT,
-    worker TEXT, finished_at TEXT NOT NULL, judge_score REAL, intervention_json TEXT
+    worker TEXT, finished_at TEXT NOT NULL, judge_score REAL, intervention_json TEXT,
+    judge_panel_json TEXT
 );
 CREATE TABLE IF NOT EXISTS calls (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -128,6 +129,8 @@ class ResultStore:
             self._conn.execute("ALTER TABLE episodes ADD COLUMN judge_score REAL")
         if "intervention_json" not in columns:  # written before the intervention trials
             self._conn.execute("ALTER TABLE episodes ADD COLUMN intervention_json TEXT")
+        if "judge_panel_json" not in columns:  # written before the judges were recorded
+            self._conn.execute("ALTER TABLE episodes ADD COLUMN judge_panel_json TEXT")
         columns = {row[1] for row in self._conn.execute("PRAGMA table_info(calls)")}
         if "truth" not in columns:  # a database written before calls were scored
             self._conn.execute("ALTER TABLE calls ADD COLUMN truth TEXT")
@@ -183,6 +186,9 @@ class ResultStore:
             "finished_at": _now(), "judge_score": result.judge_score,
             "intervention_json": (None if result.intervention is None
                                   else json.dumps(result.intervention, sort_keys=True)),
+            "judge_panel_json": (json.dumps({"judges": list(result.judges),
+                                             "notes": list(result.judge_notes)})
+                                 if result.judges else None),
         }
         columns = ", ".join(row)
         marks = ", ".join("?" for _ in row)
@@ -225,12 +231,15 @@ class ResultStore:
 
     def episodes(self) -> list[dict[str, Any]]:
         """Every episode row as a dict (``success`` as bool, ``intervention``: the measures
-        or ``None``), in insertion order."""
+        or ``None``; ``judges`` and ``judge_notes``: the trace judges that scored and the
+        panel's shortcomings, lists), in insertion order."""
         rows = [dict(r) for r in self._conn.execute("SELECT * FROM episodes ORDER BY rowid")]
         for row in rows:
             row["success"] = bool(row["success"])
             text = row.pop("intervention_json", None)
             row["intervention"] = None if text is None else json.loads(text)
+            panel = json.loads(row.pop("judge_panel_json", None) or "{}")
+            row["judges"], row["judge_notes"] = panel.get("judges", []), panel.get("notes", [])
         return rows
 
 

@@ -45,6 +45,9 @@ class EpisodeSpec:
             :data:`agentic_env.tasks.variants.KINDS` (``impossible``, ``estop``...).
         events: scheduled events (:class:`agentic_env.contract.events.EventSpec` dicts as
             sorted item tuples, list values as tuples), after those the kind schedules.
+        judges: model specs of ALRM's trace-judge panel (the ``alrm-judge`` evaluation,
+            :mod:`agentic_env.harness.judging`), e.g. three distinct litellm models; ``()`` =
+            the ``judge`` module's model, else the sim-oracle's judges.
     """
 
     task: str
@@ -62,6 +65,7 @@ class EpisodeSpec:
     agent_options: tuple[tuple[str, Any], ...] = ()
     kind: str = "task"
     events: tuple[tuple[tuple[str, Any], ...], ...] = ()
+    judges: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.verification not in VERIFICATION_MODES:
@@ -93,6 +97,7 @@ class EpisodeSpec:
         data["disturbances"] = self.disturbance_dicts()
         data["agent_options"] = self.options()
         data["events"] = self.event_dicts()
+        data["judges"] = list(self.judges)
         return data
 
     @classmethod
@@ -105,14 +110,16 @@ class EpisodeSpec:
         )
         values["agent_options"] = tuple(sorted(dict(values.get("agent_options") or {}).items()))
         values["events"] = freeze_events(values.get("events") or ())
+        values["judges"] = tuple(values.get("judges") or ())
         return cls(**values)
 
     def key(self) -> str:
         """Stable 16-hex-digit identity of the spec (same spec -> same key, any process);
-        a spec without agent options, trial kind or events keeps the key it had before
-        those existed."""
+        a spec without agent options, trial kind, events or judges keeps the key it had
+        before those existed."""
         data = self.to_dict()
-        for name, default in (("agent_options", {}), ("kind", "task"), ("events", [])):
+        for name, default in (("agent_options", {}), ("kind", "task"), ("events", []),
+                              ("judges", [])):
             if data[name] == default:
                 del data[name]
         text = json.dumps(data, sort_keys=True)
@@ -182,6 +189,9 @@ class EpisodeResult:
         error: traceback text when the episode crashed (then ``failure == "error"``).
         judge_score: ALRM's trace-judge panel score (0..2) for agents that report subtasks
             (:mod:`agentic_env.harness.judging`), ``None`` otherwise.
+        judges: the names of the judges that scored, one per panel seat (``()`` when none).
+        judge_notes: sentences on where the panel falls short of ALRM's (one model asked
+            three times, a judge that is also a model under test...), ``()`` when none.
         intervention: the episode's intervention measures
             (:func:`agentic_env.harness.interventions.measure`), ``None`` for a plain trial.
     """
@@ -208,6 +218,8 @@ class EpisodeResult:
     error: str | None = None
     judge_score: float | None = None
     intervention: dict[str, Any] | None = None
+    judges: tuple[str, ...] = ()
+    judge_notes: tuple[str, ...] = ()
 
 
     def to_dict(self) -> dict[str, Any]:

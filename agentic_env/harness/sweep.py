@@ -13,6 +13,8 @@ A sweep file looks like::
         - sim-oracle
         - sim-oracle?checker=0.3
         - {model: sim-oracle, modules: {detector: "sim-oracle?detector=0.2"}}
+        - {model: gemini/gemini-3-flash, judges: [openai/gpt-5.2, anthropic/claude-opus-4.5,
+                                                  gemini/gemini-3-pro]}   # ALRM's judges
       verification: [full, goal]                  # default [full]
       disturbances: [none, move_target, [{kind: move_place_location, primitive: place,
                                           occurrence: -1}]]   # default [none]
@@ -131,14 +133,14 @@ def expand_grid(grid: Mapping[str, Any], fixed: Mapping[str, Any] | None = None
     schedules = [_schedule(entry) for entry in axes["events"]]
     specs: dict[str, EpisodeSpec] = {}
     option_sets = [_agent_options(entry, axes["agents"]) for entry in axes["agent_options"]]
-    for (task, setting, agent, options, (model, modules), mode, scenario, category, kind,
-         events, seed) in itertools.product(
+    for (task, setting, agent, options, (model, modules, judges), mode, scenario, category,
+         kind, events, seed) in itertools.product(
             axes["tasks"], axes["settings"], axes["agents"], option_sets, models,
             axes["verification"], scenarios, axes["instruction_categories"], axes["kinds"],
             schedules, seeds):
         spec = EpisodeSpec(task=str(task), setting=str(setting), seed=seed, agent=str(agent),
                            agent_options=options, model=model, modules=modules,
-                           verification=str(mode),
+                           judges=judges, verification=str(mode),
                            disturbances=scenario,
                            instruction_category=None if category is None else str(category),
                            kind=str(kind), events=events, **dict(fixed or {}))
@@ -154,8 +156,10 @@ def _schedule(entry: Any) -> tuple[tuple[tuple[str, Any], ...], ...]:
 
 
 def model_label(spec: EpisodeSpec) -> str:
-    """The model column of reports: the model spec, plus per-module overrides if any."""
-    overrides = ",".join(f"{module}={model}" for module, model in spec.modules)
+    """The model column of reports: the model spec, plus per-module overrides and the trace
+    judges (``judges=A+B+C``) if any."""
+    overrides = ",".join([*(f"{module}={model}" for module, model in spec.modules),
+                          *([f"judges={'+'.join(spec.judges)}"] if spec.judges else [])])
     return f"{spec.model} [{overrides}]" if overrides else spec.model
 
 
@@ -227,25 +231,35 @@ def _agent_options(entry: Any, agents: Sequence[Any]) -> tuple[tuple[str, Any], 
     return tuple(sorted((str(k), v) for k, v in entry.items()))
 
 
-def _model_entry(entry: Any) -> tuple[str, tuple[tuple[str, str], ...]]:
+def _model_entry(entry: Any
+                 ) -> tuple[str, tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """One ``models`` entry as (model, module overrides, trace judges)."""
+    from agentic_env.agents.alrm.judge import PANEL_EXAMPLE, check_judges
     from agentic_env.agents.models.modules import module_names
     from agentic_env.agents.models.registry import parse_model_spec
 
     if isinstance(entry, str):
         parse_model_spec(entry)
-        return entry, ()
+        return entry, (), ()
     if isinstance(entry, Mapping) and "model" in entry:
-        _check_keys(entry, ("model", "modules"), "grid.models entry")
+        _check_keys(entry, ("model", "modules", "judges"), "grid.models entry")
         modules = entry.get("modules") or {}
         if not isinstance(modules, Mapping):
             raise InvalidConfigError("grid.models: 'modules' maps module names to model specs")
         _check_keys(modules, module_names(), "grid.models modules")
         for spec in (entry["model"], *modules.values()):
             parse_model_spec(str(spec))
-        return str(entry["model"]), tuple(sorted((str(k), str(v)) for k, v in modules.items()))
+        judges = entry.get("judges") or []
+        if not isinstance(judges, list):
+            raise InvalidConfigError(f"grid.models: 'judges' is a list of model specs, e.g. "
+                                     f"[{PANEL_EXAMPLE.replace(',', ', ')}]")
+        if judges:
+            check_judges([str(judge) for judge in judges])
+        return (str(entry["model"]), tuple(sorted((str(k), str(v)) for k, v in modules.items())),
+                tuple(str(judge) for judge in judges))
     raise InvalidConfigError(
         f"grid.models entry {entry!r}: give a model spec string or "
-        "{model: SPEC, modules: {MODULE: SPEC}}")
+        "{model: SPEC, modules: {MODULE: SPEC}, judges: [SPEC, ...]}")
 
 
 def _scenario(entry: Any) -> tuple[tuple[tuple[str, Any], ...], ...]:

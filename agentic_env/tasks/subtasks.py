@@ -6,19 +6,30 @@ ground-truth sequence. :func:`subtasks_from_plan` writes that sequence from a PD
 pick and the place of the same object that follows it become one subtask; a drawer opening or
 closing is one of its own. :func:`ground_truth_subtasks` does it for a task's reference plan
 (Fast Downward on the true problem), for the privileged harness.
+
+Many orders of the subtasks solve a task ("all objects into the basket" in any order);
+:func:`subtask_dependencies` keeps only the orderings the plan's PDDL conditions impose: a
+subtask comes after one that makes a fact it needs true (the drawer's opening before putting
+something in it), after one whose needs it destroys (putting something in the drawer before
+closing it; placing the lower block before stacking on it), and after one whose effect it
+overturns.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from agentic_env.pddl.planning import PlanStep
+from agentic_env.pddl.planning import PlanStep, step_conditions
 from agentic_env.sim.state import SceneState
 from agentic_env.tasks.base import SymbolicTask
-from agentic_env.tasks.symbolic import reference_plan
+from agentic_env.tasks.symbolic import reference_plan, true_problem
+
+#: A plan step's grounded (preconditions, effects) as PDDL literals, deletions as ``(not ...)``
+#: (the form :func:`agentic_env.pddl.planning.step_conditions` gives).
+Conditions = Callable[[PlanStep], tuple[Sequence[str], Sequence[str]]]
 
 #: Place actions -> how the destination is phrased (``{}``: the destination's words).
 _PLACE_PHRASES: Mapping[str, str] = {
@@ -123,3 +134,69 @@ def ground_truth_subtasks(task: SymbolicTask, scene: SceneState,
     """
     every = object_words(sorted(task.pddl_objects()))
     return subtasks_from_plan(reference_plan(task, scene), {**every, **(words or {})})
+
+
+@dataclass(frozen=True)
+class _NetEffect:
+    """What a subtask's steps need from the state before them and change in it.
+
+    Attributes:
+        needs: facts that must hold before the subtask (not made true by its own steps).
+        adds: facts true after it that were not true before it.
+        deletes: facts true before it that are false after it.
+    """
+
+    needs: frozenset[str]
+    adds: frozenset[str]
+    deletes: frozenset[str]
+
+
+def _net_effect(steps: Sequence[PlanStep], conditions: Conditions) -> _NetEffect:
+    """The net effect of ``steps`` run in order (deletions applied before additions)."""
+    needs: set[str] = set()
+    added: set[str] = set()
+    deleted: set[str] = set()
+    for step in steps:
+        preconditions, effects = conditions(step)
+        needs |= {fact for fact in preconditions if fact not in added}
+        for literal in effects:
+            if literal.startswith("(not "):
+                fact = literal.removeprefix("(not ").removesuffix(")").strip()
+                if fact in added:
+                    added.discard(fact)
+                else:
+                    deleted.add(fact)
+        for literal in effects:
+            if not literal.startswith("(not "):
+                deleted.discard(literal)
+                added.add(literal)
+    return _NetEffect(frozenset(needs), frozenset(added - needs), frozenset(deleted))
+
+
+def subtask_dependencies(subtasks: Sequence[Subtask],
+                         conditions: Conditions) -> list[tuple[int, ...]]:
+    """For each subtask of a plan, the earlier subtasks (0-based indices) it must follow.
+
+    Subtask ``j`` depends on an earlier ``i`` when ``i`` makes true a fact ``j`` needs, ``j``
+    makes false a fact ``i`` needs, or one overturns the other's effect (see the module
+    docstring); facts a subtask needs and restores itself (``hand-empty`` around a pick and
+    place) order nothing. Every other pair may run in either order.
+
+    Args:
+        subtasks: the plan's subtasks, in plan order (:func:`subtasks_from_plan`).
+        conditions: a step's grounded preconditions and effects (e.g.
+            :func:`agentic_env.pddl.planning.step_conditions` on the true problem).
+    """
+    effects = [_net_effect(subtask.steps, conditions) for subtask in subtasks]
+    return [tuple(i for i, before in enumerate(effects[:j])
+                  if before.adds & after.needs or after.deletes & before.needs
+                  or before.adds & after.deletes or before.deletes & after.adds)
+            for j, after in enumerate(effects)]
+
+
+def ground_truth_dependencies(task: SymbolicTask, scene: SceneState,
+                              subtasks: Sequence[Subtask]) -> list[tuple[int, ...]]:
+    """:func:`subtask_dependencies` of ``subtasks`` (the task's ground truth from ``scene``,
+    :func:`ground_truth_subtasks`) under the task's PDDL domain and its true problem."""
+    domain, problem = true_problem(task, scene)
+    return subtask_dependencies(subtasks, lambda step: step_conditions(domain, problem, step))

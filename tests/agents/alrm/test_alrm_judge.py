@@ -1,5 +1,6 @@
-"""ALRM's trace judge: the panel rule, the success rate, the offline judge from the truth
-(with and without injected errors) and bounded re-asks of malformed judge answers."""
+"""ALRM's trace judge: the panel rule, the panel's model specs and what a panel lacks, the
+success rate, the offline judge from the truth (any order the task allows; with and without
+injected errors) and bounded re-asks of malformed judge answers."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 from agentic_env.agents.alrm.judge import (
+    PANEL_SIZE,
     build_judge,
     combine_scores,
     disagreement_rate,
@@ -18,6 +20,9 @@ from agentic_env.agents.alrm.judge import (
     judge_query,
     judge_trace,
     judge_with_panel,
+    panel_notes,
+    panel_seats,
+    parse_judges,
     success_rate,
 )
 from agentic_env.agents.models import Completion, MalformedResponseError, ModelQuery, Usage
@@ -73,13 +78,49 @@ def test_success_rate_is_the_score_sum_over_twice_the_episodes() -> None:
 @pytest.mark.parametrize(("executed", "score"), [
     (TRUTH, 2),
     (["pick up the LEMON and place it in the bowl", "Look around.", TRUTH[1]], 2),
+    (["Pick up lemon and place it in a bowl!", "pick_up the banana and place it on the plate"],
+     2),
     (TRUTH[:1], 1),
-    (TRUTH[::-1], 1),
+    (TRUTH[::-1], 2),  # no ordering given: any order solves the task
     (["Pick up the lemon and place it on the plate."], 0),
     ([], 0),
 ])
 def test_truth_score(executed: list[str], score: int) -> None:
     assert truth_score(TRUTH, executed) == score
+
+
+DRAWER_TRUTH = ["Open the top drawer.", "Pick up the lemon and place it in the top drawer.",
+                "Pick up the pear and place it in the top drawer.", "Close the top drawer."]
+#: The drawer's orderings: open before anything goes in, close after (subtask_dependencies).
+DRAWER_AFTER = [(), (0,), (0,), (0, 1, 2)]
+
+
+@pytest.mark.parametrize(("order", "score"), [
+    ((0, 1, 2, 3), 2),
+    ((0, 2, 1, 3), 2),  # the two items the other way round: a valid order
+    ((0, 1, 3, 2), 1),  # the pear after the drawer was closed
+    ((1, 0, 2, 3), 1),  # the lemon before the drawer was open, and closed too early
+    ((3, 1, 2, 0), 1),  # nothing went in an open drawer: only the opening counts
+    ((1, 2), 0),
+])
+def test_truth_score_accepts_the_orders_the_task_allows(order: tuple[int, ...],
+                                                        score: int) -> None:
+    executed = [DRAWER_TRUTH[i] for i in order]
+    assert truth_score(DRAWER_TRUTH, executed, DRAWER_AFTER) == score
+
+
+def test_orderings_must_point_to_earlier_subtasks() -> None:
+    with pytest.raises(InvalidConfigError, match="earlier subtasks"):
+        truth_score(TRUTH, TRUTH, [(), (1,)])
+    with pytest.raises(InvalidConfigError, match="earlier subtasks"):
+        truth_score(TRUTH, TRUTH, [()])
+
+
+def test_the_offline_judge_reads_the_orderings_from_the_query() -> None:
+    swapped = [DRAWER_TRUTH[i] for i in (0, 1, 3, 2)]
+    judge = OracleJudge()
+    assert judge_trace(judge, TASK, DRAWER_TRUTH, swapped).score == 2
+    assert judge_trace(judge, TASK, DRAWER_TRUTH, swapped, after=DRAWER_AFTER).score == 1
 
 
 def test_the_query_shows_the_task_and_both_sequences() -> None:
@@ -90,6 +131,15 @@ def test_the_query_shows_the_task_and_both_sequences() -> None:
     assert "## Executed subtasks\n1. Pick up the lemon" in query.prompt
     assert judge_query(TASK, TRUTH, []).prompt.count("(none)") == 1
     assert query.fields["executed"] == TRUTH[:1]
+    assert "after" not in query.fields
+
+
+def test_the_query_marks_the_orderings() -> None:
+    query = judge_query(TASK, DRAWER_TRUTH, [], DRAWER_AFTER)
+    assert "1. Open the top drawer.\n2. Pick up the lemon and place it in the top drawer. " \
+           "(after 1)" in query.prompt
+    assert "4. Close the top drawer. (after 1, 2, 3)" in query.prompt
+    assert query.fields["after"] == [[], [0], [0], [0, 1, 2]]
 
 
 def test_offline_panel_without_errors_scores_the_truth() -> None:
@@ -100,7 +150,8 @@ def test_offline_panel_without_errors_scores_the_truth() -> None:
         panel = judge_with_panel(judges, TASK, TRUTH, executed)
         assert panel.score == expected
         assert [verdict.score for verdict in panel.verdicts] == [expected] * 3
-        assert all(verdict.judge == "sim-oracle" for verdict in panel.verdicts)
+    assert [verdict.judge for verdict in panel.verdicts] == [
+        f"sim-oracle?judge=0&seed={seed}" for seed in range(3)]
 
 
 def test_an_always_wrong_judge_never_gives_the_true_score() -> None:
@@ -143,6 +194,32 @@ def test_judge_specs() -> None:
         build_judge("sim-oracle?judge=1.5")
     with pytest.raises(InvalidConfigError):
         OracleJudge(error_rate=-0.1)
+
+
+def test_a_panel_is_a_list_of_judge_specs() -> None:
+    panel = "gemini/gemini-3-pro, openai/gpt-5.2,anthropic/claude-opus-4.5"
+    assert parse_judges(panel) == ("gemini/gemini-3-pro", "openai/gpt-5.2",
+                                   "anthropic/claude-opus-4.5")
+    assert panel_seats(parse_judges(panel)) == list(parse_judges(panel))
+    assert panel_seats(("openai/gpt-5.2",)) == ["openai/gpt-5.2"] * PANEL_SIZE
+    assert panel_notes(parse_judges(panel)) == []
+    with pytest.raises(InvalidConfigError, match="separated by commas.*sim-oracle"):
+        parse_judges("openai/gpt-5.2,,gemini/gemini-3-pro")
+    with pytest.raises(InvalidConfigError, match="more than once"):
+        parse_judges("openai/gpt-5.2,openai/gpt-5.2,gemini/gemini-3-pro")
+    with pytest.raises(InvalidConfigError, match="did you mean 'sim-oracle'"):
+        parse_judges("sim-orcale,openai/gpt-5.2")
+
+
+def test_what_a_panel_lacks_is_said() -> None:
+    alone = panel_notes(("openai/gpt-5.2",))
+    assert len(alone) == 1 and "asked 3 times is not a panel" in alone[0]
+    assert "split vote is averaged" in panel_notes(("openai/gpt-5.2", "gemini/gemini-3-pro"))[0]
+    tested = panel_notes(("openai/gpt-5.2", "gemini/x", "anthropic/y"),
+                         under_test=("gemini/x",))
+    assert tested == ["judge gemini/x is also a model under test; ALRM's judges are distinct "
+                      "from the models they assess"]
+    assert panel_notes(("sim-oracle?judge=0.2",), under_test=("sim-oracle?judge=0.2",)) == []
 
 
 def test_judge_and_world_disagreement() -> None:
