@@ -5,11 +5,12 @@ Descriptor (once per episode: first shoulder image -> the objects, their attribu
 and spatial relations: the scene memory) -> Decomposer (once: instruction + first image + that
 description -> ordered moves of typed kinds; the first positions of the objects they name are
 then added to the memory) -> for each move: Localizer -> Thinker (the pick's grasp candidates
-drawn and numbered on one sheet) -> Actor, then
-the Reflector judges the move from the Actor's report and before/after images; on a
-"not complete" verdict the same move is tried again (Localizer -> Thinker -> Actor, the
-decomposition is not redone; the arm first goes home, out of the shoulder camera's view) up
-to ``max_retries`` times, then the agent moves on or stops (``on_exhausted``).
+drawn and numbered on one sheet) -> Actor, then the Reflector judges the move from the Actor's
+report and before/after images; on a "not complete" verdict the same move is tried again
+(Localizer -> Thinker -> Actor, the decomposition is not redone and the memory, being of the
+initial scene, is not refreshed; the arm first goes home, out of the shoulder camera's view)
+up to ``max_retries`` times, then the agent moves on or stops (``on_exhausted``). A failed
+Descriptor leaves the episode without a description (the paper's Descriptor is optional).
 
 Ablations (agent options): ``reflector: false`` runs each move once and trusts the Actor
 (the paper's "w/o Reflector"); ``single_agent: true`` makes one model call that plans every

@@ -1,4 +1,8 @@
-"""MALLVI's model roles, each one function around one model call (paper section 3).
+"""MALLVI's model roles, each one function around one model call (paper section 3): the
+Descriptor (:func:`describe_scene`), the Decomposer (:func:`decompose`), the Localizer
+(:func:`localize`), the Thinker (:func:`think_pick` over the candidates drawn on a numbered
+sheet, :func:`think_place`), the Reflector (:func:`reflect`) and the single-agent baseline's
+one call (:func:`plan_single`).
 
 Every role renders its packaged prompt template (``prompts/<role>.md``), attaches its images,
 states the JSON schema of the answer and asks through the module context (bounded re-asks on

@@ -203,8 +203,9 @@ def numbered_sheet(images: Sequence[np.ndarray], columns: int = 3,
                    first: int = 0) -> np.ndarray:
     """``images`` (each (H, W, 3) uint8; panels are the size of the largest, smaller ones
     padded white) tiled row by row, ``columns`` per row, each with its number (``first``,
-    ``first + 1``, ...) in large white-on-black digits at its top left, so a model can name a
-    panel by its number. A 2-pixel grey line separates the panels.
+    ``first + 1``, ...) in large white-on-black digits at its top right (clear of the
+    caption :func:`render_grasp` writes at the top left), so a model can name a panel by its
+    number. A 2-pixel grey line separates the panels.
 
     Raises:
         ValueError: no images, or ``columns`` < 1.
@@ -225,9 +226,10 @@ def numbered_sheet(images: Sequence[np.ndarray], columns: int = 3,
         panel.paste(Image.fromarray(np.asarray(pixels, dtype=np.uint8)), (0, 0))
         draw = ImageDraw.Draw(panel)
         label = str(first + index)
-        box = draw.textbbox((8, 4), label, font=font)
+        anchor = (width - 8 - draw.textlength(label, font=font), 4)
+        box = draw.textbbox(anchor, label, font=font)
         draw.rectangle((box[0] - 6, box[1] - 4, box[2] + 6, box[3] + 4), fill=(0, 0, 0))
-        draw.text((8, 4), label, fill=(255, 255, 255), font=font)
+        draw.text(anchor, label, fill=(255, 255, 255), font=font)
         row, col = divmod(index, cols)
         sheet.paste(panel, (col * (width + gap), row * (height + gap)))
     return np.asarray(sheet)

@@ -143,7 +143,7 @@ def test_the_thinker_is_shown_the_candidates_drawn_and_numbered() -> None:
     assert [i.name for i in query.images] == ["shoulder_rgb", "grasp_candidates"]
     sheet = query.images[1].pixels
     assert sheet.shape == (60, 2 * 80 + 2, 3)
-    assert np.all(sheet[55, 75] == 40) and np.all(sheet[55, 82 + 75] == 200)
+    assert np.all(sheet[55, 5] == 40) and np.all(sheet[55, 82 + 5] == 200)
     assert "sheet of\nthe 2 grasp candidates" in query.prompt and "0: grasp at" in query.prompt
     assert len(query.fields["candidates"]) == 2  # the sim-oracle still reads the poses
     with pytest.raises(ValueError):

@@ -212,10 +212,10 @@ def test_numbered_sheet_tiles_the_pictures_each_with_its_number() -> None:
     sheet = numbered_sheet(panels, columns=3)
     assert sheet.shape == (2 * 80 + 2, 3 * 100 + 2 * 2, 3) and sheet.dtype == np.uint8
     # each panel keeps its pixels away from its number, the fourth starts the second row
-    assert np.all(sheet[75, 95] == 50) and np.all(sheet[75, 102 + 95] == 100)
-    assert np.all(sheet[82 + 75, 95] == 200)
-    # the numbers are drawn white on black at each panel's top left
-    for top, left in ((0, 0), (0, 102), (0, 204), (82, 0)):
+    assert np.all(sheet[75, 5] == 50) and np.all(sheet[75, 102 + 5] == 100)
+    assert np.all(sheet[82 + 75, 5] == 200) and np.all(sheet[5, 5] == 50)
+    # the numbers are drawn white on black at each panel's top right
+    for top, left in ((0, 50), (0, 152), (0, 254), (82, 50)):
         corner = sheet[top:top + 50, left:left + 50]
         assert np.any(np.all(corner == 255, axis=-1)) and np.any(np.all(corner == 0, axis=-1))
     with pytest.raises(ValueError):
