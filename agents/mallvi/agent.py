@@ -138,6 +138,7 @@ class MallviAgent:
         self.episode.event("decomposition", subtasks=[str(m) for m in moves], reasoning=reasoning)
         runner = MoveRunner(self.episode, self.ctx, self.rng)
         names = [m.source for m in moves] + [m.destination for m in moves if m.kind == "place"]
+        names += [m.memory_of for m in moves if m.memory_of is not None]
         try:
             memory = SceneMemory.record(self.episode, runner.detector, names, scene)
         except ModuleFailedError as exc:  # no positions: the moves that need them fail alone

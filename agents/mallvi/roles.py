@@ -186,8 +186,10 @@ def parse_move(item: Mapping[str, Any], role: str) -> Move:
         if not rotation and pose is None:
             raise RoleAnswerError(role, f"a turn of {source} with no angle and no pose")
         destination = source
+    elif kind == "table":
+        destination = "table"
     else:
-        destination = DRAWER_STATES.get(kind, "table")
+        destination = DRAWER_STATES[kind]
     return Move(source, destination, rotation, pose, optional("from_drawer"), kind, memory_of)
 
 

@@ -202,12 +202,24 @@ def test_the_memory_resolves_first_positions_and_recalls_the_description() -> No
 def test_the_descriptor_s_memory_reaches_the_actor_and_its_failure_is_not_fatal(
         monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[SceneMemory] = []
+    recorded: list[list[str]] = []
     monkeypatch.setattr(actor_module.MoveRunner, "run",
                         lambda self, move, memory: seen.append(memory) or ActorReport(True, "OK"))
-    monkeypatch.setattr(agent_module.SceneMemory, "record",
-                        classmethod(lambda cls, io, detector, names, scene: cls(scene=scene)))
+
+    def record(cls: Any, io: Any, detector: Any, names: Any, scene: Any) -> SceneMemory:
+        recorded.append(list(names))
+        return cls(scene=scene)
+
+    monkeypatch.setattr(agent_module.SceneMemory, "record", classmethod(record))
+    monkeypatch.setattr(agent_module.roles, "decompose", lambda ctx, obs, instruction, scene: (
+        [agent_module.roles.parse_move(m, "decomposer") for m in MOVES + [
+            {"kind": "table", "source": "ball-1"},
+            {"kind": "memory", "source": "ball-1", "memory_of": "apple-1"}]], ""))
     report = episode(Roles([]))
     assert seen[0].scene is not None and seen[0].scene.names() == ["lemon-1", "bowl"]
+    # the objects the moves name are remembered, never a table spot
+    assert recorded == [["lemon-1", "ball-1", "ball-1", "ball-1", "bowl", "blue-bin",
+                         "apple-1"]]
     described = next(e for e in report.events if e["kind"] == "description")
     assert described["objects"] == ["lemon-1", "bowl"]
 
