@@ -291,10 +291,11 @@ register_agent(
 
 register_agent(
     "mallvi", "agentic_env.agents.mallvi.agent:make_mallvi",
-    failure_sources=("decomposer", "localizer", "thinker", "reflector", "single_agent"),
+    failure_sources=("decomposer", "descriptor", "localizer", "thinker", "reflector",
+                     "single_agent"),
     options={"reflector": True, "single_agent": False, "max_retries": 2,
              "on_exhausted": "continue"},
-    modules=("decomposer", "localizer", "thinker", "reflector", "single_agent"),
+    modules=("decomposer", "descriptor", "localizer", "thinker", "reflector", "single_agent"),
     evaluations=("call-truth",))
 
 register_agent(

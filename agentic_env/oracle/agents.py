@@ -26,7 +26,8 @@ ALRM: Mapping[str, str] = MappingProxyType({
     "task_executor": _ALRM})
 #: MALLVI's roles.
 MALLVI: Mapping[str, str] = MappingProxyType(dict.fromkeys(
-    ("decomposer", "localizer", "thinker", "reflector", "single_agent"), _MALLVI))
+    ("decomposer", "descriptor", "localizer", "thinker", "reflector", "single_agent"),
+    _MALLVI))
 #: The planner-executor's router, chatbot, planner and goal completion critic.
 PLANNER_EXECUTOR: Mapping[str, str] = MappingProxyType(
     dict.fromkeys(("router", "chatbot", "planner", "critic"), _PLANNER_EXECUTOR))

@@ -5,7 +5,10 @@ answer is the JSON a real model must give (the agent's parsing and control code 
 real); errors are injected per role at the oracle's seeded rates:
 
 * ``decomposer``: the reference plan's moves (picks and places, turns into a pose, drawer
-  moves) lose one subtask (or two swap destinations);
+  moves, each with its typed ``kind``) lose one subtask (or two places swap destinations);
+* ``descriptor``: every object of the task with its category, words, position on the table
+  and relations (what it is in or on, its nearest neighbour's direction); one object is
+  missed or one relation is wrong when injected;
 * ``localizer``: answered by the oracle's detector (a wrong object when injected);
 * ``thinker``: the pick candidates are ranked wrong-first, or the place mode is swapped
   (``on`` <-> ``in``, ``drawer`` -> ``on``);
@@ -24,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agentic_env.agents.models.base import ModelQuery
-from agentic_env.oracle.agenticlab import AgenticLabOracle
+from agentic_env.oracle.agenticlab import AgenticLabOracle, describe
 from agentic_env.robot.reorienting import handle_direction
 from agentic_env.tasks.symbolic import reference_plan
 
@@ -42,6 +45,14 @@ DRAWER_FACTS = {"open": "drawer-open", "closed": "drawer-closed"}
 RESTING_RELATIONS = ("on-table", "on-top-of", "in", "in-drawer", "in-slot", "in-pose")
 #: Rotation (degrees) a Decomposer move names for a turn that tips the object over.
 TIP_OVER_DEG = 90.0
+#: The Descriptor's position words: ``near`` below this x, ``far`` above that x, ``left`` /
+#: ``right`` beyond this |y| (base frame, m).
+NEAR_X, FAR_X, SIDE_Y = 0.42, 0.56, 0.12
+#: The Descriptor's relation of each containment fact ``<fact> <object> <holder>``.
+_HOLDING = {"in": "in", "in-drawer": "in", "in-slot": "in", "on-top-of": "on"}
+#: Each relation's opposite (the Descriptor's injected error).
+_OPPOSITE = {"in": "on", "on": "in", "left of": "right of", "right of": "left of",
+             "behind": "in front of", "in front of": "behind"}
 
 
 def place_mode(types: Mapping[str, str], destination: str) -> str:
@@ -55,6 +66,40 @@ def place_mode(types: Mapping[str, str], destination: str) -> str:
     if kind in ("slot", "drawer"):
         return str(kind)
     return "in" if kind == "container" else "on"
+
+
+def _position_words(where: np.ndarray | None) -> str:
+    """Where a base-frame position (m) lies on the table, seen from the robot: ``far`` /
+    ``middle`` / ``near`` and ``left`` / ``centre`` / ``right``."""
+    if where is None:
+        return "unknown"
+    depth = "near" if where[0] < NEAR_X else "far" if where[0] > FAR_X else "middle"
+    side = "left" if where[1] > SIDE_Y else "right" if where[1] < -SIDE_Y else "centre"
+    return f"{depth} {side}"
+
+
+def _relations(name: str, where: Mapping[str, np.ndarray | None],
+               facts: set[str]) -> list[dict[str, str]]:
+    """``name``'s relations: what it is in or on (the task's facts), then the direction of
+    it from its nearest other object, seen from the robot."""
+    relations = []
+    contained = {name}  # what it is in or on, and what is in or on it
+    for fact in facts:
+        words = fact.lower().split()
+        if len(words) == 3 and words[0] in _HOLDING and name in words[1:]:
+            contained.update(words[1:])
+            if words[1] == name:
+                relations.append({"relation": _HOLDING[words[0]], "object": words[2]})
+    here = where.get(name)
+    others = [(float(np.linalg.norm(p[:2] - here[:2])), other) for other, p in where.items()
+              if other not in contained and p is not None]
+    if here is not None and others:
+        other = min(others)[1]
+        dx, dy = here[:2] - np.asarray(where[other])[:2]
+        direction = (("left of" if dy > 0 else "right of") if abs(dy) > abs(dx)
+                     else ("behind" if dx > 0 else "in front of"))
+        relations.append({"relation": direction, "object": other})
+    return relations
 
 
 def subtask_truth(env: SimEnv, source: str, destination: str,
@@ -102,7 +147,9 @@ def reference_moves(env: SimEnv) -> list[dict[str, Any]]:
     for index, step in enumerate(plan):
         name = step.name.lower()
         if name in ("open-drawer", "close-drawer"):
-            moves.append(_move(step.args[0], "open" if name == "open-drawer" else "closed"))
+            opening = name == "open-drawer"
+            moves.append(_move(step.args[0], "open" if opening else "closed",
+                               kind="open_drawer" if opening else "close_drawer"))
             continue
         following = plan[index + 1] if index + 1 < len(plan) else None
         if not name.startswith("pick") or following is None \
@@ -113,18 +160,20 @@ def reference_moves(env: SimEnv) -> list[dict[str, Any]]:
         from_drawer = step.args[1] if name == "pick-from-drawer" else None
         if placing == "place-in-pose":
             goal = following.args[1]
-            moves.append(_move(source, source, _turn_deg(env, source, goal), goal))
+            moves.append(_move(source, source, _turn_deg(env, source, goal), goal,
+                               kind="turn"))
+        elif placing == "place-on-table" or len(following.args) < 2:
+            moves.append(_move(source, "table", from_drawer=from_drawer, kind="table"))
         else:
-            destination = ("table" if placing == "place-on-table" or len(following.args) < 2
-                           else following.args[1])
-            moves.append(_move(source, destination, from_drawer=from_drawer))
+            moves.append(_move(source, following.args[1], from_drawer=from_drawer))
     return moves
 
 
 def _move(source: str, destination: str, rotation_deg: float = 0.0, pose: str | None = None,
-          from_drawer: str | None = None) -> dict[str, Any]:
-    return {"source": source, "destination": destination, "rotation_deg": rotation_deg,
-            "pose": pose, "from_drawer": from_drawer}
+          from_drawer: str | None = None, kind: str = "place") -> dict[str, Any]:
+    return {"kind": kind, "source": source, "destination": destination,
+            "rotation_deg": rotation_deg, "pose": pose, "from_drawer": from_drawer,
+            "memory_of": None}
 
 
 def _turn_deg(env: SimEnv, body: str, goal: str) -> float:
@@ -143,7 +192,8 @@ def _turn_deg(env: SimEnv, body: str, goal: str) -> float:
 def answer(oracle: OracleContext, query: ModelQuery) -> dict[str, Any]:
     """The sim-oracle's answer to a query of one of MALLVI's roles."""
     roles = oracle.part(MallviOracle)
-    handlers = {"decomposer": roles.decomposer, "localizer": roles.localizer,
+    handlers = {"decomposer": roles.decomposer, "descriptor": roles.descriptor,
+                "localizer": roles.localizer,
                 "thinker": roles.thinker, "reflector": roles.reflector,
                 "single_agent": roles.single_agent}
     return handlers[query.module](query.fields)
@@ -177,13 +227,53 @@ class MallviOracle:
         if not moves or not self._oracle.wrong(role):
             return moves
         rng = self._oracle.rng
-        if len(moves) > 1 and rng.random() < 0.5:
-            i, j = rng.choice(len(moves), 2, replace=False)
-            moves[i]["destination"], moves[j]["destination"] = (moves[j]["destination"],
-                                                                moves[i]["destination"])
+        placing = [i for i, m in enumerate(moves) if m["kind"] in ("place", "table")]
+        if len(placing) > 1 and rng.random() < 0.5:
+            i, j = rng.choice(placing, 2, replace=False)
+            for key in ("kind", "destination"):
+                moves[i][key], moves[j][key] = moves[j][key], moves[i][key]
             return moves
         drop = int(rng.integers(len(moves)))
         return moves[:drop] + moves[drop + 1:]
+
+    def descriptor(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """Every object of the task as it stands now, named by its simulator id: category
+        (its PDDL type), words, position on the table and relations (one object missed or
+        one relation wrong when injected)."""
+        types = self._types()
+        where = {name: self._where(name) for name in types}
+        facts = self._env.task.facts(self._env.scene_state)  # type: ignore[attr-defined]
+        objects = [{"name": name, "category": kind, "description": describe(name),
+                    "position": _position_words(where[name]),
+                    "relations": _relations(name, where, facts)}
+                   for name, kind in types.items()]
+        if objects and self._oracle.wrong("descriptor"):
+            self._mislead(objects)
+        return {"objects": objects,
+                "summary": f"{len(objects)} objects on the table, before anything moved"}
+
+    def _where(self, name: str) -> np.ndarray | None:
+        """Base-frame position (3,) of ``name``, m: its body's, else the mean of its
+        inside's geoms (a drawer's floor); ``None`` when it has neither."""
+        scene = self._env.scene_state
+        try:
+            return scene.body_position(name)
+        except KeyError:
+            geoms = self._lab._geoms_of(name, "interior")
+            if not geoms:
+                return None
+            return np.asarray(self._env.data.geom_xpos[geoms]).mean(axis=0) - scene.base_pos
+
+    def _mislead(self, objects: list[dict[str, Any]]) -> None:
+        """The injected Descriptor error, in place: one relation turned into its opposite,
+        or (half the time, or with no relation to turn) one object left out."""
+        rng = self._oracle.rng
+        related = [o for o in objects if o["relations"]]
+        if related and rng.random() < 0.5:
+            relation = related[int(rng.integers(len(related)))]["relations"][0]
+            relation["relation"] = _OPPOSITE[relation["relation"]]
+            return
+        objects.pop(int(rng.integers(len(objects))))
 
     def localizer(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         """The detector's answer, with the localizer's error rate."""
@@ -229,7 +319,8 @@ class MallviOracle:
         image_size = fields.get("image_size", (0, 0))
         types = self._types()
         plan = []
-        for move in self._corrupt(reference_moves(self._env), "single_agent"):
+        moves = [m for m in reference_moves(self._env) if m["kind"] in ("place", "table")]
+        for move in self._corrupt(moves, "single_agent"):  # it can only pick and place
             pixels = {}
             for end in ("source", "destination"):
                 seen = self._lab.detect({"target": move[end], "camera": "shoulder",

@@ -8,7 +8,10 @@ predicates. An in-place turn into a named pose runs through the turn skills
 (``pick_to_turn`` with the Thinker judging each turning grasp, then ``place_turned``); a turn
 about the vertical is a pick and a place at the same spot with the wrist turned; a drawer
 move locates the drawer's handle and opens or closes it with the drawer skills. Base frame
-(z up, table top z = 0), metres, angles in radians unless named ``_deg``.
+(z up, table top z = 0), metres, angles in radians unless named ``_deg``. What a move does is
+its typed ``kind`` (:data:`~agentic_env.agents.mallvi.roles.MOVE_KINDS`), never its names'
+spelling. The Thinker sees a pick's candidates drawn over the local point cloud, numbered on
+one sheet (a turning grasp: the one candidate drawn).
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ from agentic_env.agents.mallvi import roles
 from agentic_env.agents.mallvi.memory import SceneMemory
 from agentic_env.agents.mallvi.roles import Move, RoleAnswerError
 from agentic_env.agents.models.context import ModuleContext, ModuleFailedError
-from agentic_env.agents.perception import GraspCandidate
+from agentic_env.agents.perception import GraspCandidate, PointCloud, render_grasp
 from agentic_env.agents.runtime import Episode, Manipulator, Place
+from agentic_env.agents.runtime.manipulator import GraspRanker
 from agentic_env.agents.skills import Detection, SkillResult, Target, grounding
 
 #: Grasp candidates shown to the Thinker.
@@ -102,15 +106,24 @@ class MoveRunner:
         except RoleAnswerError as exc:
             return ActorReport(False, str(exc), exc.role)
 
-    def _thinker(self, move: Move) -> Any:
-        """The Thinker as the manipulator's ranking of grasp candidates."""
-        def rank(candidates: Sequence[GraspCandidate]) -> Sequence[int]:
-            choice = roles.think_pick(self.ctx, self.episode.obs, move, [
-                {"pose": c.pose, "width": c.width, "score": c.score} for c in candidates])
-            self.episode.event("thinker", phase="pick", subtask=str(move),
-                               order=list(choice.order), candidates=len(candidates),
-                               reasoning=choice.reasoning)
-            return choice.order
+    def _choose(self, move: Move, candidates: Sequence[GraspCandidate],
+                drawings: Sequence[np.ndarray]) -> Sequence[int]:
+        """The Thinker's order of ``candidates``, each shown drawn (``drawings``)."""
+        choice = roles.think_pick(self.ctx, self.episode.obs, move, [
+            {"pose": c.pose, "width": c.width, "score": c.score} for c in candidates],
+            drawings)
+        self.episode.event("thinker", phase="pick", subtask=str(move),
+                           order=list(choice.order), candidates=len(candidates),
+                           reasoning=choice.reasoning)
+        return choice.order
+
+    def _thinker(self, move: Move) -> GraspRanker:
+        """The Thinker as the manipulator's ranking of grasp candidates: each drawn over the
+        local point cloud they were planned in, as AgenticLab's grasp judge sees one."""
+        def rank(candidates: Sequence[GraspCandidate], slab: PointCloud,
+                 scene: PointCloud) -> Sequence[int]:
+            return self._choose(move, candidates,
+                                [render_grasp(slab, scene, c) for c in candidates])
         return rank
 
     def _pick(self, move: Move) -> ActorReport | None:
@@ -129,14 +142,17 @@ class MoveRunner:
 
     def _place(self, move: Move, memory: SceneMemory) -> ActorReport:
         """Set the held source down at ``move``'s destination, as the Thinker chooses."""
-        point = memory.resolve(move.destination, move.source) if move.from_memory else None
+        point = memory.resolve(move.remembered) if move.from_memory else None
         if move.from_memory and point is None:
-            return ActorReport(False, f"NOT_FOUND: the Descriptor remembers no "
-                               f"{move.destination!r} for {move.source}", "localizer")
+            return ActorReport(False, f"NOT_FOUND: the Descriptor remembers no first "
+                               f"position of {move.remembered}", "localizer")
         target: Target | None = None
         if move.from_memory:
-            described = f"remembered point (x, y) = {np.round(point, 3).tolist()}"
-        elif move.destination == "table":
+            recalled = memory.recall(move.remembered)
+            described = (f"the first position of {move.remembered}: (x, y) = "
+                         f"{np.round(point, 3).tolist()}"
+                         + (f"\nthe Descriptor saw it so:\n{recalled}" if recalled else ""))
+        elif move.to_table:
             described = "the table (free spots)"
         else:
             found = self.hands.locate(move.destination)
@@ -171,10 +187,9 @@ class MoveRunner:
         turn it (each judged by the Thinker), then the turned place."""
         assert move.pose is not None
         self.hands.set_down()
-        rank = self._thinker(move)
 
         def judge(image: np.ndarray, candidate: GraspCandidate, seen: Target) -> tuple[bool, str]:
-            return bool(rank([candidate])), "the Thinker's choice"
+            return bool(self._choose(move, [candidate], [image])), "the Thinker's choice"
 
         picked = self.hands.pick_to_turn(move.source, move.pose, judge=judge, why=str(move))
         if not picked.ok:

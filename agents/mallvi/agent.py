@@ -1,12 +1,16 @@
 """The MALLVI agent: a multi-agent closed loop (paper section 3, Fig. 1), registered as
 ``mallvi``.
 
-Decomposer (once per episode: instruction + first shoulder image -> ordered moves) ->
-Descriptor (memory of the initial scene) -> for each move: Localizer -> Thinker -> Actor, then
-the Reflector judges the move from the Actor's report and before/after images; on a
-"not complete" verdict the same move is tried again (Localizer -> Thinker -> Actor, the
-decomposition is not redone; the arm first goes home, out of the shoulder camera's view) up
-to ``max_retries`` times, then the agent moves on or stops (``on_exhausted``).
+Descriptor (once per episode: first shoulder image -> the objects, their attributes, places
+and spatial relations: the scene memory) -> Decomposer (once: instruction + first image + that
+description -> ordered moves of typed kinds; the first positions of the objects they name are
+then added to the memory) -> for each move: Localizer -> Thinker (the pick's grasp candidates
+drawn and numbered on one sheet) -> Actor, then the Reflector judges the move from the Actor's
+report and before/after images; on a "not complete" verdict the same move is tried again
+(Localizer -> Thinker -> Actor, the decomposition is not redone and the memory, being of the
+initial scene, is not refreshed; the arm first goes home, out of the shoulder camera's view)
+up to ``max_retries`` times, then the agent moves on or stops (``on_exhausted``). A failed
+Descriptor leaves the episode without a description (the paper's Descriptor is optional).
 
 Ablations (agent options): ``reflector: false`` runs each move once and trusts the Actor
 (the paper's "w/o Reflector"); ``single_agent: true`` makes one model call that plans every
@@ -26,7 +30,7 @@ import numpy as np
 from agentic_env.agents.base import AgentReport, AgentSetup, RobotIO, TaskContext
 from agentic_env.agents.mallvi import roles
 from agentic_env.agents.mallvi.actor import MoveRunner
-from agentic_env.agents.mallvi.memory import SceneMemory
+from agentic_env.agents.mallvi.memory import SceneDescription, SceneMemory
 from agentic_env.agents.mallvi.roles import Move, RoleAnswerError
 from agentic_env.agents.mallvi.single import run_single_agent
 from agentic_env.agents.models.context import ModuleContext, ModuleFailedError
@@ -41,8 +45,8 @@ ON_EXHAUSTED: tuple[str, ...] = ("continue", "stop")
 OPTIONS: dict[str, Any] = {"reflector": True, "single_agent": False, "max_retries": 2,
                            "on_exhausted": "continue"}
 #: Failure sources of the agent besides the common ones.
-FAILURE_SOURCES: tuple[str, ...] = ("decomposer", "localizer", "thinker", "reflector",
-                                    "single_agent")
+FAILURE_SOURCES: tuple[str, ...] = ("decomposer", "descriptor", "localizer", "thinker",
+                                    "reflector", "single_agent")
 
 
 @dataclass(frozen=True)
@@ -126,24 +130,36 @@ class MallviAgent:
             raise StopEpisodeError("single_agent", str(exc)) from exc
 
     def _closed_loop(self, instruction: str) -> None:
+        scene = self._describe()
         try:
-            moves, reasoning = roles.decompose(self.ctx, self.episode.obs, instruction)
+            moves, reasoning = roles.decompose(self.ctx, self.episode.obs, instruction, scene)
         except (ModuleFailedError, RoleAnswerError) as exc:
             raise StopEpisodeError("decomposer", str(exc)) from exc
         self.episode.event("decomposition", subtasks=[str(m) for m in moves], reasoning=reasoning)
         runner = MoveRunner(self.episode, self.ctx, self.rng)
-        names = [n for m in moves for n in (m.source, m.destination)
-                 if n not in roles.DRAWER_STATES]
+        names = [m.source for m in moves] + [m.destination for m in moves if m.kind == "place"]
+        names += [m.memory_of for m in moves if m.memory_of is not None]
         try:
-            memory = SceneMemory.record(self.episode, runner.detector, names)
-        except ModuleFailedError as exc:  # no memory: the moves that need it fail alone
+            memory = SceneMemory.record(self.episode, runner.detector, names, scene)
+        except ModuleFailedError as exc:  # no positions: the moves that need them fail alone
             self.episode.fail_first(exc.module, str(exc))
-            memory = SceneMemory()
-        self.episode.event("memory", objects=memory.describe())
+            memory = SceneMemory(scene=scene)
+        self.episode.event("memory", **memory.describe())
         completed = [self._subtask(runner, memory, move, index)
                      for index, move in enumerate(moves)]
         self.episode.report.believes_done = all(completed)
         self.episode.event("done", completed=sum(completed), subtasks=len(moves))
+
+    def _describe(self) -> SceneDescription | None:
+        """The Descriptor's description of the first view; ``None`` when it failed (the
+        Descriptor is optional in the paper: the episode goes on without it)."""
+        try:
+            scene = roles.describe_scene(self.ctx, self.episode.obs)
+        except (ModuleFailedError, RoleAnswerError) as exc:
+            self.episode.fail_first("descriptor", str(exc))
+            return None
+        self.episode.event("description", objects=scene.names(), summary=scene.summary)
+        return scene
 
     def _subtask(self, runner: MoveRunner, memory: SceneMemory, move: Move,
                  index: int) -> bool:

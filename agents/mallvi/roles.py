@@ -1,4 +1,8 @@
-"""MALLVI's model roles, each one function around one model call (paper section 3).
+"""MALLVI's model roles, each one function around one model call (paper section 3): the
+Descriptor (:func:`describe_scene`), the Decomposer (:func:`decompose`), the Localizer
+(:func:`localize`), the Thinker (:func:`think_pick` over the candidates drawn on a numbered
+sheet, :func:`think_place`), the Reflector (:func:`reflect`) and the single-agent baseline's
+one call (:func:`plan_single`).
 
 Every role renders its packaged prompt template (``prompts/<role>.md``), attaches its images,
 states the JSON schema of the answer and asks through the module context (bounded re-asks on
@@ -17,10 +21,14 @@ from typing import Any
 
 import numpy as np
 
+from agentic_env.agents.mallvi.memory import DescribedObject, SceneDescription
+from agentic_env.agents.models.base import ModelImage
 from agentic_env.agents.models.context import ModuleContext
+from agentic_env.agents.perception import numbered_sheet
 from agentic_env.agents.runtime.detector import words_for
 from agentic_env.agents.runtime.prompts import ask_json, camera_image
 from agentic_env.agents.skills import Detection
+from agentic_env.robot.reorienting import TURN_GOALS
 
 _TEXT = {"type": "string"}
 _NUMBER = {"type": "number"}
@@ -31,18 +39,33 @@ _NAME = {"type": ["string", "null"]}
 PLACE_MODES: tuple[str, ...] = ("on", "in", "drawer", "slot", "table", "point")
 #: Where the roles' prompt templates live.
 PACKAGE = "agentic_env.agents.mallvi"
-#: Destination prefix of a Descriptor-memory reference (``memory:previous location``).
+#: Destination prefix of a Descriptor-memory move's text (``memory:previous location``).
 MEMORY_PREFIX = "memory:"
-#: Destinations of a drawer move: ``move(<drawer>, open)`` pulls the drawer open,
-#: ``move(<drawer>, closed)`` pushes it shut.
-DRAWER_STATES: tuple[str, ...] = ("open", "closed")
+#: Kinds of a Decomposer move (its typed ``kind`` field): ``place`` the source on or in the
+#: destination object, put it on a free ``table`` spot, put it back where the ``memory``
+#: says an object first stood, ``turn`` it in place, ``open_drawer`` / ``close_drawer``.
+MOVE_KINDS: tuple[str, ...] = ("place", "table", "memory", "turn", "open_drawer",
+                               "close_drawer")
+#: Destination text of each drawer move (``move(top-drawer, open, 0)``).
+DRAWER_STATES: dict[str, str] = {"open_drawer": "open", "close_drawer": "closed"}
 
-_MOVE = {"type": "object", "required": ["source", "destination"],
-         "properties": {"source": _TEXT, "destination": _TEXT, "rotation_deg": _NUMBER,
-                        "pose": _NAME, "from_drawer": _NAME}}
+_MOVE = {"type": "object", "required": ["kind", "source"],
+         "properties": {"kind": {"type": "string", "enum": list(MOVE_KINDS)},
+                        "source": _TEXT, "destination": _NAME, "rotation_deg": _NUMBER,
+                        "pose": {"type": ["string", "null"], "enum": [*TURN_GOALS, None]},
+                        "from_drawer": _NAME, "memory_of": _NAME}}
 DECOMPOSER_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["subtasks"],
     "properties": {"subtasks": {"type": "array", "items": _MOVE}, "reasoning": _TEXT}}
+_DESCRIBED = {"type": "object", "required": ["name", "description", "position"],
+              "properties": {"name": _TEXT, "category": _TEXT, "color": _TEXT,
+                             "description": _TEXT, "position": _TEXT,
+                             "relations": {"type": "array", "items": {
+                                 "type": "object", "required": ["relation", "object"],
+                                 "properties": {"relation": _TEXT, "object": _TEXT}}}}}
+DESCRIPTOR_SCHEMA: dict[str, Any] = {
+    "type": "object", "required": ["objects"],
+    "properties": {"objects": {"type": "array", "items": _DESCRIBED}, "summary": _TEXT}}
 LOCALIZER_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["found", "point"],
     "properties": {"found": {"type": "boolean"}, "point": _PIXELS, "box": _PIXELS,
@@ -67,6 +90,8 @@ _PLANNED = {"type": "object",
 SINGLE_AGENT_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["plan"],
     "properties": {"plan": {"type": "array", "items": _PLANNED}, "reasoning": _TEXT}}
+#: Grasp candidates per row of the Thinker's numbered sheet.
+SHEET_COLUMNS = 3
 
 
 class RoleAnswerError(ValueError):
@@ -79,22 +104,22 @@ class RoleAnswerError(ValueError):
 
 @dataclass(frozen=True)
 class Move:
-    """One atomic subtask ``move(source, destination, rotation_deg)``.
-
-    Three kinds share the format: a pick and place (``source`` to ``destination``), an
-    in-place turn (``destination`` is ``source``, a non-zero ``rotation_deg`` or a named
-    ``pose``) and a drawer move (``source`` a drawer, ``destination`` one of
-    :data:`DRAWER_STATES`).
+    """One atomic subtask ``move(source, destination, rotation_deg)`` of a typed ``kind``
+    (:data:`MOVE_KINDS`).
 
     Attributes:
         source: the object to pick (or the drawer to open or close).
-        destination: the object to put it on or in, ``table``, ``memory:<relation>``, the
-            source itself (a turn) or a drawer state.
+        destination: the object to put it on or in (``place``); for the other kinds the
+            text the move is shown with: ``table``, ``memory:previous location[ of X]``, the
+            source itself (a turn), ``open`` / ``closed`` (a drawer move).
         rotation_deg: turn, degrees; about the vertical (positive clockwise from above) when
             no ``pose`` is named, else how far the turn into ``pose`` goes.
         pose: the named resting pose a turn ends in (``upright``, ``on-side``,
             ``upside-down``, ``handle-<direction>``), ``None`` for a turn about the vertical.
         from_drawer: the drawer the source is taken out of, ``None`` when it is not in one.
+        kind: what the move does, one of :data:`MOVE_KINDS`.
+        memory_of: a ``memory`` move: the object whose first position the source goes to
+            (``None``: the source's own).
     """
 
     source: str
@@ -102,22 +127,33 @@ class Move:
     rotation_deg: float = 0.0
     pose: str | None = None
     from_drawer: str | None = None
+    kind: str = "place"
+    memory_of: str | None = None
 
     @property
     def from_memory(self) -> bool:
-        """Whether the destination is a Descriptor-memory reference."""
-        return self.destination.startswith(MEMORY_PREFIX)
+        """Whether the destination is a point the Descriptor's memory gives."""
+        return self.kind == "memory"
+
+    @property
+    def remembered(self) -> str:
+        """The object whose first position a ``memory`` move goes to."""
+        return self.memory_of or self.source
 
     @property
     def is_turn(self) -> bool:
         """Whether this is an in-place turn of the source."""
-        return self.source == self.destination and (bool(self.rotation_deg)
-                                                    or self.pose is not None)
+        return self.kind == "turn"
+
+    @property
+    def to_table(self) -> bool:
+        """Whether the source goes to a free table spot."""
+        return self.kind == "table"
 
     @property
     def drawer_state(self) -> str | None:
         """``open`` / ``closed`` for a drawer move, else ``None``."""
-        return self.destination if self.destination in DRAWER_STATES else None
+        return DRAWER_STATES.get(self.kind)
 
     def __str__(self) -> str:
         pose = f", {self.pose}" if self.pose else ""
@@ -126,19 +162,35 @@ class Move:
 
 
 def parse_move(item: Mapping[str, Any], role: str) -> Move:
-    """One move of a ``role``'s answer (the :data:`DECOMPOSER_SCHEMA` item format).
+    """One move of a ``role``'s answer (the :data:`DECOMPOSER_SCHEMA` item format); its
+    destination text follows from its ``kind`` (see :class:`Move`).
 
     Raises:
-        RoleAnswerError: an empty source or destination.
+        RoleAnswerError: an empty source, a ``place`` without a destination, a ``turn``
+            with neither an angle nor a pose.
     """
     def optional(key: str) -> str | None:
         value = item.get(key)
         return None if value is None else (str(value).strip() or None)
 
-    return Move(_name(item["source"], role, "source"),
-                _name(item["destination"], role, "destination"),
-                float(item.get("rotation_deg") or 0.0), optional("pose"),
-                optional("from_drawer"))
+    kind, source = str(item["kind"]), _name(item["source"], role, "source")
+    rotation, pose, memory_of = float(item.get("rotation_deg") or 0.0), optional("pose"), None
+    if kind == "place":
+        destination = _name(item.get("destination") or "", role, "destination")
+    elif kind == "memory":
+        memory_of = optional("memory_of")
+        memory_of = None if memory_of == source else memory_of
+        destination = f"{MEMORY_PREFIX}previous location" + (f" of {memory_of}" if memory_of
+                                                              else "")
+    elif kind == "turn":
+        if not rotation and pose is None:
+            raise RoleAnswerError(role, f"a turn of {source} with no angle and no pose")
+        destination = source
+    elif kind == "table":
+        destination = "table"
+    else:
+        destination = DRAWER_STATES[kind]
+    return Move(source, destination, rotation, pose, optional("from_drawer"), kind, memory_of)
 
 
 def _name(value: Any, role: str, what: str) -> str:
@@ -148,11 +200,32 @@ def _name(value: Any, role: str, what: str) -> str:
     return text
 
 
-def decompose(ctx: ModuleContext, obs: Mapping[str, np.ndarray], instruction: str
-              ) -> tuple[list[Move], str]:
-    """Decomposer: instruction + first shoulder image -> ordered moves, and its reasoning."""
+def describe_scene(ctx: ModuleContext, obs: Mapping[str, np.ndarray]) -> SceneDescription:
+    """Descriptor: the first shoulder image -> the objects on the table with their
+    attributes, position on the table and spatial relations (the scene memory's text)."""
+    height, width = obs["shoulder_rgb"].shape[:2]
+    answer = ask_json(ctx, PACKAGE, "descriptor", (camera_image(obs, "shoulder"),),
+                      DESCRIPTOR_SCHEMA, {"camera": "shoulder", "image_size": [height, width]})
+    objects = tuple(
+        DescribedObject(_name(o["name"], "descriptor", "object name"),
+                        str(o.get("description", "")), str(o.get("position", "")),
+                        tuple((str(r["relation"]), str(r["object"]))
+                              for r in o.get("relations") or ()),
+                        str(o.get("category", "")), str(o.get("color", "")))
+        for o in answer["objects"])
+    return SceneDescription(objects, str(answer.get("summary", "")))
+
+
+def decompose(ctx: ModuleContext, obs: Mapping[str, np.ndarray], instruction: str,
+              scene: SceneDescription | None = None) -> tuple[list[Move], str]:
+    """Decomposer: instruction + first shoulder image + the Descriptor's ``scene``
+    description (``None``: none was made) -> ordered moves, and its reasoning."""
+    described = scene.text() if scene is not None else "(no description was made)"
     answer = ask_json(ctx, PACKAGE, "decomposer", (camera_image(obs, "shoulder"),),
-                      DECOMPOSER_SCHEMA, {"instruction": instruction}, instruction=instruction)
+                      DECOMPOSER_SCHEMA,
+                      {"instruction": instruction,
+                       "scene_objects": [] if scene is None else scene.names()},
+                      instruction=instruction, scene=described)
     moves = [parse_move(m, "decomposer") for m in answer["subtasks"]]
     return moves, str(answer.get("reasoning", ""))
 
@@ -180,13 +253,19 @@ class PickChoice:
 
 
 def think_pick(ctx: ModuleContext, obs: Mapping[str, np.ndarray], move: Move,
-               candidates: Sequence[Mapping[str, Any]]) -> PickChoice:
+               candidates: Sequence[Mapping[str, Any]],
+               drawings: Sequence[np.ndarray]) -> PickChoice:
     """Thinker, pick phase: rank the grasp candidates (``pose`` 4x4 base frame, ``width``
-    m, ``score``) of ``move``'s source.
+    m, ``score``) of ``move``'s source, shown as ``drawings`` (one (H, W, 3) uint8 picture
+    per candidate, in order: the gripper drawn over the local point cloud, see
+    :func:`~agentic_env.agents.perception.render_grasp`) on one numbered sheet.
 
     Raises:
         RoleAnswerError: an index out of range.
+        ValueError: not one drawing per candidate.
     """
+    if len(drawings) != len(candidates):
+        raise ValueError(f"{len(drawings)} drawings of {len(candidates)} grasp candidates")
     lines = "\n".join(
         f"{i}: grasp at {np.round(np.asarray(c['pose'])[:3, 3], 3).tolist()}, approach "
         f"{np.round(np.asarray(c['pose'])[:3, 2], 2).tolist()}, opening "
@@ -194,10 +273,14 @@ def think_pick(ctx: ModuleContext, obs: Mapping[str, np.ndarray], move: Move,
         for i, c in enumerate(candidates)) or "(none)"
     shown = [{"pose": np.asarray(c["pose"]).tolist(), "width": float(c["width"])}
              for c in candidates]
-    answer = ask_json(ctx, PACKAGE, "thinker", (camera_image(obs, "shoulder"),), THINKER_SCHEMA,
+    images = [camera_image(obs, "shoulder")]
+    if drawings:
+        images.append(ModelImage("grasp_candidates",
+                                 numbered_sheet(drawings, columns=SHEET_COLUMNS)))
+    answer = ask_json(ctx, PACKAGE, "thinker", images, THINKER_SCHEMA,
                       {"phase": "pick", "source": move.source, "candidates": shown},
-                      subtask=move, phase="pick", candidates=lines,
-                      question=f"Which grasps pick up the {move.source}?")
+                      template="thinker_pick", subtask=move, candidates=lines,
+                      count=len(candidates), source=move.source)
     order = tuple(int(i) for i in answer.get("pick_candidates") or ())
     if any(not 0 <= i < len(candidates) for i in order):
         raise RoleAnswerError("thinker", f"pick candidates {list(order)} of "
@@ -229,8 +312,8 @@ def think_place(ctx: ModuleContext, obs: Mapping[str, np.ndarray], move: Move,
     answer = ask_json(ctx, PACKAGE, "thinker", (camera_image(obs, "shoulder"),), THINKER_SCHEMA,
                       {"phase": "place", "source": move.source,
                        "destination": move.destination, "memory_point": memory},
-                      subtask=move, phase="place", candidates=destination,
-                      question=f"How should the held {move.source} be set down?")
+                      template="thinker_place", subtask=move, destination=destination,
+                      source=move.source)
     if answer["decision"] == "FAILURE":
         return PlaceChoice(None, None, str(answer.get("reasoning", "")))
     mode = answer.get("place_mode")
@@ -286,7 +369,8 @@ def plan_single(ctx: ModuleContext, obs: Mapping[str, np.ndarray], instruction: 
                       instruction=instruction, width=width, height=height)
     plan = []
     for item in answer["plan"]:
-        move = parse_move(item, "single_agent")
+        kind = "table" if item["place_mode"] == "table" else "place"
+        move = parse_move({**item, "kind": kind}, "single_agent")
         pick = Detection.from_answer(item.get("pick_point"), item.get("pick_box"), height, width)
         place = Detection.from_answer(item.get("place_point"), item.get("place_box"), height,
                                       width)

@@ -60,14 +60,11 @@ def _target(first: Mapping[str, np.ndarray], name: str, seen: Detection | None,
 def _run_move(hands: Manipulator, first: Mapping[str, np.ndarray],
               planned: PlannedMove) -> SkillResult:
     move = planned.move
-    if move.is_turn or move.drawer_state is not None:
-        return SkillResult(SkillCode.BAD_ARGS, f"{move}: the single-agent baseline only "
-                           "picks and places (no turns, no drawer moves)")
     source = _target(first, move.source, planned.pick, whole=False)
     if source is None:
         return SkillResult(SkillCode.NOT_FOUND, f"no points at the planned pick of "
                            f"{move.source}")
-    picked = hands.pick_target(source, lambda offered: range(len(offered)),
+    picked = hands.pick_target(source, lambda offered, slab, scene: range(len(offered)),
                                shown=GRASPS_TRIED, why=str(move))
     if not picked.ok:
         return picked

@@ -21,9 +21,9 @@ from agentic_env.errors import AgenticEnvError
 #: trace judge, task planner and task executor, MALLVI's roles, and the planner-executor's
 #: router, chatbot, planner and goal completion critic.
 MODULES: tuple[str, ...] = ("parser", "checker", "detector", "grasp", "goal", "judge",
-                            "task_planner", "task_executor", "decomposer", "localizer",
-                            "thinker", "reflector", "single_agent", "router", "chatbot",
-                            "planner", "critic")
+                            "task_planner", "task_executor", "decomposer", "descriptor",
+                            "localizer", "thinker", "reflector", "single_agent", "router",
+                            "chatbot", "planner", "critic")
 #: Error kinds the sim-oracle injects into the planner-executor's planner (the paper's failure
 #: modes): a verbal-only reply, a skipped or a repeated event check, a place without
 #: perceiving the surface first.

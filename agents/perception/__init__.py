@@ -1,12 +1,17 @@
 """Perception toolkit shared by the agents: RGB-D to base-frame point clouds, lifting pointed
 pixels and boxes to 3D, target segmentation, antipodal grasp candidates collision-checked
-against the fin-ray gripper's geometry, and pictures for traces and VLM grasp evaluation.
+against the fin-ray gripper's geometry, and pictures for traces and VLM grasp evaluation
+(one candidate, or several numbered on one sheet).
 
 Everything reads only the observation contract (:mod:`agentic_env.contract.spaces`), never
 privileged simulator state, so it runs unchanged on the real robot.
 """
 
-from agentic_env.agents.perception.drawing import draw_detections, render_grasp
+from agentic_env.agents.perception.drawing import (
+    draw_detections,
+    numbered_sheet,
+    render_grasp,
+)
 from agentic_env.agents.perception.geometry import (
     Plane,
     estimate_normals,
@@ -51,6 +56,7 @@ __all__ = [
     "gripper_geometry",
     "lift_pixel",
     "near_mask",
+    "numbered_sheet",
     "project_to_image",
     "remove_gripper",
     "remove_support_plane",

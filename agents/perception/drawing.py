@@ -1,12 +1,13 @@
-"""Pictures for traces and for a VLM to judge: detections over an image, and a grasp
-candidate drawn over the local point cloud (AgenticLab Fig. 17). PIL and numpy only."""
+"""Pictures for traces and for a VLM to judge: detections over an image, a grasp candidate
+drawn over the local point cloud (AgenticLab Fig. 17) and numbered sheets of such pictures
+for a model that chooses among several. PIL and numpy only."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 import numpy as np
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from agentic_env.agents.perception.geometry import near_mask, voxel_downsample
 from agentic_env.agents.perception.grasping import OPEN_MARGIN, GraspCandidate
@@ -23,6 +24,8 @@ PAD_COLOUR, PALM_COLOUR = (255, 140, 0, 190), (60, 70, 90, 110)
 #: seen at a grazing angle, its points up to ~8 mm apart).
 TARGET_SPLAT, SCENE_SPLAT = 0.0035, 0.005
 _MAX_SPLAT_PX = 8
+#: Height of a panel's number in :func:`numbered_sheet`, pixels.
+NUMBER_SIZE = 36
 #: Scene points farther than this from the grasp (horizontally) are not drawn, m.
 RENDER_RADIUS = 0.12
 
@@ -194,3 +197,39 @@ def render_grasp(target: PointCloud, scene: PointCloud, candidate: GraspCandidat
     draw.rectangle(draw.textbbox((6, 6), caption), fill=(0, 0, 0, 200))
     draw.text((6, 6), caption, fill=(255, 255, 255, 255))
     return np.asarray(Image.alpha_composite(image, overlay).convert("RGB"))
+
+
+def numbered_sheet(images: Sequence[np.ndarray], columns: int = 3,
+                   first: int = 0) -> np.ndarray:
+    """``images`` (each (H, W, 3) uint8; panels are the size of the largest, smaller ones
+    padded white) tiled row by row, ``columns`` per row, each with its number (``first``,
+    ``first + 1``, ...) in large white-on-black digits at its top right (clear of the
+    caption :func:`render_grasp` writes at the top left), so a model can name a panel by its
+    number. A 2-pixel grey line separates the panels.
+
+    Raises:
+        ValueError: no images, or ``columns`` < 1.
+    """
+    if not images or columns < 1:
+        raise ValueError(f"numbered_sheet needs images and columns >= 1, got {len(images)} "
+                         f"images and {columns} columns")
+    height = max(int(np.asarray(i).shape[0]) for i in images)
+    width = max(int(np.asarray(i).shape[1]) for i in images)
+    gap = 2
+    cols = min(columns, len(images))
+    rows = -(-len(images) // cols)
+    sheet = Image.new("RGB", (cols * width + (cols - 1) * gap, rows * height + (rows - 1) * gap),
+                      (128, 128, 128))
+    font = ImageFont.load_default(size=NUMBER_SIZE)
+    for index, pixels in enumerate(images):
+        panel = Image.new("RGB", (width, height), (255, 255, 255))
+        panel.paste(Image.fromarray(np.asarray(pixels, dtype=np.uint8)), (0, 0))
+        draw = ImageDraw.Draw(panel)
+        label = str(first + index)
+        anchor = (width - 8 - draw.textlength(label, font=font), 4)
+        box = draw.textbbox(anchor, label, font=font)
+        draw.rectangle((box[0] - 6, box[1] - 4, box[2] + 6, box[3] + 4), fill=(0, 0, 0))
+        draw.text(anchor, label, fill=(255, 255, 255), font=font)
+        row, col = divmod(index, cols)
+        sheet.paste(panel, (col * (width + gap), row * (height + gap)))
+    return np.asarray(sheet)

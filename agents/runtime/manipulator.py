@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from agentic_env.agents import skills
-from agentic_env.agents.perception import GraspCandidate
+from agentic_env.agents.perception import GraspCandidate, PointCloud
 from agentic_env.agents.runtime.episode import Episode
 from agentic_env.agents.skills import SkillCode, SkillResult, grounding, turn
 from agentic_env.agents.skills.locate import Detector, Target
@@ -49,9 +49,11 @@ UNKNOWN_HELD = (0.03, 0.03)
 #: ``judge_for(name, action) -> judge``: the agent's grasp judgement of candidates for
 #: ``name`` in the step ``action`` (a few words, e.g. ``(pick red-cube-1)``).
 JudgeFactory = Callable[[str, str], skills.GraspJudge]
-#: ``rank(candidates) -> order``: indices of ``candidates`` to try, best first (a model that
-#: chooses among several grasps at once, e.g. MALLVI's Thinker); empty = none acceptable.
-GraspRanker = Callable[[Sequence[GraspCandidate]], Sequence[int]]
+#: ``rank(candidates, slab, scene) -> order``: indices of ``candidates`` to try, best first
+#: (a model that chooses among several grasps at once, e.g. MALLVI's Thinker, which is shown
+#: each drawn over ``slab``, the grasped part of the target's cloud, and ``scene``, the cloud
+#: they were planned in); empty = none acceptable.
+GraspRanker = Callable[[Sequence[GraspCandidate], PointCloud, PointCloud], Sequence[int]]
 
 
 class Place(StrEnum):
@@ -203,15 +205,15 @@ class Manipulator:
         as :func:`~agentic_env.agents.skills.pick` does: a grazing view misplaced it)."""
         name = target.name
         yaw = grounding.tcp_yaw(self.episode.obs["tcp_pose"]) if yaw is None else yaw
-        candidates, _slab, scene = skills.plan_grasps(self.episode, target, yaw, self.rng)
+        candidates, slab, scene = skills.plan_grasps(self.episode, target, yaw, self.rng)
         if not candidates and look_closer:
             closer = skills.look_from_above(self.episode, self.detector, target)
             if closer.ok:
                 target = closer.data["target"]
-                candidates, _slab, scene = skills.plan_grasps(self.episode, target, yaw,
-                                                              self.rng)
+                candidates, slab, scene = skills.plan_grasps(self.episode, target, yaw,
+                                                             self.rng)
         offered = candidates[:shown]
-        order = [i for i in rank(offered) if 0 <= i < len(offered)]
+        order = [i for i in rank(offered, slab, scene) if 0 <= i < len(offered)]
         if not order:
             return SkillResult(SkillCode.GRASP_FAILED, f"none of {len(offered)} grasp "
                                f"candidates for {name} was chosen", {"blame": "grasp",

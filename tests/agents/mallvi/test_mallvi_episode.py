@@ -62,6 +62,45 @@ def test_injected_role_errors_flip_or_corrupt_answers(sorting: SimEnv) -> None:
     assert not subtask_truth(sorting, first["source"], first["destination"])
 
 
+def test_the_oracle_describes_the_scene_truthfully(sorting: SimEnv) -> None:
+    objects = {o["name"]: o for o in ask(SimOracle(sorting), "descriptor")["objects"]}
+    assert set(objects) == set(sorting.task.pddl_objects())  # the simulator's ids
+    assert objects["bowl"]["category"] == "container"
+    lemon = sorting.scene_state.body_position("lemon-1")
+    words = objects["lemon-1"]["position"].split()
+    assert words[1] == ("left" if lemon[1] > 0.12 else "right" if lemon[1] < -0.12
+                        else "centre")
+    # each object's nearest neighbour lies where its relation says
+    for name, described in objects.items():
+        ((relation, other),) = [(r["relation"], r["object"]) for r in described["relations"]]
+        dx, dy = (sorting.scene_state.body_position(name)
+                  - sorting.scene_state.body_position(other))[:2]
+        expected = {"left of": dy > 0 and abs(dy) > abs(dx),
+                    "right of": dy < 0 and abs(dy) > abs(dx),
+                    "behind": dx > 0 and abs(dx) >= abs(dy),
+                    "in front of": dx < 0 and abs(dx) >= abs(dy)}
+        assert expected[relation], (name, relation, other)
+
+
+def test_an_injected_descriptor_error_misses_an_object_or_turns_a_relation(
+        sorting: SimEnv) -> None:
+    truth = ask(SimOracle(sorting), "descriptor")["objects"]
+    errors = set()
+    for seed in range(6):
+        wrong = SimOracle(sorting, {"descriptor": 1.0}, seed=seed)
+        objects = ask(wrong, "descriptor")["objects"]
+        changed = [o for o in objects if o not in truth]
+        errors.add(len(objects) < len(truth))
+        if len(objects) == len(truth) - 1:
+            assert not changed  # one object missed, the others as they are
+        else:
+            (turned,) = changed
+            before = next(o for o in truth if o["name"] == turned["name"])
+            assert turned["relations"][0]["object"] == before["relations"][0]["object"]
+            assert turned["relations"][0]["relation"] != before["relations"][0]["relation"]
+    assert errors == {True, False}  # both kinds of error occur
+
+
 class Decomposer:
     """A Decomposer that answers with the given moves."""
 
@@ -86,9 +125,9 @@ def run_moves(env: SimEnv, decomposer: Decomposer, instruction: str) -> AgentRep
 
 
 #: Moves the lemon into the bowl and then back where it was.
-PUT_BACK = Decomposer({"source": "lemon-1", "destination": "bowl", "rotation_deg": 0},
-                      {"source": "lemon-1", "destination": "memory:previous location",
-                       "rotation_deg": 0})
+PUT_BACK = Decomposer({"kind": "place", "source": "lemon-1", "destination": "bowl",
+                       "rotation_deg": 0},
+                      {"kind": "memory", "source": "lemon-1", "rotation_deg": 0})
 
 
 @pytest.mark.slow
@@ -98,8 +137,9 @@ def test_the_descriptor_memory_puts_an_object_back_where_it_was(sorting: SimEnv)
     reflections = [e for e in report.events if e["kind"] == "reflection"]
     assert [e["task_complete"] for e in reflections] == [True, True]
     back = reflections[-1]["place_point"]
-    memory = next(e for e in report.events if e["kind"] == "memory")["objects"]
-    remembered = next(o for o in memory if o["name"] == "lemon-1")["position"]
+    memory = next(e for e in report.events if e["kind"] == "memory")
+    remembered = next(o for o in memory["positions"] if o["name"] == "lemon-1")["position"]
+    assert "- lemon-1 (item): lemon; at the " in memory["description"]  # the Descriptor's
     assert back == pytest.approx(remembered[:2])
     end = sorting.scene_state.body_position("lemon-1")
     assert np.linalg.norm(end[:2] - start[:2]) < 0.04
@@ -111,8 +151,8 @@ def test_the_descriptor_memory_puts_an_object_back_where_it_was(sorting: SimEnv)
 def test_a_whole_episode_succeeds_with_the_perfect_oracle(task: str) -> None:
     result = run_episode(EpisodeSpec(task, seed=5001, agent="mallvi"), video=False)
     assert result.success, result.failure_detail
-    assert {c.module for c in result.calls} >= {"decomposer", "localizer", "thinker",
-                                                 "reflector"}
+    assert {c.module for c in result.calls} >= {"descriptor", "decomposer", "localizer",
+                                                 "thinker", "reflector"}
     # every Reflector verdict is stored with the simulator's truth of its move
     verdicts = [(c.verdict, c.truth) for c in result.calls if c.module == "reflector"]
     assert len(verdicts) >= 2 and all(v == t and t is not None for v, t in verdicts)
@@ -146,7 +186,7 @@ def test_a_turn_about_the_vertical_turns_the_object_where_it_stands() -> None:
     try:
         start = env.scene_state.body_position("blue-cube-1").copy()
         before = env.scene_state.body_rotation("blue-cube-1")[:2, 0].copy()
-        report = run_moves(env, Decomposer({"source": "blue-cube-1",
+        report = run_moves(env, Decomposer({"kind": "turn", "source": "blue-cube-1",
                                             "destination": "blue-cube-1",
                                             "rotation_deg": 30}),
                            "turn the blue cube 30 degrees clockwise")

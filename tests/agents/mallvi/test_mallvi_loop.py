@@ -24,8 +24,13 @@ from agentic_env.contract.spaces import Workspace
 from agentic_env.errors import InvalidConfigError
 from agentic_env.robot.constants import HOME_JOINT_POSITIONS
 
-MOVES = [{"source": "lemon-1", "destination": "bowl"},
-         {"source": "ball-1", "destination": "blue-bin"}]
+MOVES = [{"kind": "place", "source": "lemon-1", "destination": "bowl"},
+         {"kind": "place", "source": "ball-1", "destination": "blue-bin"}]
+#: The scripted Descriptor's answer.
+DESCRIPTION = {"objects": [{"name": "lemon-1", "description": "a yellow lemon",
+                            "position": "near left"},
+                           {"name": "bowl", "description": "a white bowl",
+                            "position": "near right"}]}
 
 
 class StubRobot:
@@ -41,7 +46,8 @@ class StubRobot:
 
 
 class Roles:
-    """Scripted Decomposer and Reflector verdicts (popped in order; then ``True``)."""
+    """Scripted Descriptor, Decomposer and Reflector verdicts (popped in order; then
+    ``True``)."""
 
     name = "scripted"
 
@@ -51,8 +57,10 @@ class Roles:
 
     def complete(self, query: ModelQuery) -> Completion:
         self.modules.append(query.module)
-        if query.module == "decomposer":
-            answer: dict[str, Any] = {"subtasks": MOVES}
+        if query.module == "descriptor":
+            answer: dict[str, Any] = DESCRIPTION
+        elif query.module == "decomposer":
+            answer = {"subtasks": MOVES}
         elif query.module == "reflector":
             complete = self.verdicts.pop(0) if self.verdicts else True
             answer = {"task_complete": complete, "confidence": 0.9}
@@ -82,7 +90,7 @@ def attempts(monkeypatch: pytest.MonkeyPatch) -> Attempts:
 
     monkeypatch.setattr(actor_module.MoveRunner, "run", run)
     monkeypatch.setattr(agent_module.SceneMemory, "record",
-                        classmethod(lambda cls, io, detector, names: cls()))
+                        classmethod(lambda cls, io, detector, names, scene: cls(scene=scene)))
     return record
 
 
@@ -97,7 +105,9 @@ def test_a_reflector_false_negative_retries_the_same_move(attempts: Attempts) ->
     report = episode(roles)
     assert [m for m, _ in attempts] == ["move(lemon-1, bowl, 0)", "move(lemon-1, bowl, 0)",
                                         "move(ball-1, blue-bin, 0)"]
-    assert roles.modules.count("decomposer") == 1  # the decomposition is not redone
+    # the description and the decomposition are made once, the description first
+    assert roles.modules[:2] == ["descriptor", "decomposer"]
+    assert roles.modules.count("decomposer") == roles.modules.count("descriptor") == 1
     assert report.believes_done and report.replans == 1
     reflections = [e for e in report.events if e["kind"] == "reflection"]
     assert [(e["index"], e["attempt"], e["task_complete"]) for e in reflections] == [
@@ -163,6 +173,8 @@ def test_a_failing_decomposer_ends_the_episode_blamed_on_it() -> None:
         name = "mute"
 
         def complete(self, query: ModelQuery) -> Completion:
+            if query.module == "descriptor":
+                return Completion(json.dumps(DESCRIPTION), Usage())
             return Completion("no idea", Usage())
 
     agent = make_agent("mallvi", AgentSetup(ModuleContext(ModelRouter(Mute()), retries=1)))
@@ -170,22 +182,64 @@ def test_a_failing_decomposer_ends_the_episode_blamed_on_it() -> None:
     assert report.failure == "decomposer" and not report.believes_done
 
 
-def test_the_descriptor_resolves_previous_locations() -> None:
-    from agentic_env.agents.mallvi.memory import Remembered
+def test_the_memory_resolves_first_positions_and_recalls_the_description() -> None:
+    from agentic_env.agents.mallvi.memory import DescribedObject, Remembered, SceneDescription
 
+    scene = SceneDescription((DescribedObject("lemon-1", "a yellow lemon", "near left",
+                                              (("left of", "bowl"),)),))
     memory = SceneMemory({"lemon-1": Remembered("lemon-1", (0.4, 0.1, 0.05)),
-                          "bowl": Remembered("bowl", (0.3, -0.4, 0.06))})
-    assert memory.resolve("memory:previous location", "lemon-1") == (0.4, 0.1)
-    assert memory.resolve("memory:previous location of bowl", "lemon-1") == (0.3, -0.4)
-    assert memory.resolve("memory:previous location", "apple-1") is None
-    assert memory.resolve("memory:somewhere nice", "lemon-1") is None
+                          "bowl": Remembered("bowl", (0.3, -0.4, 0.06))}, scene)
+    assert memory.resolve("lemon-1") == (0.4, 0.1)
+    assert memory.resolve("bowl") == (0.3, -0.4)
+    assert memory.resolve("apple-1") is None
+    assert memory.recall("lemon-1") == ("- lemon-1: a yellow lemon; at the near left of the "
+                                        "table; left of bowl")
+    assert memory.recall("bowl") == ""
+    assert memory.describe()["positions"][0] == {"name": "lemon-1",
+                                                 "position": [0.4, 0.1, 0.05]}
+
+
+def test_the_descriptor_s_memory_reaches_the_actor_and_its_failure_is_not_fatal(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[SceneMemory] = []
+    recorded: list[list[str]] = []
+    monkeypatch.setattr(actor_module.MoveRunner, "run",
+                        lambda self, move, memory: seen.append(memory) or ActorReport(True, "OK"))
+
+    def record(cls: Any, io: Any, detector: Any, names: Any, scene: Any) -> SceneMemory:
+        recorded.append(list(names))
+        return cls(scene=scene)
+
+    monkeypatch.setattr(agent_module.SceneMemory, "record", classmethod(record))
+    monkeypatch.setattr(agent_module.roles, "decompose", lambda ctx, obs, instruction, scene: (
+        [agent_module.roles.parse_move(m, "decomposer") for m in MOVES + [
+            {"kind": "table", "source": "ball-1"},
+            {"kind": "memory", "source": "ball-1", "memory_of": "apple-1"}]], ""))
+    report = episode(Roles([]))
+    assert seen[0].scene is not None and seen[0].scene.names() == ["lemon-1", "bowl"]
+    # the objects the moves name are remembered, never a table spot
+    assert recorded == [["lemon-1", "ball-1", "ball-1", "ball-1", "bowl", "blue-bin",
+                         "apple-1"]]
+    described = next(e for e in report.events if e["kind"] == "description")
+    assert described["objects"] == ["lemon-1", "bowl"]
+
+    class MuteDescriptor(Roles):
+        def complete(self, query: ModelQuery) -> Completion:
+            if query.module == "descriptor":
+                return Completion("no idea", Usage())
+            return super().complete(query)
+
+    seen.clear()
+    report = episode(MuteDescriptor([]))
+    assert seen[0].scene is None and report.believes_done
+    assert report.failure == "descriptor"
 
 
 def test_a_failing_localizer_while_remembering_leaves_the_memory_empty(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from agentic_env.agents.models.base import ModelError
 
-    def broken(cls: Any, io: Any, detector: Any, names: Any) -> SceneMemory:
+    def broken(cls: Any, io: Any, detector: Any, names: Any, scene: Any) -> SceneMemory:
         raise ModuleFailedError("localizer", ModelError("timeout"))
 
     monkeypatch.setattr(agent_module.SceneMemory, "record", classmethod(broken))

@@ -20,6 +20,7 @@ from agentic_env.agents.perception import (
     draw_detections,
     fit_plane,
     lift_pixel,
+    numbered_sheet,
     project_to_image,
     remove_gripper,
     remove_table,
@@ -204,3 +205,18 @@ def test_render_grasp_shows_target_and_gripper(cube_and_sphere) -> None:
     orange = (colours[:, 0] > 200) & (np.abs(colours[:, 1] - 150) < 50) & (colours[:, 2] < 90)
     assert magenta.sum() > 200  # the target, tinted
     assert orange.sum() > 200  # the pads
+
+
+def test_numbered_sheet_tiles_the_pictures_each_with_its_number() -> None:
+    panels = [np.full((80, 100, 3), value, np.uint8) for value in (50, 100, 150, 200)]
+    sheet = numbered_sheet(panels, columns=3)
+    assert sheet.shape == (2 * 80 + 2, 3 * 100 + 2 * 2, 3) and sheet.dtype == np.uint8
+    # each panel keeps its pixels away from its number, the fourth starts the second row
+    assert np.all(sheet[75, 5] == 50) and np.all(sheet[75, 102 + 5] == 100)
+    assert np.all(sheet[82 + 75, 5] == 200) and np.all(sheet[5, 5] == 50)
+    # the numbers are drawn white on black at each panel's top right
+    for top, left in ((0, 50), (0, 152), (0, 254), (82, 50)):
+        corner = sheet[top:top + 50, left:left + 50]
+        assert np.any(np.all(corner == 255, axis=-1)) and np.any(np.all(corner == 0, axis=-1))
+    with pytest.raises(ValueError):
+        numbered_sheet([])
