@@ -170,3 +170,14 @@ def test_the_oracle_planner_follows_the_papers_loop() -> None:
 ])
 def test_the_oracle_planner_injects_the_papers_failure_modes(wrong: str, check: Any) -> None:
     assert check(calls(oracle(plan=PLAN, wrong=wrong)))
+
+
+def test_after_a_failed_act_the_oracle_planner_checks_events_before_it_plans_again() -> None:
+    answers = oracle(plan=PLAN)
+    first = calls(answers, 4)
+    assert [c[1].get("action") for c in first[2:]] == ["perceive", "pick"]
+    failed = [{"role": "assistant", "content": ""},
+              {"role": "tool", "name": "act", "content": "GRASP_FAILED: pick apple-1"}]
+    assert answers.planner(failed) == ("check_events", {})
+    checked = [*failed, {"role": "tool", "name": "check_events", "content": "OK: no events"}]
+    assert answers.planner(checked)[0] == "reflect"  # then a new plan
