@@ -112,6 +112,11 @@ class SemanticSnapshot:
         name replaces the earlier one)."""
         self._listed.update({entry.name: entry for entry in entries})
 
+    def doubt(self, name: str) -> None:
+        """Drop what the listing said ``name`` is (e.g. after a place there failed), so the
+        next use of it asks for a new listing."""
+        self._listed.pop(name, None)
+
     def perceived(self, clouds: Mapping[str, np.ndarray], missing: Iterable[str] = ()) -> None:
         """Record a perception: objects seen (name -> base-frame points) and not seen."""
         for name, text in relate(clouds, self.table).items():

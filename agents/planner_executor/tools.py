@@ -176,7 +176,7 @@ class PlannerTools:
         assert self.state.models is not None
         listed = list_scene(self.state.models, self.episode.obs)
         self.snapshot.listed(listed)
-        self.episode.event("listing", objects=", ".join(f"{e.name} ({e.kind.value})"
+        self.episode.event("listing", listed=", ".join(f"{e.name} ({e.kind.value})"
                                                         for e in listed))
 
     def _kind(self, name: str) -> Kind | None:
@@ -275,6 +275,8 @@ class PlannerTools:
         if result.ok:
             done = f"inserted {obj} in" if into else f"placed {obj} on"
             return ok(f"{done} {where}{note}")
+        if result.code not in (SkillCode.ESTOP, SkillCode.BLOCKED, SkillCode.TIMEOUT):
+            self.snapshot.doubt(where)  # what it is is asked again on its next use
         return self._diagnose(result, f"{verb} {obj}{note}")
 
     def _drawer_motion(self, drawer: str, opening: bool) -> SkillResult:

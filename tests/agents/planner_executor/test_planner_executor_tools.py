@@ -268,3 +268,16 @@ def test_perceiving_the_table_lists_the_scene_and_the_snapshot_keeps_each_kind()
     assert tools.detector(FakeRobot().observe(), "shoulder", "wooden board square 2",
                           "object") is None
     assert "wooden board square 2: second square" in lister.queries[-1].prompt
+
+
+def test_a_failed_place_doubts_the_listed_kind_and_the_next_use_lists_again() -> None:
+    tools, asked, lister = typed_tools()
+    tools.hands.place = lambda *_a, **_kw: fail(SkillCode.UNREACHABLE, "no")  # type: ignore[method-assign]
+    assert not tools.act(Action.PLACE, ["letter block", "slot-7"]).ok
+    assert tools.snapshot.kind("slot-7") is None
+    lister.objects = [{"name": "slot-7", "kind": "slot"}]  # a second look types it anew
+    tools.hands.place = lambda _n, mode, where=None, **_kw: (  # type: ignore[method-assign]
+        asked.append(("place", (mode, where))) or ok("placed"))
+    assert tools.act(Action.PLACE, ["letter block", "slot-7"]).ok
+    assert asked[-1] == ("place", (Place.SLOT, "slot-7"))
+    assert [q.template for q in lister.queries] == ["scene_objects"] * 2
