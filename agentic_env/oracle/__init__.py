@@ -11,7 +11,8 @@ and hands agents only :class:`~agentic_env.agents.models.registry.ModelHandle` s
 * :mod:`~agentic_env.oracle.agents`: the built-in agents' tables of answers, one per agent,
   and their answer modules :mod:`~agentic_env.oracle.agenticlab`,
   :mod:`~agentic_env.oracle.alrm`, :mod:`~agentic_env.oracle.judge`,
-  :mod:`~agentic_env.oracle.mallvi`, :mod:`~agentic_env.oracle.planner_executor`;
+  :mod:`~agentic_env.oracle.mallvi`, :mod:`~agentic_env.oracle.planner_executor`, and
+  :mod:`~agentic_env.oracle.listing` (the typed scene listing any agent may ask for);
 * :mod:`~agentic_env.oracle.tool_oracle` and :mod:`~agentic_env.oracle.tool_reference`: the
   tool-calling sim-oracle and its reference policies.
 """

@@ -36,6 +36,7 @@ PLANNER_EXECUTOR: Mapping[str, str] = MappingProxyType(
 AGENT_ANSWERS: Mapping[str, Mapping[str, str]] = MappingProxyType({
     "agenticlab": AGENTICLAB, "alrm": ALRM, "mallvi": MALLVI,
     "planner_executor": PLANNER_EXECUTOR})
-#: Answers by prompt template, ahead of the module's: ALRM's object list is a ``detector``
-#: query of its own template.
-TEMPLATE_ANSWERS: Mapping[str, str] = MappingProxyType({"alrm_objects": _ALRM})
+#: Answers by prompt template, ahead of the module's: ALRM's object list and the shared typed
+#: scene listing are ``detector`` queries of their own templates.
+TEMPLATE_ANSWERS: Mapping[str, str] = MappingProxyType({
+    "alrm_objects": _ALRM, "scene_objects": "agentic_env.oracle.listing:answer"})

@@ -151,16 +151,20 @@ class PlannerOracle:
 
         An impossible instruction is refused aloud without moving; while the e-stop is
         pressed (a refusal or an event said so) the planner only listens until its release;
-        an operator's words or a person's change (from ``check_events`` or ``listen``) make it
-        plan again from the true state, which holds any changed goal.
+        a failed ``act`` is followed by its event check, then a new plan; an operator's words
+        or a person's change (from ``check_events`` or ``listen``) make it plan again from the
+        true state, which holds any changed goal.
         """
         if self._expect() == "refuse":
             return self._refuse()
         changed = self._read_events(messages)
-        if _last_act_failed(messages) or changed:
+        failed = _last_act_failed(messages)
+        if failed or changed:
             self._queue.clear()
         if self._estop:
             return _act("listen")
+        if failed:  # a failed action may still have changed the scene: check, then replan
+            self._queue.append(("check_events", {}))
         if not self._queue:
             if self._success():
                 return "The instruction is carried out."

@@ -7,11 +7,18 @@ speaks; actionable: the planner and executor calls its four tools
 completion critic reads the execution log and the goal and answers ``achieved``,
 ``best_effort_stop`` or ``continue`` (the planner is invoked again, at most
 ``max_replans`` times). Prompts are the packaged templates in ``prompts/``.
+
+What each role sees (the paper's section 3 and Table 1): the router the utterance only; the
+chatbot the utterance, the semantic snapshot (the scene perceived for it, as text) and the
+shoulder camera's image; the planner the instruction and the world only through its tools
+(the snapshot, perception results, events): no image, it reasons over the symbolic state;
+the critic the goal, the execution log (reflections, state queries, actions, events, tool
+results and what the planner said) and the snapshot as it stands.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -23,8 +30,9 @@ from agentic_env.agents.planner_executor.tools import (
     ACTIONS,
     PlannerState,
     PlannerToolContext,
+    PlannerTools,
 )
-from agentic_env.agents.runtime import Episode, Limits, ask_json, render_prompt
+from agentic_env.agents.runtime import Episode, Limits, ask_json, camera_image, render_prompt
 from agentic_env.agents.tools.registry import build_tool_set
 
 ROUTES = ("conversational", "actionable")
@@ -94,6 +102,8 @@ class PlannerExecutorAgent:
             io=robot, instruction=instruction, max_actions=self.limits.max_actions,
             max_wall_s=self.limits.max_wall_s, on_event=self._on_event, planner=self.state)
         self.episode: Episode = self.tools_context.episode
+        #: (tool calls made before, text) of each closing text of the planner.
+        self._said: list[tuple[int, str]] = []
         with self.episode.guard():
             try:
                 route = self._ask("router", ROUTER_SCHEMA, utterance=instruction)["route"]
@@ -101,7 +111,7 @@ class PlannerExecutorAgent:
                 if route == "conversational":
                     self._chat(instruction)
                 else:
-                    self._plan_and_act(robot, instruction)
+                    self._plan_and_act(instruction)
             except ModuleFailedError as exc:
                 self.episode.fail_first(exc.module, str(exc))
         self.episode.event("metrics", event_checks=self.state.event_checks,
@@ -110,19 +120,24 @@ class PlannerExecutorAgent:
                            substantive_actions=self.state.substantive)
         return self.episode.report
 
-    def _ask(self, module: str, schema: Mapping[str, Any], **fields: Any) -> dict[str, Any]:
-        return ask_json(self.models, PACKAGE, module, (), schema, fields, **fields)
+    def _ask(self, module: str, schema: Mapping[str, Any], images: Sequence[ModelImage] = (),
+             **fields: Any) -> dict[str, Any]:
+        return ask_json(self.models, PACKAGE, module, images, schema, fields, **fields)
 
     def _chat(self, utterance: str) -> None:
-        answer = self._ask("chatbot", CHATBOT_SCHEMA, utterance=utterance,
+        """Perceive the scene (no arm motion), then let the chatbot answer from the snapshot
+        and the shoulder camera's image."""
+        seen = PlannerTools(self.tools_context).perceive_scene()
+        self.episode.event("perceive", ok=seen.ok, message=seen.message[:300])
+        image = camera_image(self.episode.obs, "shoulder")
+        answer = self._ask("chatbot", CHATBOT_SCHEMA, (image,), utterance=utterance,
                            snapshot=self.state.snapshot.render())["answer"]
         self.state.spoken.append(str(answer))
         self.episode.report.believes_done = True
         self.episode.event("chatbot", answer=answer)
 
-    def _plan_and_act(self, robot: RobotIO, instruction: str) -> None:
+    def _plan_and_act(self, instruction: str) -> None:
         tools = build_tool_set("planner", self.tools_context)
-        image = ModelImage("shoulder_rgb", np.asarray(robot.observe()["shoulder_rgb"]))
         prompt = render_prompt(PACKAGE, "planner", actions=action_catalogue(),
                                instruction=instruction)
         messages: list[Mapping[str, Any]] = []
@@ -138,13 +153,14 @@ class PlannerExecutorAgent:
         for round_index in range(1, max_rounds + 1):
             self.episode.check_time()
             before = self.state.substantive
-            query = ModelQuery("planner", "planner", prompt, (image,), {},
+            query = ModelQuery("planner", "planner", prompt, (), {},
                                {"instruction": instruction}, tools=tuple(tools.definitions()),
                                messages=tuple(messages))
             conversation = self.models.converse(query, execute, max_turns=self.max_turns)
             messages = list(conversation.messages)
             if conversation.final_text:
                 messages.append({"role": "assistant", "content": conversation.final_text})
+                self._said.append((len(self.tools_context.log.calls), conversation.final_text))
             acted = self.state.substantive - before
             verbal_rounds += int(acted == 0)
             self.episode.event("planner_round", round=round_index, stop=conversation.stop,
@@ -153,7 +169,8 @@ class PlannerExecutorAgent:
                 self.episode.fail_first("planner", conversation.error or "the planner failed")
                 return
             verdict = self._ask("critic", CRITIC_SCHEMA, goal=instruction, rounds=round_index,
-                                round_actions=acted, log=self._log_text())
+                                round_actions=acted, log=self._log_text(),
+                                snapshot=self.state.snapshot.render())
             self.episode.report.goal_checked = True
             self.episode.event("critic", verdict=verdict["verdict"],
                                reason=verdict.get("reason", ""), verbal_rounds=verbal_rounds)
@@ -173,10 +190,16 @@ class PlannerExecutorAgent:
                                 f"{max_rounds} planner rounds")
 
     def _log_text(self) -> str:
-        """The execution log for the critic: every tool call with its result, latest last."""
+        """The execution log for the critic: every tool call with its result and what the
+        planner said when it stopped, latest last."""
+        calls = self.tools_context.log.calls
         lines = []
-        for index, call in enumerate(self.tools_context.log.calls, 1):
-            arguments = ", ".join(f"{k}={v}" for k, v in call.arguments.items())
-            lines.append(f"{index}. {call.tool}({arguments}) -> "
-                         f"{call.result.render()[:RESULT_CHARS]}")
+        for index in range(len(calls) + 1):
+            if index:
+                call = calls[index - 1]
+                arguments = ", ".join(f"{k}={v}" for k, v in call.arguments.items())
+                lines.append(f"{index}. {call.tool}({arguments}) -> "
+                             f"{call.result.render()[:RESULT_CHARS]}")
+            lines += [f"planner said: {text[:RESULT_CHARS]}" for after, text in self._said
+                      if after == index]
         return "\n".join(lines[-LOG_LINES:]) or "(no tool calls)"

@@ -4,9 +4,12 @@ Partial observability after the paper's section 5: facts such as ``on(x, surface
 ``in(x, container)``, ``drawer_open(d)`` and ``arm_posture(robot, p)`` are written only by
 perception (detections lifted to base-frame point clouds, related by their geometry) or by the
 robot's own posture, each stamped with the step it was last seen at. They are never read from
-the simulator, so the same builder runs on ``RealEnv``. A fact goes stale when the robot acts
-on one of its objects or a person changes the scene, and is fresh again only after the next
-``perceive``. Whether the gripper holds something is not sensed (the agent tracks it).
+the simulator, so the same builder runs on ``RealEnv``. What each perceived thing is (its
+:class:`~agentic_env.agents.runtime.listing.Kind`: object, container, slot, drawer, table...)
+is recorded from the detector's typed scene listing, under the names the listing gave. A fact
+goes stale when the robot acts on one of its objects or a person changes the scene, and is
+fresh again only after the next ``perceive``. Whether the gripper holds something is not
+sensed (the agent tracks it).
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: The table top's name in facts.
+from agentic_env.agents.runtime.listing import Kind, Listed
+
+#: The table top's name in facts while no listing has named it.
 TABLE = "table"
 #: Slack (m) around a support's footprint within which an object's centre counts as over it.
 FOOTPRINT_SLACK = 0.01
@@ -43,11 +48,12 @@ class Fact:
     stale: bool = False
 
 
-def relate(clouds: Mapping[str, np.ndarray]) -> dict[str, str]:
+def relate(clouds: Mapping[str, np.ndarray], table: str = TABLE) -> dict[str, str]:
     """The support relation of perceived objects: name -> ``on(x, y)`` / ``in(x, y)``.
 
     Args:
         clouds: object name -> its (N, 3) points, base frame, metres (table top z = 0).
+        table: the table top's name in the facts.
 
     Each object rests on (or in) the perceived object whose footprint holds its centre and
     whose bottom is the highest one below the object's bottom (``in`` when the object's
@@ -72,14 +78,15 @@ def relate(clouds: Mapping[str, np.ndarray]) -> dict[str, str]:
         if best is not None:
             facts[name] = f"{best[2]}({name}, {best[1]})"
         elif low[2] <= ON_TABLE_HEIGHT:
-            facts[name] = f"on({name}, {TABLE})"
+            facts[name] = f"on({name}, {table})"
         else:
             facts[name] = f"on({name}, unknown)"
     return facts
 
 
 class SemanticSnapshot:
-    """The agent's perceived state: one location fact per object, drawer states, posture.
+    """The agent's perceived state: what each listed thing is, one location fact per
+    object, drawer states, posture.
 
     Attributes:
         clock: the agent step now (advanced by :meth:`tick`).
@@ -91,6 +98,7 @@ class SemanticSnapshot:
         self._drawers: dict[str, Fact] = {}
         self._surfaces: dict[str, Fact] = {}
         self._posture: Fact | None = None
+        self._listed: dict[str, Listed] = {}
 
     def tick(self) -> int:
         """Advance the clock by one step (one tool call); the new time."""
@@ -99,9 +107,19 @@ class SemanticSnapshot:
 
     # -- writers -----------------------------------------------------------------------------
 
+    def listed(self, entries: Iterable[Listed]) -> None:
+        """Record a scene listing: what each listed thing is (a later listing's entry of a
+        name replaces the earlier one)."""
+        self._listed.update({entry.name: entry for entry in entries})
+
+    def doubt(self, name: str) -> None:
+        """Drop what the listing said ``name`` is (e.g. after a place there failed), so the
+        next use of it asks for a new listing."""
+        self._listed.pop(name, None)
+
     def perceived(self, clouds: Mapping[str, np.ndarray], missing: Iterable[str] = ()) -> None:
         """Record a perception: objects seen (name -> base-frame points) and not seen."""
-        for name, text in relate(clouds).items():
+        for name, text in relate(clouds, self.table).items():
             self._objects[name] = Fact(text, self.clock)
             self._surfaces[name] = Fact(f"perceived({name})", self.clock)
         for name in missing:
@@ -131,7 +149,7 @@ class SemanticSnapshot:
                                        for n in names):
                     fact.stale = True
         if names:
-            self._surfaces.get(TABLE, Fact("", 0)).stale = True
+            self._surfaces.get(self.table, Fact("", 0)).stale = True
         if self._posture is not None:
             self._posture.stale = True
 
@@ -144,6 +162,28 @@ class SemanticSnapshot:
             self._posture.stale = True
 
     # -- readers -----------------------------------------------------------------------------
+
+    def entry(self, name: str) -> Listed | None:
+        """The listing's entry of ``name`` (``None``: no listing named it)."""
+        return self._listed.get(name)
+
+    def kind(self, name: str) -> Kind | None:
+        """What ``name`` is, as the listing typed it (``None``: no listing named it)."""
+        entry = self._listed.get(name)
+        return entry.kind if entry is not None else None
+
+    def of_kind(self, *kinds: Kind) -> list[str]:
+        """Names the listing typed as one of ``kinds``, in listing order."""
+        return [name for name, entry in self._listed.items() if entry.kind in kinds]
+
+    @property
+    def table(self) -> str:
+        """The table top's name: the listing's entry of kind table, else :data:`TABLE`."""
+        return next(iter(self.of_kind(Kind.TABLE)), TABLE)
+
+    def perceived_names(self) -> set[str]:
+        """Objects with a location fact (seen or looked for and not seen)."""
+        return set(self._objects)
 
     def fresh(self, name: str) -> bool:
         """Whether ``name`` (an object or a surface) was perceived and is not stale."""
@@ -158,6 +198,8 @@ class SemanticSnapshot:
     def render(self) -> str:
         """The snapshot as the planner reads it: one fact a line with its age and staleness."""
         lines = [f"time: step {self.clock}"]
+        lines += [f"kind({name}, {entry.kind.value})  [{entry.description}]"
+                  for name, entry in self._listed.items()]
         for fact in self.facts():
             state = "STALE" if fact.stale else "fresh"
             lines.append(f"{fact.text}  [seen at step {fact.seen_at}, {state}]")

@@ -9,6 +9,12 @@ the detector as the injected model judgement, and returns ``OK`` or a concise di
 (infeasible grasp, unreachable pose, e-stop active...). Perception writes the
 :class:`~agentic_env.agents.planner_executor.snapshot.SemanticSnapshot`; manipulation makes
 its facts stale.
+
+What a named thing is comes from the detector's typed scene listing
+(:func:`~agentic_env.agents.runtime.listing.list_scene`), asked when the table is perceived
+or a name no listing gave is used, together with the planner's typed choice of action
+(``insert`` = into, ``place`` = onto): a slot gets the slot placement, a drawer the drawer
+handling, the table a free table spot, whatever the names are.
 """
 
 from __future__ import annotations
@@ -20,8 +26,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agentic_env.agents.models.context import ModuleContext
-from agentic_env.agents.planner_executor.snapshot import TABLE, SemanticSnapshot
+from agentic_env.agents.planner_executor.snapshot import SemanticSnapshot
 from agentic_env.agents.runtime import Manipulator, Place, detect, grasp_judge, words_for
+from agentic_env.agents.runtime.listing import Kind, list_scene, place_mode
 from agentic_env.agents.skills import Detection, GraspJudge, SkillCode, SkillResult
 from agentic_env.agents.skills.locate import MAX_LOOKS
 from agentic_env.agents.skills.result import code_for_reason, fail, ok
@@ -69,17 +76,8 @@ _DIAGNOSES = {SkillCode.GRASP_FAILED: "infeasible grasp", SkillCode.UNREACHABLE:
 PERCEIVE_MOVES = MAX_LOOKS + 1
 #: How long ``listen`` waits for the operator, seconds.
 LISTEN_S = 2.0
-
-
-def is_slot(name: str) -> bool:
-    """Whether an identifier names a board slot (a flat mark; canonical ids contain
-    ``slot``)."""
-    return "slot" in name.lower()
-
-
-def is_drawer(name: str) -> bool:
-    """Whether an identifier names a drawer (canonical drawer ids contain ``drawer``)."""
-    return "drawer" in name.lower()
+#: Kinds a perception of the table locates (drawers are perceived by their own target).
+_LOCATED = (Kind.OBJECT, Kind.CONTAINER, Kind.SURFACE, Kind.SLOT)
 
 
 @dataclass
@@ -142,14 +140,19 @@ class PlannerTools:
 
     def detector(self, obs: Mapping[str, np.ndarray], camera: str, name: str,
                  part: str) -> Detection | None:
-        """The ``detector`` module as the skills' detector."""
+        """The ``detector`` module as the skills' detector, told the listing's words for
+        ``name`` (the name's own words for a name no listing gave)."""
         if self.state.models is None:
             return None
-        return detect(self.state.models, obs, camera, name, words_for(name), part)
+        return detect(self.state.models, obs, camera, name, self._words(name), part)
+
+    def _words(self, name: str) -> str:
+        entry = self.snapshot.entry(name)
+        return entry.description if entry is not None else words_for(name)
 
     def _judge(self, name: str, action: str) -> GraspJudge:
         assert self.state.models is not None
-        return grasp_judge(self.state.models, action, words_for(name))
+        return grasp_judge(self.state.models, action, self._words(name))
 
     def functions(self) -> Sequence[ToolFunction]:
         """The four tools, as the registry takes them."""
@@ -168,33 +171,71 @@ class PlannerTools:
         self.snapshot.changed(changed)
         self.snapshot.posture("observe" if at_home(self.episode.obs) else "away")
 
+    def _list_scene(self) -> None:
+        """Ask the detector for the typed listing of the shoulder camera's view."""
+        assert self.state.models is not None
+        listed = list_scene(self.state.models, self.episode.obs)
+        self.snapshot.listed(listed)
+        self.episode.event("listing", listed=", ".join(f"{e.name} ({e.kind.value})"
+                                                        for e in listed))
+
+    def _kind(self, name: str) -> Kind | None:
+        """What ``name`` is, as a listing typed it (a name no listing gave first asks for a
+        new listing); ``None`` when no listing names it."""
+        if self.snapshot.kind(name) is None:
+            self._list_scene()
+        return self.snapshot.kind(name)
+
+    def perceive_scene(self) -> SkillResult:
+        """List the scene afresh and locate everything listed or perceived before from where
+        the arm is (no search moves): ``perceive`` of the table."""
+        self._list_scene()
+        return self._perceive_table(self.snapshot.table)
+
     def _perceive(self, target: str) -> SkillResult:
-        snapshot, hands = self.snapshot, self.hands
-        names = {f.text.split("(")[1].split(",")[0].rstrip(")") for f in snapshot.facts()
-                 if not f.text.startswith(("arm_posture", "drawer_"))}
-        if is_drawer(target):
-            inside = hands.locate(target, "interior", search=False)
-            snapshot.drawer(target, inside.ok)
+        """Perceive ``target``: a drawer's state; the table afresh
+        (:meth:`perceive_scene`); else the target, searched for, and what else the snapshot
+        holds as the view now shows it."""
+        listed = self.snapshot.kind(target) is None  # a listing is asked for it just now
+        kind = self._kind(target)
+        if kind is Kind.DRAWER:
+            inside = self.hands.locate(target, "interior", search=False)
+            self.snapshot.drawer(target, inside.ok)
             return ok(f"{target} is {'open' if inside.ok else 'closed'}; snapshot updated")
-        # the target first (the arm moves out of the way only if it hides the target),
-        # then what else the snapshot holds, as the view now shows it
-        others = sorted(n for n in names - {target} if n != TABLE and not is_drawer(n))
-        wanted = [target, *others] if target != TABLE else others
+        if kind is Kind.TABLE:
+            return self._perceive_table(target) if listed else self.perceive_scene()
+        seen = self._locate_all([target, *self._others(target)], target)
+        if target not in seen:
+            return fail(SkillCode.NOT_FOUND, f"perceive: {target} was not seen from the "
+                        "observation posture or the wrist survey")
+        return ok(f"perceived {target}; snapshot updated ({len(seen)} objects seen)")
+
+    def _perceive_table(self, table: str) -> SkillResult:
+        listed = set(self.snapshot.of_kind(*_LOCATED))
+        seen = self._locate_all(sorted(listed | set(self._others(table))), table)
+        return ok(f"perceived {table}; snapshot updated ({len(seen)} objects seen)")
+
+    def _others(self, target: str) -> list[str]:
+        """What the snapshot located before, ``target``, tables and drawers aside."""
+        return sorted(n for n in self.snapshot.perceived_names() - {target}
+                      if self.snapshot.kind(n) not in (Kind.TABLE, Kind.DRAWER))
+
+    def _locate_all(self, wanted: Sequence[str], surface: str) -> set[str]:
+        """Locate ``wanted`` (``surface``, if among them, searched for: the arm moves out of
+        the way only if it hides it; the rest as the view shows them), record what was and
+        was not seen and that ``surface`` was looked at; the names seen."""
         clouds, missing = {}, []
         for name in wanted:
-            found = hands.locate(name) if name == target else hands.locate(
+            found = self.hands.locate(name) if name == surface else self.hands.locate(
                 name, search=False, clear_view=False)
             if found.ok:
                 clouds[name] = found.data["target"].cloud.points
             else:
                 missing.append(name)
-        snapshot.perceived(clouds, missing)
-        snapshot.surface_perceived(target)
+        self.snapshot.perceived(clouds, missing)
+        self.snapshot.surface_perceived(surface)
         self._after_motion([])
-        if target != TABLE and target in missing:
-            return fail(SkillCode.NOT_FOUND, f"perceive: {target} was not seen from the "
-                        "observation posture or the wrist survey")
-        return ok(f"perceived {target}; snapshot updated ({len(clouds)} objects seen)")
+        return set(clouds)
 
     def _pick(self, obj: str, extra: str = "") -> SkillResult:
         """Pick ``obj`` top-down (from the drawer ``extra`` names), or, ``extra`` a pose,
@@ -203,7 +244,11 @@ class PlannerTools:
             result = self.hands.pick_to_turn(obj, extra, why=f"pick {obj} to turn it {extra}")
             done = f"picked {obj} to turn it {extra}"
         else:
-            drawer = extra if extra and is_drawer(extra) else None
+            drawer = extra or None
+            kind = self._kind(extra) if drawer is not None else None
+            if kind not in (None, Kind.DRAWER):
+                return fail(SkillCode.BAD_ARGS, f"pick {obj} from {extra}: {extra} is a "
+                            f"{kind}, not a drawer or a pose; pick [{obj}] alone")
             result = self.hands.pick(obj, from_drawer=drawer, why=f"pick {obj}")
             done = f"picked {obj}"
         self._after_motion([obj])
@@ -221,12 +266,7 @@ class PlannerTools:
                 placed, f"place {obj} {where}")
         blind = not self.snapshot.fresh(where)
         self.state.stale_places += int(blind)
-        if where == TABLE and not into:
-            mode = Place.TABLE
-        elif into:
-            mode = Place.DRAWER if is_drawer(where) else Place.IN
-        else:
-            mode = Place.SLOT if is_slot(where) else Place.ON
+        mode = place_mode(self._kind(where), into)
         verb = "insert" if into else "place"
         result = self.hands.place(obj, mode, None if mode is Place.TABLE else where,
                                   why=f"{verb} {obj} {'in' if into else 'on'} {where}")
@@ -235,6 +275,8 @@ class PlannerTools:
         if result.ok:
             done = f"inserted {obj} in" if into else f"placed {obj} on"
             return ok(f"{done} {where}{note}")
+        if result.code not in (SkillCode.ESTOP, SkillCode.BLOCKED, SkillCode.TIMEOUT):
+            self.snapshot.doubt(where)  # what it is is asked again on its next use
         return self._diagnose(result, f"{verb} {obj}{note}")
 
     def _drawer_motion(self, drawer: str, opening: bool) -> SkillResult:
@@ -298,14 +340,15 @@ class PlannerTools:
 
         Args:
             action: move_arm [posture: home|observe], perceive [target: an object, a
-                container, a drawer or 'table'], pick [object, optional: the drawer it lies
-                in, or the pose it will be turned into],
-                place [object, surface: 'table', an object, a board slot, or a pose to turn the
-                object into on the table: upright, upside-down, on-side,
-                handle-<left|right|toward-robot|away-from-robot>], insert [object, container or
-                drawer], open_drawer [drawer], close_drawer [drawer], speak [text], listen []
-                (waits a moment without moving and reports what happened: the operator's
-                words, the e-stop, a person changing things).
+                container, a drawer or the table; perceiving the table lists everything
+                in view with its kind], pick [object, optional: the drawer it lies in, or the
+                pose it will be turned into], place [object, surface: the table, an object,
+                a board slot, or a pose to turn the object into on the table: upright,
+                upside-down, on-side, handle-<left|right|toward-robot|away-from-robot>],
+                insert [object, container or drawer], open_drawer [drawer], close_drawer
+                [drawer], speak [text], listen [] (waits a moment without moving and
+                reports what happened: the operator's words, the e-stop, a person changing
+                things). Name things as the snapshot's kind(...) facts do.
 
             params: the action's parameters in order, as strings.
         """

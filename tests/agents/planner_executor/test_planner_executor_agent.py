@@ -46,13 +46,21 @@ def speak(text: str) -> ToolCall:
     return ToolCall("c1", "act", {"action": "speak", "params": [text]})
 
 
-def test_a_conversational_utterance_goes_to_the_chatbot_and_nothing_moves() -> None:
+def test_the_chatbot_answers_from_the_perceived_snapshot_and_the_image_and_nothing_moves(
+        ) -> None:
+    listing = {"objects": [{"name": "orange tray", "kind": "container"},
+                           {"name": "tabletop", "kind": "table"}]}
     backend = Scripted(router=[{"route": "conversational"}],
-                       chatbot=[{"answer": "I have not perceived anything yet."}])
+                       detector=[listing, {"found": False, "point": None, "box": None}],
+                       chatbot=[{"answer": "I see an orange tray."}])
     report = run(backend, "what is on the table?")
     assert report.believes_done and report.actions == 0
-    assert [q.module for q in backend.queries] == ["router", "chatbot"]
-    assert "nothing perceived yet" in backend.queries[1].fields["snapshot"]
+    assert [q.module for q in backend.queries] == ["router", "detector", "detector", "chatbot"]
+    assert backend.queries[0].images == ()  # the router reads the utterance only
+    chatbot = backend.queries[-1]
+    assert [image.name for image in chatbot.images] == ["shoulder_rgb"]
+    assert "kind(orange tray, container)" in chatbot.fields["snapshot"]
+    assert "not_seen(orange tray)" in chatbot.prompt  # the snapshot's text is in the prompt
     assert any(e["kind"] == "chatbot" for e in report.events)
 
 
@@ -72,6 +80,10 @@ def test_continue_reinvokes_the_planner_then_achieved_ends_the_episode() -> None
     assert [r["substantive_actions"] for r in rounds] == [0, 0]
     critic = [q for q in backend.queries if q.module == "critic"]
     assert "act(action=speak" in critic[1].fields["log"]
+    # the critic reads what the planner said and the snapshot; the planner sees no image
+    assert critic[0].fields["log"].startswith("planner said: I would pick the cube")
+    assert "gripper contents: not sensed" in critic[0].fields["snapshot"]
+    assert all(q.images == () for q in planner)
 
 
 def test_best_effort_stop_reports_the_blocked_goal() -> None:
@@ -158,3 +170,14 @@ def test_the_oracle_planner_follows_the_papers_loop() -> None:
 ])
 def test_the_oracle_planner_injects_the_papers_failure_modes(wrong: str, check: Any) -> None:
     assert check(calls(oracle(plan=PLAN, wrong=wrong)))
+
+
+def test_after_a_failed_act_the_oracle_planner_checks_events_before_it_plans_again() -> None:
+    answers = oracle(plan=PLAN)
+    first = calls(answers, 4)
+    assert [c[1].get("action") for c in first[2:]] == ["perceive", "pick"]
+    failed = [{"role": "assistant", "content": ""},
+              {"role": "tool", "name": "act", "content": "GRASP_FAILED: pick apple-1"}]
+    assert answers.planner(failed) == ("check_events", {})
+    checked = [*failed, {"role": "tool", "name": "check_events", "content": "OK: no events"}]
+    assert answers.planner(checked)[0] == "reflect"  # then a new plan

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -10,8 +11,15 @@ import pytest
 from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.models.registry import ModelRouter
 from agentic_env.agents.planner_executor.snapshot import SemanticSnapshot, relate
-from agentic_env.agents.planner_executor.tools import PlannerState, PlannerToolContext
-from agentic_env.agents.skills import SkillCode
+from agentic_env.agents.planner_executor.tools import (
+    Action,
+    PlannerState,
+    PlannerToolContext,
+    PlannerTools,
+)
+from agentic_env.agents.runtime import Place
+from agentic_env.agents.skills import SkillCode, SkillResult
+from agentic_env.agents.skills.result import fail, ok
 from agentic_env.agents.tools.registry import build_tool_set
 from agentic_env.agents.tools.robot import ToolContext
 from agentic_env.contract.spaces import Workspace
@@ -162,3 +170,114 @@ def test_snapshot_facts_carry_their_time_and_go_stale_until_perceived_again() ->
     assert "on(red-cube-1, blue-cube-1)  [seen at step 3, fresh]" in snapshot.render()
     snapshot.invalidate()  # a person changed the scene
     assert not any(snapshot.fresh(n) for n in ("red-cube-1", "blue-cube-1", "top-drawer"))
+
+
+# -- what a thing is comes from the detector's typed listing, not from its name -------------
+
+
+class Lister:
+    """A detector that lists a scene under a model's own names and points at nothing."""
+
+    name = "lister"
+
+    def __init__(self, objects: list[dict[str, str]]) -> None:
+        self.objects = objects
+        self.queries: list[Any] = []
+
+    def complete(self, query: Any) -> Any:
+        from agentic_env.agents.models.base import Completion, Usage
+        self.queries.append(query)
+        assert query.module == "detector", query.module
+        if query.template == "scene_objects":
+            return Completion(json.dumps({"objects": self.objects}), Usage())
+        return Completion(json.dumps({"found": False, "point": None, "box": None}), Usage())
+
+
+SCENE = [{"name": "wooden board square 2", "kind": "slot", "description": "second square"},
+         {"name": "slot-7", "kind": "surface", "description": "a mat called slot-7"},
+         {"name": "upper cabinet", "kind": "drawer", "description": "upper cabinet drawer"},
+         {"name": "tray", "kind": "container", "description": "orange tray"},
+         {"name": "letter block", "kind": "object", "description": "block with an A"},
+         {"name": "the wooden tabletop", "kind": "table", "description": "table top"}]
+
+
+def typed_tools() -> tuple[PlannerTools, list[tuple[str, Any]], Lister]:
+    """Planner tools over :data:`SCENE` whose manipulator records what it is asked."""
+    lister = Lister(SCENE)
+    state = PlannerState(ModuleContext(ModelRouter(lister)))
+    tools = PlannerTools(PlannerToolContext(io=FakeRobot(), instruction="x", planner=state))
+    asked: list[tuple[str, Any]] = []
+
+    def place(name: str, mode: Place, where: Any = None, **_kw: Any) -> SkillResult:
+        asked.append(("place", (mode, where)))
+        return ok("placed")
+
+    def pick(name: str, **kw: Any) -> SkillResult:
+        asked.append(("pick", kw.get("from_drawer")))
+        return ok("picked")
+
+    def locate(name: str, part: str = "object", **_kw: Any) -> SkillResult:
+        asked.append(("locate", (name, part)))
+        return fail(SkillCode.NOT_FOUND, "not seen")
+
+    tools.hands.place, tools.hands.pick, tools.hands.locate = place, pick, locate  # type: ignore[method-assign]
+    return tools, asked, lister
+
+
+@pytest.mark.parametrize(("action", "where", "mode", "destination"), [
+    (Action.PLACE, "wooden board square 2", Place.SLOT, "wooden board square 2"),
+    (Action.PLACE, "slot-7", Place.ON, "slot-7"),  # a 'slot' in the name makes no slot
+    (Action.INSERT, "upper cabinet", Place.DRAWER, "upper cabinet"),
+    (Action.INSERT, "tray", Place.IN, "tray"),
+    (Action.PLACE, "the wooden tabletop", Place.TABLE, None),
+    (Action.PLACE, "letter block", Place.ON, "letter block"),
+])
+def test_the_place_mode_comes_from_the_listed_kind_and_the_action_not_the_name(
+        action: Action, where: str, mode: Place, destination: str | None) -> None:
+    tools, asked, lister = typed_tools()
+    assert tools.act(action, ["letter block", where]).ok
+    assert asked == [("place", (mode, destination))]
+    assert [q.template for q in lister.queries] == ["scene_objects"]  # listed once, on use
+
+
+def test_a_drawer_named_upper_cabinet_is_handled_as_a_drawer_because_its_kind_says_so() -> None:
+    tools, asked, _lister = typed_tools()
+    result = tools.act(Action.PERCEIVE, ["upper cabinet"])
+    assert result.ok and "upper cabinet is closed" in result.message
+    assert asked == [("locate", ("upper cabinet", "interior"))]  # its inside, not the object
+    assert "drawer_closed(upper cabinet)" in tools.snapshot.render()
+    asked.clear()
+    assert tools.act(Action.PICK, ["letter block", "upper cabinet"]).ok
+    assert asked == [("pick", "upper cabinet")]  # picked with the drawer's outward wrist
+    refused = tools.act(Action.PICK, ["letter block", "tray"])
+    assert refused.code is SkillCode.BAD_ARGS and "container" in refused.message
+
+
+def test_perceiving_the_table_lists_the_scene_and_the_snapshot_keeps_each_kind() -> None:
+    tools, asked, lister = typed_tools()
+    assert tools.act(Action.PERCEIVE, ["the wooden tabletop"]).ok
+    located = {name for kind, (name, _part) in asked if kind == "locate"}
+    assert located == {"wooden board square 2", "slot-7", "tray", "letter block"}
+    text = tools.snapshot.render()
+    assert "kind(wooden board square 2, slot)  [second square]" in text
+    assert "kind(upper cabinet, drawer)" in text and "not_seen(tray)" in text
+    assert tools.snapshot.table == "the wooden tabletop"
+    tools.act(Action.PERCEIVE, ["the wooden tabletop"])  # a fresh look lists again
+    assert [q.template for q in lister.queries].count("scene_objects") == 2
+    # the detector is told the listing's words for a name
+    assert tools.detector(FakeRobot().observe(), "shoulder", "wooden board square 2",
+                          "object") is None
+    assert "wooden board square 2: second square" in lister.queries[-1].prompt
+
+
+def test_a_failed_place_doubts_the_listed_kind_and_the_next_use_lists_again() -> None:
+    tools, asked, lister = typed_tools()
+    tools.hands.place = lambda *_a, **_kw: fail(SkillCode.UNREACHABLE, "no")  # type: ignore[method-assign]
+    assert not tools.act(Action.PLACE, ["letter block", "slot-7"]).ok
+    assert tools.snapshot.kind("slot-7") is None
+    lister.objects = [{"name": "slot-7", "kind": "slot"}]  # a second look types it anew
+    tools.hands.place = lambda _n, mode, where=None, **_kw: (  # type: ignore[method-assign]
+        asked.append(("place", (mode, where))) or ok("placed"))
+    assert tools.act(Action.PLACE, ["letter block", "slot-7"]).ok
+    assert asked[-1] == ("place", (Place.SLOT, "slot-7"))
+    assert [q.template for q in lister.queries] == ["scene_objects"] * 2

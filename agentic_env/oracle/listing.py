@@ -1,0 +1,50 @@
+"""The sim-oracle's answer to the scene listing (the ``detector``'s typed list of what the
+camera sees, :func:`~agentic_env.agents.runtime.listing.list_scene`).
+
+Privileged: every object and fixture of the task's PDDL problem under its own name, typed by
+its PDDL type (:data:`KIND_OF_TYPE`; a movable thing otherwise), plus the table top. Errors
+are injected at the ``detector``'s seeded rate: one listed thing gets a wrong kind.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agentic_env.agents.models.base import ModelQuery
+from agentic_env.agents.runtime.listing import Kind
+from agentic_env.tasks.stacking import TABLE
+from agentic_env.tasks.subtasks import object_words
+
+if TYPE_CHECKING:
+    from agentic_env.oracle.backend import OracleContext
+
+#: The kind of each PDDL type that is no movable thing (``None``: no thing in the scene, e.g.
+#: reorientation's poses); the table top is listed as :attr:`Kind.TABLE` under ``table``.
+KIND_OF_TYPE: dict[str, Kind | None] = {
+    "slot": Kind.SLOT, "drawer": Kind.DRAWER, "container": Kind.CONTAINER,
+    "bowl": Kind.CONTAINER, "plate": Kind.SURFACE, "mat": Kind.SURFACE,
+    "cloth": Kind.SURFACE, "paper": Kind.SURFACE, "pose": None}
+
+
+def true_kinds(objects: dict[str, str]) -> dict[str, Kind]:
+    """Name -> kind of the scene things among a PDDL problem's ``objects`` (name -> type),
+    the table top included."""
+    kinds = {name: KIND_OF_TYPE.get(kind, Kind.OBJECT) for name, kind in objects.items()
+             if name != TABLE}
+    return {**{name: kind for name, kind in kinds.items() if kind is not None},
+            TABLE: Kind.TABLE}
+
+
+def answer(oracle: OracleContext, _query: ModelQuery) -> dict[str, Any]:
+    """The listing of the episode's scene: name, true kind and words of each thing (one
+    wrong kind at the ``detector``'s error rate)."""
+    kinds = true_kinds(oracle.task.pddl_objects())
+    if oracle.wrong("detector"):
+        things = sorted(name for name in kinds if name != TABLE)
+        if things:
+            name = things[int(oracle.rng.integers(len(things)))]
+            others = [k for k in Kind if k not in (kinds[name], Kind.TABLE)]
+            kinds[name] = others[int(oracle.rng.integers(len(others)))]
+    words = object_words(sorted(kinds))
+    return {"objects": [{"name": name, "kind": kind.value, "description": words[name]}
+                        for name, kind in kinds.items()]}
