@@ -28,6 +28,7 @@ import numpy as np
 
 from agentic_env.agents.models.base import ModelQuery
 from agentic_env.oracle.agenticlab import AgenticLabOracle, describe
+from agentic_env.oracle.naming import thing_geoms
 from agentic_env.robot.reorienting import handle_direction
 from agentic_env.tasks.symbolic import reference_plan
 
@@ -259,7 +260,7 @@ class MallviOracle:
         try:
             return scene.body_position(name)
         except KeyError:
-            geoms = self._lab._geoms_of(name, "interior")
+            geoms = thing_geoms(self._env, name, "interior")
             if not geoms:
                 return None
             return np.asarray(self._env.data.geom_xpos[geoms]).mean(axis=0) - scene.base_pos

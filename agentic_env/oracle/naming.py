@@ -439,7 +439,8 @@ class NameBook:
                 and 0 < len(value.split()) <= 6:
             self.resolve(value)
         elif isinstance(value, str):  # names written into free text: plans, reflections
-            for word in set(re.findall(r"(?<![\w-])[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+", value)):
+            for word in set(re.findall(r"(?<![\w-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])",
+                                       value)):
                 if word not in self._domain_words() and word not in self.alignment.bound:
                     self.resolve(word)
 
