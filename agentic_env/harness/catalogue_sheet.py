@@ -22,6 +22,7 @@ from PIL import Image, ImageDraw
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.harness.setup_sheet import label_font
 from agentic_env.sim.scene import SceneBuilder
+from agentic_env.sim.state import geoms_box
 from agentic_env.tasks import make_task
 from agentic_env.tasks.appearance import Appearance, appearances
 
@@ -91,19 +92,15 @@ class PropRenderer:
         model, data = self.model, self.data
         body = model.body(appearance.body).id
         mujoco.mj_resetData(model, data)
-        if model.body_jntnum[body] and model.jnt_type[model.body_jntadr[body]] == 0:
+        free = mujoco.mjtJoint.mjJNT_FREE
+        if model.body_jntnum[body] and model.jnt_type[model.body_jntadr[body]] == free:
             adr = model.jnt_qposadr[model.body_jntadr[body]]
             data.qpos[adr:adr + 3] = 0.0
             data.qpos[adr + 3:adr + 7] = appearance.quat
         mujoco.mj_forward(model, data)
         shown = np.isin(model.geom_bodyid, _subtree(model, body))
         model.geom_group[:] = np.where(shown, self._groups, _HIDDEN_GROUP)
-        visible = np.flatnonzero(shown & (self._groups < 3))  # drawn geoms only
-        rotations = data.geom_xmat[visible].reshape(-1, 3, 3)
-        centres = data.geom_xpos[visible] + np.einsum("gij,gj->gi", rotations,
-                                                      model.geom_aabb[visible, :3])
-        half = np.einsum("gij,gj->gi", np.abs(rotations), model.geom_aabb[visible, 3:])
-        return np.min(centres - half, axis=0), np.max(centres + half, axis=0)
+        return geoms_box(model, data, np.flatnonzero(shown & (self._groups < 3)))  # drawn
 
     def _render(self, lookat: np.ndarray, distance: float, azimuth: float,
                 elevation: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
