@@ -1,4 +1,5 @@
-"""Props built from simple geometry: free objects (cubes, cylinders, spheres) and static bins.
+"""Props built from simple geometry: free objects (cubes, cylinders, spheres...), static bins and
+round containers (pots, bowls).
 
 Each builder adds one body to an ``MjSpec`` worldbody. Sizes are metres, masses kilograms,
 colours RGBA in 0..1. Object contacts are stiffer than MuJoCo's default (solref 5 ms) so a
