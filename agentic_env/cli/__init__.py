@@ -37,6 +37,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                     "grasp candidates picked on random task layouts: success per object kind"),
     "setup-sheet": ("agentic_env.cli.setup_sheet:main",
                     "top-down layout sheet + trial spec for laying out a trial on a real table"),
+    "catalogue-sheet": ("agentic_env.cli.catalogue_sheet:main",
+                        "every task object rendered alone with its PDDL name, words and colour"),
     "calibrate": ("agentic_env.cli.real:calibrate_main",
                   "guided ChArUco hand-eye calibration of the shoulder or wrist camera"),
     "bench-real": ("agentic_env.cli.bench.real:main",

@@ -24,7 +24,8 @@ _MARGIN = 60
 _SKIP_PREFIXES = ("robot/", "shoulder_camera", "occluder")
 
 
-def _font(size: int) -> ImageFont.ImageFont:
+def label_font(size: int) -> ImageFont.ImageFont:
+    """PIL's built-in scalable font at ``size`` pixels (no font files needed)."""
     return ImageFont.load_default(size=size)
 
 
@@ -73,7 +74,7 @@ def render_setup_sheet(env: SimEnv) -> np.ndarray:
 
     draw.rectangle([to_pixel(x1, y1), to_pixel(x0, y0)], outline=(60, 60, 60), width=3,
                    fill=(246, 244, 238))
-    small = _font(12)
+    small = label_font(12)
     for gx in np.arange(np.ceil(x0 * 10) / 10, x1 + 1e-9, 0.1):
         draw.line([to_pixel(gx, y1), to_pixel(gx, y0)], fill=(215, 215, 215))
         draw.text(to_pixel(gx, y1 + 0.08), f"x={gx * 100:.0f}", fill=(120, 120, 120), font=small)
@@ -89,7 +90,7 @@ def render_setup_sheet(env: SimEnv) -> np.ndarray:
 
     scene, model = env.scene_state, env.model
     free = set(free_body_names(model))
-    label = _font(13)
+    label = label_font(13)
     labels_at: dict[tuple[int, int], int] = {}
     for name, box, colour, round_shape in _drawable_bodies(env):
         corner_a, corner_b = to_pixel(box.high[0], box.high[1]), to_pixel(box.low[0], box.low[1])
@@ -116,6 +117,6 @@ def render_setup_sheet(env: SimEnv) -> np.ndarray:
              "Positions: robot base frame, cm (x away from the robot, y to its left); "
              "yaw about vertical."]
     for index, line in enumerate(lines):
-        draw.text((_MARGIN, footer + 20 * index), line, fill=(0, 0, 0), font=_font(15))
+        draw.text((_MARGIN, footer + 20 * index), line, fill=(0, 0, 0), font=label_font(15))
     return np.asarray(image)
 

@@ -1,4 +1,5 @@
-"""Props built from simple geometry: free objects (cubes, cylinders, spheres) and static bins.
+"""Props built from simple geometry: free objects (cubes, cylinders, spheres...), static bins and
+round containers (pots, bowls).
 
 Each builder adds one body to an ``MjSpec`` worldbody. Sizes are metres, masses kilograms,
 colours RGBA in 0..1. Object contacts are stiffer than MuJoCo's default (solref 5 ms) so a
@@ -143,6 +144,17 @@ class BinSpec:
     wall_thickness: float = 0.008
     rgba: tuple[float, float, float, float] = (0.55, 0.42, 0.30, 1.0)
 
+    @property
+    def outer_half(self) -> tuple[float, float]:
+        """Half extents (x, y) of the bin's outer walls in its body frame, metres."""
+        return (self.inner_size[0] + self.wall_thickness,
+                self.inner_size[1] + self.wall_thickness)
+
+    def holds_xy(self, offset: np.ndarray) -> bool:
+        """Whether ``offset`` (x, y from the floor centre, body frame, metres) lies over the
+        inner floor."""
+        return bool(np.all(np.abs(np.asarray(offset)[:2]) <= self.inner_size))
+
 
 def add_bin(
     spec: mujoco.MjSpec, bin_spec: BinSpec, pos: np.ndarray, yaw: float = 0.0
@@ -162,4 +174,97 @@ def add_bin(
                       pos=[sign * (half_x + t / 2), 0, h / 2], **common)
         body.add_geom(name=f"{bin_spec.name}_wall_{side}y", size=[half_x, t / 2, h / 2],
                       pos=[0, sign * (half_y + t / 2), h / 2], **common)
+    return body
+
+
+
+@dataclass(frozen=True)
+class ContainerSpec:
+    """A static round container (a pot, a bowl) built from a floor disc and a ring of wall
+    segments, its floor centre at the body origin.
+
+    Attributes:
+        name: body and PDDL name.
+        inner_radius: radius of the inner floor, metres.
+        wall_height: metres above the table.
+        wall_thickness: metres.
+        segments: wall segments around the ring.
+        rgba: colour.
+        handles: add two handles (a pot's) on the body's +-x sides.
+        flare: outward lean of the walls from vertical (a bowl's sloping sides), radians,
+            0..pi/4; the rim's radius grows by ``wall_height * tan(flare)``.
+    """
+
+    name: str
+    inner_radius: float
+    wall_height: float
+    wall_thickness: float = 0.008
+    segments: int = 16
+    rgba: tuple[float, float, float, float] = (0.36, 0.37, 0.40, 1.0)
+    handles: bool = False
+    flare: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.flare <= np.pi / 4:
+            raise InvalidConfigError(f"container {self.name!r}: flare {self.flare} rad is "
+                                     "outside 0..pi/4")
+
+    @property
+    def floor_top(self) -> float:
+        """Height of the inner floor above the table, metres."""
+        return self.wall_thickness
+
+    @property
+    def rim_radius(self) -> float:
+        """Outer radius of the walls at the rim, metres."""
+        return self.inner_radius + self.wall_thickness + self.wall_height * np.tan(self.flare)
+
+    @property
+    def footprint(self) -> float:
+        """Radius of the circle holding the container (handles included), metres."""
+        return self.rim_radius + (0.04 if self.handles else 0.0)
+
+    @property
+    def inner_size(self) -> tuple[float, float]:
+        """Half extents (x, y) of the square around the inner floor, metres."""
+        return (self.inner_radius, self.inner_radius)
+
+    @property
+    def outer_half(self) -> tuple[float, float]:
+        """Half extents (x, y) of the square around the container, metres."""
+        return (self.footprint, self.footprint)
+
+    def holds_xy(self, offset: np.ndarray) -> bool:
+        """Whether ``offset`` (x, y from the floor centre, body frame, metres) lies over the
+        inner floor."""
+        return bool(np.hypot(*np.asarray(offset)[:2]) <= self.inner_radius)
+
+
+def add_container(spec: mujoco.MjSpec, container: ContainerSpec) -> mujoco.MjsBody:
+    """Add ``container`` as a static body at the origin (moved per reset via body_pos)."""
+    body = spec.worldbody.add_body(name=container.name)
+    r, t, h = container.inner_radius, container.wall_thickness, container.wall_height
+    lean = container.flare
+    common = {"type": mujoco.mjtGeom.mjGEOM_BOX, "rgba": container.rgba, "solref": PROP_SOLREF,
+              "friction": PROP_FRICTION, "condim": 4}
+    body.add_geom(name=f"{container.name}_floor", type=mujoco.mjtGeom.mjGEOM_CYLINDER,
+                  size=[r + t, t / 2, 0], pos=[0, 0, t / 2], rgba=container.rgba,
+                  solref=PROP_SOLREF, friction=PROP_FRICTION, condim=4)
+    # each segment is as wide as the ring at the rim (no gaps where the walls lean out),
+    # leaning outwards about its own tangent axis
+    half_chord = container.rim_radius * np.tan(np.pi / container.segments) + 0.001
+    radial = r + t / 2 + h / 2 * np.tan(lean)
+    tilt = np.array([np.cos(lean / 2), 0.0, np.sin(lean / 2), 0.0])
+    for k in range(container.segments):
+        angle = 2 * np.pi * k / container.segments
+        quat = np.zeros(4)
+        mujoco.mju_mulQuat(quat, np.array([np.cos(angle / 2), 0, 0, np.sin(angle / 2)]), tilt)
+        body.add_geom(name=f"{container.name}_wall{k}",
+                      size=[t / 2, half_chord, h / 2 / np.cos(lean)],
+                      pos=[radial * np.cos(angle), radial * np.sin(angle), h / 2],
+                      quat=quat, **common)
+    if container.handles:
+        for sign, side in ((1.0, "+"), (-1.0, "-")):
+            body.add_geom(name=f"{container.name}_handle{side}", size=[0.02, 0.035, 0.006],
+                          pos=[sign * (r + t + 0.018), 0, h - 0.012], **common)
     return body

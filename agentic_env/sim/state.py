@@ -109,19 +109,25 @@ class Box:
         return bool(np.all(point >= self.low) and np.all(point <= self.high))
 
 
-def body_box(scene: SceneState, body: str) -> Box:
-    """Axis-aligned bounding box (base frame) of the colliding geoms of ``body``."""
-    model, data = scene.model, scene.data
-    body_id = model.body(body).id
-    geoms = np.flatnonzero((model.geom_bodyid == body_id)
-                           & ((model.geom_contype != 0) | (model.geom_conaffinity != 0)))
+def geoms_box(model: mujoco.MjModel, data: mujoco.MjData,
+              geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """World-frame axis-aligned (low, high) corners (3,) around the geoms ``geoms`` (ids, at
+    least one) as posed in ``data``, metres."""
     rotations = data.geom_xmat[geoms].reshape(-1, 3, 3)
     centres = data.geom_xpos[geoms] + np.einsum("gij,gj->gi", rotations,
                                                  model.geom_aabb[geoms, :3])
     extents = np.einsum("gij,gj->gi", np.abs(rotations), model.geom_aabb[geoms, 3:])
-    low = np.min(centres - extents, axis=0) - scene.base_pos
-    high = np.max(centres + extents, axis=0) - scene.base_pos
-    return Box(low, high)
+    return np.min(centres - extents, axis=0), np.max(centres + extents, axis=0)
+
+
+def body_box(scene: SceneState, body: str) -> Box:
+    """Axis-aligned bounding box (base frame) of the colliding geoms of ``body``."""
+    model = scene.model
+    body_id = model.body(body).id
+    geoms = np.flatnonzero((model.geom_bodyid == body_id)
+                           & ((model.geom_contype != 0) | (model.geom_conaffinity != 0)))
+    low, high = geoms_box(model, scene.data, geoms)
+    return Box(low - scene.base_pos, high - scene.base_pos)
 
 
 def holding(scene: SceneState, body: str) -> bool:

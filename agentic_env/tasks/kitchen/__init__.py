@@ -1,11 +1,13 @@
 """``AgenticEnv/Kitchen-v0``: long-horizon kitchen chores with a drawer, a pot and a bowl.
 
 :class:`~agentic_env.tasks.kitchen.task.KitchenTask` (its docstring gives the description,
-randomizations and success conditions); :mod:`~agentic_env.tasks.kitchen.props` the names,
-items and containers. The instructions are data (``scenes/tasks/kitchen.toml``); the
-scripted expert is :mod:`agentic_env.experts.kitchen`.
+randomizations and success conditions); :mod:`~agentic_env.tasks.kitchen.props` the names
+and items (the pot and the bowl are :class:`~agentic_env.sim.props.ContainerSpec`). The
+instructions are data (``scenes/tasks/kitchen.toml``); the scripted expert is
+:mod:`agentic_env.experts.kitchen`.
 """
 
+from agentic_env.sim.props import ContainerSpec, add_container
 from agentic_env.tasks.kitchen.props import (
     BOWL,
     CABINET,
@@ -17,9 +19,7 @@ from agentic_env.tasks.kitchen.props import (
     SPONGE,
     TOMATO,
     VARIANTS,
-    ContainerSpec,
     KitchenItem,
-    add_container,
     kitchen_items,
 )
 from agentic_env.tasks.kitchen.task import KitchenConfig, KitchenTask

@@ -1,4 +1,5 @@
-"""Kitchen props: PDDL and body names, the five free items and the static containers.
+"""Kitchen props: PDDL and body names and the five free items (the pot and the bowl are
+:class:`~agentic_env.sim.props.ContainerSpec` round containers, see the kitchen config).
 
 Sizes are metres, in the body frame of each prop; colours are RGBA.
 """
@@ -7,10 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import mujoco
 import numpy as np
 
-from agentic_env.sim.props import PROP_FRICTION, PROP_SOLREF, ObjectSpec, Part
+from agentic_env.sim.props import ObjectSpec, Part
 
 #: PDDL name of the cabinet's drawer.
 DRAWER = "top-drawer"
@@ -109,58 +109,3 @@ def kitchen_items() -> dict[str, KitchenItem]:
             rest_height=0.012),
     ]
     return {item.name: item for item in items}
-
-
-@dataclass(frozen=True)
-class ContainerSpec:
-    """A static round container built from a floor disc and a ring of wall segments.
-
-    Attributes:
-        name: body and PDDL name.
-        inner_radius: metres.
-        wall_height: metres above the table.
-        wall_thickness: metres.
-        segments: wall segments around the ring.
-        rgba: colour.
-        handles: add two handles (a pot's) on the body's +-x sides.
-    """
-
-    name: str
-    inner_radius: float
-    wall_height: float
-    wall_thickness: float = 0.008
-    segments: int = 16
-    rgba: tuple[float, float, float, float] = (0.36, 0.37, 0.40, 1.0)
-    handles: bool = False
-
-    @property
-    def floor_top(self) -> float:
-        """Height of the inner floor above the table, metres."""
-        return self.wall_thickness
-
-    @property
-    def footprint(self) -> float:
-        """Radius of the circle holding the container (handles included), metres."""
-        outer = self.inner_radius + self.wall_thickness
-        return outer + (0.04 if self.handles else 0.0)
-
-
-def add_container(spec: mujoco.MjSpec, container: ContainerSpec) -> None:
-    """Add ``container`` as a static body at the origin (moved per reset via body_pos)."""
-    body = spec.worldbody.add_body(name=container.name)
-    r, t, h = container.inner_radius, container.wall_thickness, container.wall_height
-    common = {"type": mujoco.mjtGeom.mjGEOM_BOX, "rgba": container.rgba, "solref": PROP_SOLREF,
-              "friction": PROP_FRICTION, "condim": 4}
-    body.add_geom(name=f"{container.name}_floor", type=mujoco.mjtGeom.mjGEOM_CYLINDER,
-                  size=[r + t, t / 2, 0], pos=[0, 0, t / 2], rgba=container.rgba,
-                  solref=PROP_SOLREF, friction=PROP_FRICTION, condim=4)
-    half_chord = (r + t) * np.tan(np.pi / container.segments) + 0.001
-    for k in range(container.segments):
-        angle = 2 * np.pi * k / container.segments
-        body.add_geom(name=f"{container.name}_wall{k}", size=[t / 2, half_chord, h / 2],
-                      pos=[(r + t / 2) * np.cos(angle), (r + t / 2) * np.sin(angle), h / 2],
-                      quat=[np.cos(angle / 2), 0, 0, np.sin(angle / 2)], **common)
-    if container.handles:
-        for sign, side in ((1.0, "+"), (-1.0, "-")):
-            body.add_geom(name=f"{container.name}_handle{side}", size=[0.02, 0.035, 0.006],
-                          pos=[sign * (r + t + 0.018), 0, h - 0.012], **common)

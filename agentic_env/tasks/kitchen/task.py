@@ -24,6 +24,7 @@ from agentic_env.sim.cabinet import (
     set_cabinet_pose,
     set_drawer_opening,
 )
+from agentic_env.sim.props import ContainerSpec, add_container
 from agentic_env.sim.scene import SceneBuilder
 from agentic_env.sim.state import Box, SceneState, holding
 from agentic_env.tasks.base import TaskEvaluation
@@ -39,8 +40,6 @@ from agentic_env.tasks.kitchen.props import (
     SPONGE,
     TOMATO,
     VARIANTS,
-    ContainerSpec,
-    add_container,
     kitchen_items,
 )
 from agentic_env.tasks.predicates import hand_facts, on_table

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agentic_env.sim.props import BinSpec
+from agentic_env.sim.props import BinSpec, ContainerSpec
 from agentic_env.tasks.vocabulary import task_vocabulary
 
 RULES: tuple[str, ...] = ("fruit", "food_toys", "colour", "category")
@@ -39,7 +39,8 @@ class SortingConfig:
     Attributes:
         item_counts: allowed numbers of objects on the table (sampled uniformly).
         rules: allowed rules (sampled uniformly), from :data:`RULES`.
-        containers: the three containers (names are PDDL objects).
+        containers: the three containers (names are PDDL objects): two square bins and a
+            round bowl with sloping sides.
         container_slots: nominal container centres (x, y), base frame, metres.
         container_jitter: uniform jitter of each container centre per axis, metres.
         item_area: (x_min, x_max, y_min, y_max) that object footprints lie in, metres.
@@ -62,10 +63,13 @@ class SortingConfig:
 
     item_counts: tuple[int, ...] = (3, 4, 5, 6, 7)
     rules: tuple[str, ...] = RULES
-    containers: tuple[BinSpec, ...] = field(default_factory=lambda: (
+    containers: tuple[BinSpec | ContainerSpec, ...] = field(default_factory=lambda: (
         BinSpec(WHITE_BIN, (0.10, 0.10), 0.06, 0.008, (0.93, 0.93, 0.91, 1.0)),
         BinSpec(BLUE_BIN, (0.10, 0.10), 0.06, 0.008, (0.15, 0.35, 0.80, 1.0)),
-        BinSpec(BOWL, (0.10, 0.10), 0.04, 0.008, (0.80, 0.52, 0.32, 1.0)),
+        # wide enough for two lanes of objects (a 10 cm pack in a half lane reaches 12.8 cm
+        # from the centre, onto the foot of the sloping side)
+        ContainerSpec(BOWL, inner_radius=0.12, wall_height=0.045, wall_thickness=0.008,
+                      rgba=(0.80, 0.52, 0.32, 1.0), flare=0.35),
     ))
     container_slots: tuple[tuple[float, float], ...] = ((0.44, -0.36), (0.66, 0.0),
                                                         (0.44, 0.36))

@@ -19,7 +19,7 @@ from agentic_env.contract.workcell import TABLE_HEIGHT
 from agentic_env.errors import InvalidConfigError
 from agentic_env.geometry.planar import rects_overlap
 from agentic_env.geometry.rotations import rotation_z, yaw_of
-from agentic_env.sim.props import BinSpec
+from agentic_env.sim.props import BinSpec, ContainerSpec, add_container
 from agentic_env.sim.scene import SceneBuilder
 from agentic_env.sim.state import Box, SceneState
 from agentic_env.tasks.base import TaskEvaluation
@@ -47,9 +47,10 @@ class SortingTask:
 
     **Description.** Three to seven objects from :mod:`agentic_env.tasks.catalogue` (fruit, toy
     blocks, toys, tools, packaged food) lie on the table between three static containers: a white
-    bin, a blue bin and a low bowl. The instruction states a sorting rule; the robot must put every
-    object the rule selects into its container and leave the objects the rule does not mention on
-    the table. Rules (``goal["rule"]``):
+    bin and a blue bin (square, upright walls) and a wide round bowl with sloping sides. The
+    instruction states a sorting rule; the robot must put every object the rule selects into its
+    container and leave the objects the rule does not mention on the table. Rules
+    (``goal["rule"]``):
 
     * ``fruit``: the fruits into one bin, all other objects into the other (AgenticLab Table V:
       "Sort the fruits into the white bin and all other objects into the blue bin.");
@@ -75,12 +76,13 @@ class SortingTask:
     object; by rejection sampling) and yaw (uniform); the instruction's paraphrase category.
 
     **Success conditions.** Every object the rule selects is ``in`` its container: its centre lies
-    in the container's interior box (the inner floor footprint, from the table up to 3 cm above
-    the rim, so fruit poking out of the low bowl counts) and it is not held. Every object the rule
-    leaves out is ``on-table``: it rests on the table top (within 12 mm), outside every container
-    and not held. Both kinds of facts are goal facts (so a plan that moves a distractor into a
-    container is wrong, and the reference plan never touches one); progress is the fraction of
-    goal facts that hold (distractor facts usually hold from the start).
+    in the container's interior (over the inner floor, a square or the bowl's circle, from the
+    table up to 3 cm above the rim, so fruit poking out of the low bowl counts) and it is not
+    held. Every object the rule leaves out is ``on-table``: it rests on the table top (within
+    12 mm), outside every container and not held. Both kinds of facts are goal facts (so a plan
+    that moves a distractor into a container is wrong, and the reference plan never touches one);
+    progress is the fraction of goal facts that hold (distractor facts usually hold from the
+    start).
     """
 
     name = "sorting"
@@ -93,7 +95,8 @@ class SortingTask:
             raise InvalidConfigError(f"unknown sorting rules {sorted(unknown)}; valid: "
                                      f"{', '.join(RULES)}")
         self.items: dict[str, CatalogueEntry] = {e.name: e for e in CATALOGUE.values()}
-        self.containers: dict[str, BinSpec] = {c.name: c for c in self.config.containers}
+        self.containers: dict[str, BinSpec | ContainerSpec] = {
+            c.name: c for c in self.config.containers}
         self._active: list[str] = []
         self._rule = "fruit"
         self._groups: list[Group] = []
@@ -115,6 +118,9 @@ class SortingTask:
         for entry in self.items.values():
             builder.add_object(entry.spec)
         for index, container in enumerate(self.config.containers):
+            if isinstance(container, ContainerSpec):
+                add_container(builder.spec, container)  # moved onto the table at reset
+                continue
             x, y = self.config.container_slots[index]
             builder.add_bin(container, np.array([x, y, 0.0]))
 
@@ -235,9 +241,7 @@ class SortingTask:
         return slots
 
     def _container_rect(self, name: str, xy: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-        spec = self.containers[name]
-        half = np.asarray(spec.inner_size) + spec.wall_thickness
-        return np.asarray(xy, dtype=float), half, 0.0
+        return np.asarray(xy, dtype=float), np.asarray(self.containers[name].outer_half), 0.0
 
     def _item_rect(self, name: str, xy: np.ndarray,
                    yaw: float) -> tuple[np.ndarray, np.ndarray, float]:
@@ -325,8 +329,7 @@ class SortingTask:
         x0, x1, y0, y1 = self.config.item_area
         rects = [[x0, x1, y0, y1]]
         for name, xy in self._container_xy.items():
-            spec = self.containers[name]
-            hx, hy = np.asarray(spec.inner_size) + spec.wall_thickness + 0.03
+            hx, hy = np.asarray(self.containers[name].outer_half) + 0.03
             rects.append([float(xy[0] - hx), float(xy[0] + hx), float(xy[1] - hy),
                           float(xy[1] + hy)])
         return rects
@@ -437,8 +440,9 @@ class SortingTask:
     # -- symbolic model ---------------------------------------------------------------------
 
     def interior(self, scene: SceneState, container: str) -> Box:
-        """A container's interior box (base frame): its inner floor footprint, from the table
-        top up to ``headroom`` above the rim."""
+        """A container's interior box (base frame): the box around its inner floor, from the
+        table top up to ``headroom`` above the rim (a round container's interior is the
+        cylinder inside it: :meth:`contains`)."""
         spec = self.containers[container]
         centre = scene.body_position(container)
         half = np.array([*spec.inner_size, 0.0])
@@ -447,14 +451,23 @@ class SortingTask:
         high[2] = centre[2] + spec.wall_height + self.config.headroom
         return Box(low, high)
 
+    def contains(self, scene: SceneState, container: str, point: np.ndarray) -> bool:
+        """Whether ``point`` (base frame (3,), metres) lies in the container's interior: over
+        its inner floor (a square's or a circle's) and within :meth:`interior`'s heights."""
+        offset = np.asarray(point) - scene.body_position(container)
+        return (self.interior(scene, container).contains(point)
+                and self.containers[container].holds_xy(offset[:2]))
+
     def in_container(self, scene: SceneState, item: str, container: str) -> bool:
         """``in item container`` (see :class:`SortingTask`)."""
-        return inside(scene, item, self.interior(scene, container))
+        offset = scene.body_position(item) - scene.body_position(container)
+        return (inside(scene, item, self.interior(scene, container))
+                and self.containers[container].holds_xy(offset[:2]))
 
     def on_table_outside(self, scene: SceneState, item: str) -> bool:
         """``on-table item``: resting on the table top, outside every container, not held."""
         return on_table(scene, item) and not any(
-            self.interior(scene, c).contains(scene.body_position(item)) for c in self.containers)
+            self.contains(scene, c, scene.body_position(item)) for c in self.containers)
 
     def pddl_objects(self) -> dict[str, str]:
         """The objects on the table (type item) and the three containers (type container)."""
@@ -470,12 +483,11 @@ class SortingTask:
         object without a place has no plan). Scoring reads the stricter
         :meth:`on_table_outside`."""
         facts = hand_facts(scene, self._active)
-        interiors = {c: self.interior(scene, c) for c in self.containers}
         for name in self._active:
             if f"holding {name}" in facts:
                 continue
             position = scene.body_position(name)
-            containing = [c for c, box in interiors.items() if box.contains(position)]
+            containing = [c for c in self.containers if self.contains(scene, c, position)]
             facts.update(f"in {name} {c}" for c in containing)
             if not containing:
                 facts.add(f"on-table {name}")
