@@ -18,6 +18,7 @@ from agentic_env.agents.models.base import CallRecord
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.evaluations import EpisodeEvaluation
 from agentic_env.oracle.mallvi import subtask_truth
+from agentic_env.oracle.naming import name_book
 
 if TYPE_CHECKING:
     from agentic_env.agents.base import AgentReport
@@ -32,7 +33,7 @@ def call_truth(env: SimEnv, record: CallRecord) -> str | None:
     module that is not scored or a call that failed."""
     if record.query.module not in SCORED_MODULES or record.reply is None:
         return None
-    fields = record.query.fields
+    fields = name_book(env).to_ids(dict(record.query.fields))  # the model's names as ids
     holds = subtask_truth(env, str(fields.get("source", "")),
                           str(fields.get("destination", "")), fields.get("place_point"),
                           fields.get("pose"))

@@ -46,9 +46,14 @@ from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 from agentic_env.harness.evaluations import EpisodeEvaluation
 from agentic_env.oracle import OracleJudge
+from agentic_env.oracle.naming import NameBook, name_book, replace_names
 from agentic_env.pddl.planning import PlanNotFoundError
 from agentic_env.tasks.base import SymbolicTask
-from agentic_env.tasks.subtasks import ground_truth_dependencies, ground_truth_subtasks
+from agentic_env.tasks.subtasks import (
+    ground_truth_dependencies,
+    ground_truth_subtasks,
+    object_words,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -151,8 +156,8 @@ def build_panel(spec: EpisodeSpec, *,
 
 def judge_episode(spec: EpisodeSpec, instruction: str, truth: GroundTruth | None,
                   report: AgentReport, *,
-                  factories: Mapping[str, BackendFactory] | None = None
-                  ) -> PanelVerdict | None:
+                  factories: Mapping[str, BackendFactory] | None = None,
+                  names: Mapping[str, str] | None = None) -> PanelVerdict | None:
     """The panel's verdict on the episode, ``None`` when it cannot be judged (no ground
     truth, no reported subtasks, or the judges failed).
 
@@ -162,10 +167,14 @@ def judge_episode(spec: EpisodeSpec, instruction: str, truth: GroundTruth | None
         truth: the ground truth (:func:`ground_truth`).
         report: the agent's report (its ``subtask`` events).
         factories: backend factories by spec kind for the judges (:func:`build_panel`).
+        names: a model's name -> the ground truth's words for the thing it names
+            (:func:`truth_words`): the executed steps are shown to the judges in the ground
+            truth's words, so a score does not depend on how a model spelt the things.
     """
     executed = executed_subtasks(report)
     if truth is None or executed is None:
         return None
+    executed = [str(replace_names(step, names or {})) for step in executed]
     specs = panel_specs(spec)
     under_test = (spec.model, *spec.module_models().values())
     notes = tuple(panel_notes(specs, under_test=under_test))
@@ -178,6 +187,14 @@ def judge_episode(spec: EpisodeSpec, instruction: str, truth: GroundTruth | None
         logger.warning("the trace judges failed: %s", error)
         return None
     return PanelVerdict(panel.score, tuple(v.judge for v in panel.verdicts), notes)
+
+
+def truth_words(book: NameBook) -> dict[str, str]:
+    """Each name a model introduced in the episode -> the ground truth's words for the thing
+    it is bound to (``crimson-package`` -> ``cracker box``)."""
+    words = object_words(sorted(book.ids))
+    return {name: words[thing] for name, thing in book.alignment.bound.items()
+            if name != thing and thing in words}
 
 
 class TraceJudge(EpisodeEvaluation):
@@ -196,14 +213,18 @@ class TraceJudge(EpisodeEvaluation):
         self._spec = spec
         self._truth: GroundTruth | None = None
         self._instruction = ""
+        self._book: NameBook | None = None
 
     def start(self, env: SimEnv, instruction: str) -> None:
         """Keep the ground truth of the initial state and the instruction."""
         self._truth, self._instruction = ground_truth(env), instruction
+        self._book = name_book(env)
 
     def finish(self, result: EpisodeResult, report: AgentReport) -> EpisodeResult:
-        """``result`` with the panel's :func:`judge_episode` verdict."""
-        verdict = judge_episode(self._spec, self._instruction, self._truth, report)
+        """``result`` with the panel's :func:`judge_episode` verdict (the executed steps in
+        the ground truth's words, :func:`truth_words`)."""
+        names = truth_words(self._book) if self._book is not None else None
+        verdict = judge_episode(self._spec, self._instruction, self._truth, report, names=names)
         if verdict is None:
             return result
         return replace(result, judge_score=verdict.score, judges=verdict.judges,

@@ -206,7 +206,7 @@ class _Rollout:
             goal = goal_literals(true_domain, problem)
             if "parser" in self.modules:
                 yield self._parser(ctx, obs, instruction, load_domain(task.domain),
-                                   PARSER_EXAMPLE, true_domain, problem)
+                                   PARSER_EXAMPLE, true_domain, problem, env)
             plan = reference_plan(task, scene)
             goal_points = {0, len(plan) // 2}
             for index, step in enumerate(plan):
@@ -250,13 +250,21 @@ class _Rollout:
             return None, f"{type(exc).__name__}: {exc}"
 
     def _parser(self, ctx: Any, obs: Any, instruction: str, domain: str, example: str,
-                true_domain: str, problem: str) -> ModuleInstance:
+                true_domain: str, problem: str, env: Any) -> ModuleInstance:
+        """Graded on the simulator's ids: the model's own object names are bound to scene
+        objects first (:class:`~agentic_env.oracle.naming.NameBook`), so the grade does not
+        depend on how it spelt them."""
         from agentic_env.agents.agenticlab.modules import parse_task
+        from agentic_env.oracle.naming import NameBook
 
         parsed, error = self._ask(lambda: parse_task(ctx, obs, instruction, domain, example))
         if parsed is None:
             return self._instance("parser", False, None, {"goal_reached": True}, None, error)
-        success, detail = grade_parser(true_domain, problem, parsed.domain, parsed.problem)
+        book = NameBook(env)
+        if self.asker.last is not None:
+            book.observe(self.asker.last)
+        success, detail = grade_parser(true_domain, problem, parsed.domain,
+                                       book.pddl_in_ids(parsed.problem))
         return self._instance("parser", success, None, {"goal_reached": True},
                               {"problem_pddl": parsed.problem, "graded": detail})
 

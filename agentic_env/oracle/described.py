@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agentic_env.oracle.naming import Mention, SceneThing, _words_table, replace_names, scene_things
+from agentic_env.oracle.naming import Mention, SceneThing, replace_names, scene_things
+from agentic_env.tasks.vocabulary import thing_words
 
 if TYPE_CHECKING:
     from agentic_env.envs.sim_env import SimEnv
@@ -27,16 +28,18 @@ _SIDES = {2: ("left", "right"), 3: ("left", "middle", "right")}
 _ORDINAL = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
 
 
-def _noun(thing: SceneThing, rng: np.random.Generator, chosen: dict[str, str]) -> str:
-    """Another word for the thing: a synonym of its head noun that is not a category label
-    (``bin`` -> ``container``), else the noun itself; one word per head noun in an episode
-    (``chosen``), as a person keeps calling the blocks blocks."""
+def _noun(thing: SceneThing, rng: np.random.Generator, chosen: dict[str, str],
+          kinds: frozenset[str]) -> str:
+    """Another word for the thing: a synonym of its head noun that is neither a category label
+    nor a PDDL type of the scene (``kinds``), e.g. ``bin`` -> ``tub``, else the noun itself;
+    one word per head noun in an episode (``chosen``), as a person keeps calling the blocks
+    blocks."""
     own = thing.id.replace("-", " ").split()
-    head = next((w for w in reversed(own) if w in _words_table()["nouns"]), own[-1])
+    head = next((w for w in reversed(own) if w in thing_words()["nouns"]), own[-1])
     if head not in chosen:
-        words = _words_table()["nouns"].get(head, [])
+        words = thing_words()["nouns"].get(head, [])
         options = sorted(w for w in words if " " not in w and w not in own
-                         and w not in thing.labels and w != thing.kind)
+                         and w not in thing.labels and w not in kinds)
         chosen[head] = str(rng.choice(options)) if options else head
     return chosen[head]
 
@@ -47,6 +50,7 @@ def described_names(things: list[SceneThing], rng: np.random.Generator) -> dict[
     where the shoulder camera sees them."""
     bases: dict[str, list[tuple[SceneThing, str]]] = defaultdict(list)
     chosen: dict[str, str] = {}
+    kinds = frozenset(t.kind for t in things) | {"container", "object", "item"}
     for thing in things:
         if thing.kind == "pose" or thing.id == "table":
             continue
@@ -54,7 +58,7 @@ def described_names(things: list[SceneThing], rng: np.random.Generator) -> dict[
         colour = next((c for c in sorted(thing.colours) if c in thing.id.split("-")),
                       sorted(thing.colours)[0] if thing.colours else "")
         words += [colour] if colour else []
-        words.append(_noun(thing, rng, chosen))
+        words.append(_noun(thing, rng, chosen, kinds))
         if thing.letter:
             words += ["with", "letter", thing.letter.lower()]
         if thing.number:

@@ -24,12 +24,10 @@ and judges' truth, and the episode's report.
 from __future__ import annotations
 
 import re
-import tomllib
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 import mujoco
@@ -39,6 +37,7 @@ from scipy.optimize import linear_sum_assignment
 from agentic_env.pddl.planning import load_domain
 from agentic_env.sim.cameras import camera_pose_in_world
 from agentic_env.tasks.catalogue import entries
+from agentic_env.tasks.vocabulary import thing_words
 
 if TYPE_CHECKING:
     from agentic_env.agents.models.base import CallRecord
@@ -64,14 +63,8 @@ _NO_MATCH = -1.0
 
 
 @cache
-def _words_table() -> dict[str, Any]:
-    path = resources.files("agentic_env.scenes").joinpath("names.toml")
-    return tomllib.loads(path.read_text(encoding="utf-8"))
-
-
-@cache
 def _colour_words() -> frozenset[str]:
-    return frozenset(w for words in _words_table()["colours"].values() for w in words)
+    return frozenset(w for words in thing_words()["colours"].values() for w in words)
 
 
 def tokens(text: str) -> list[str]:
@@ -176,11 +169,11 @@ class Alignment:
 def _colour_family(colour: str | None) -> frozenset[str]:
     if not colour:
         return frozenset()
-    return frozenset(_words_table()["colours"].get(colour, [colour]))
+    return frozenset(thing_words()["colours"].get(colour, [colour]))
 
 
 def _thing(env: SimEnv, thing_id: str, kind: str, extra: Mapping[str, str]) -> SceneThing:
-    table = _words_table()
+    table = thing_words()
     stem = re.sub(r"-\d+$", "", thing_id)
     if kind == "pose":
         return SceneThing(thing_id, kind, frozenset({stem.replace("-", " "),
@@ -389,6 +382,11 @@ class NameBook:
         self._domain: frozenset[str] | None = None
 
     @property
+    def ids(self) -> frozenset[str]:
+        """The task's PDDL object names."""
+        return frozenset(self._ids)
+
+    @property
     def _ids(self) -> set[str]:
         """The task's PDDL object names (read live: the episode's objects are drawn at reset)."""
         return {str(name) for name in self._env.task.pddl_objects()}  # type: ignore[attr-defined]
@@ -496,6 +494,33 @@ class NameBook:
             found = Alignment(unbound=[text])
         self._learn(found)
         return found.bound.get(text)
+
+    def pddl_in_ids(self, text: str) -> str:
+        """A PDDL problem a model wrote, with its objects (its ``:objects`` section, typed)
+        bound and every bound name written as its id."""
+        section = re.search(r"\(\s*:objects(.*?)\)", text, re.S | re.I)
+        if section is not None:
+            mentions, pending = [], []
+            words = section.group(1).split()
+            index = 0
+            while index < len(words):
+                if words[index] == "-" and index + 1 < len(words):
+                    mentions += [Mention(w, kind=words[index + 1]) for w in pending]
+                    pending, index = [], index + 2
+                    continue
+                pending.append(words[index])
+                index += 1
+            self.introduce([*mentions, *(Mention(w) for w in pending)])
+        bound = {n: t for n, t in self.alignment.bound.items() if n != t}
+        previous = ""
+
+        def rewrite(match: re.Match[str]) -> str:
+            nonlocal previous
+            word, after_dash = match.group(0), previous == "-"
+            previous = word
+            return word if after_dash else bound.get(word, word)  # a type stays a type
+
+        return re.sub(r"[^\s()]+", rewrite, text)
 
     def name_for(self, thing: str) -> str:
         """The name the agent knows ``thing`` by (the first a model introduced), else the id."""

@@ -24,29 +24,10 @@ from agentic_env.tasks.reorientation import ReorientationTask
 from agentic_env.tasks.sorting import SortingTask
 from agentic_env.tasks.sorting.rules import CONTAINER_WORDS
 from agentic_env.tasks.stacking import StackingTask
+from agentic_env.tasks.vocabulary import noun_synonyms
 
 #: Yaw of -90 deg (w, x, y, z): turns a body's +x side (a mug's handle) to -y.
 _TURNED = (float(np.cos(-np.pi / 4)), 0.0, 0.0, float(np.sin(-np.pi / 4)))
-#: Other words the tasks' paraphrases use for a noun (lexical and high-level instructions).
-SYNONYMS: dict[str, tuple[str, ...]] = {
-    "bin": ("container",),
-    "bowl": ("dish",),
-    "plate": ("dish",),
-    "cube": ("block",),
-    "bottle": ("flask", "drink container"),
-    "box": ("carton", "package"),
-    "mug": ("cup",),
-    "pot": ("cooking pot",),
-    "spice bottle": ("seasoning jar", "seasoning bottle"),
-    "snack pack": ("snack packet", "bag of chips"),
-    "chicken leg": ("drumstick", "poultry"),
-    "top drawer": ("upper drawer", "drawer"),
-    "letter block": ("block", "cube"),
-    "slot": ("tile", "square"),
-    "crossword board": ("board",),
-}
-
-
 @dataclass(frozen=True)
 class Appearance:
     """One named thing of a task and what its names say it looks like.
@@ -81,7 +62,7 @@ class Appearance:
 def _named(task: str, name: str, noun: str, colour: str | None, extra: tuple[str, ...] = (),
            body: str | None = None,
            quat: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)) -> Appearance:
-    words = tuple(dict.fromkeys((*SYNONYMS.get(noun, ()), *extra)))
+    words = tuple(dict.fromkeys((*noun_synonyms(noun), *extra)))
     return Appearance(task, name, body or name, noun, colour, words, quat)
 
 

@@ -31,3 +31,19 @@ def task_vocabulary(task: str) -> dict[str, Any]:
         raise InvalidConfigError(f"no vocabulary scenes/tasks/{task}.toml; known: "
                                  f"{', '.join(known)}")
     return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+@cache
+def thing_words() -> dict[str, Any]:
+    """The parsed ``scenes/names.toml`` (cached: treat it as read-only): ``nouns`` (a noun ->
+    other nouns for the same kind of thing), ``colours`` (a colour word -> the words of its
+    family) and ``poses`` (a named resting pose -> its other names)."""
+    path = resources.files("agentic_env.scenes").joinpath("names.toml")
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def noun_synonyms(noun: str) -> tuple[str, ...]:
+    """Other nouns for ``noun`` (a phrase's own entry, else its last word's): ``bin`` ->
+    ``container``, ``box``..."""
+    nouns = thing_words()["nouns"]
+    return tuple(nouns.get(noun) or nouns.get(noun.split()[-1], ()))
