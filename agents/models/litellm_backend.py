@@ -82,7 +82,8 @@ def vision_messages(query: ModelQuery) -> list[dict[str, Any]]:
 
 def answer_text(message: Any, tool_mode: str) -> str:
     """The text of a provider's answer message (``None``: no message): its content; without
-    content, its refusal (OpenAI's ``refusal`` field), or for a query sent without tools its
+    content, its refusal (OpenAI's ``refusal`` field, which litellm keeps among the
+    provider-specific fields), or for a query sent without tools its
     one tool call's arguments (providers that return structured output as a forced tool
     call); else ``""``."""
     if message is None:
@@ -90,7 +91,8 @@ def answer_text(message: Any, tool_mode: str) -> str:
     content = getattr(message, "content", None)
     if content:
         return str(content)
-    refusal = getattr(message, "refusal", None)
+    extra = getattr(message, "provider_specific_fields", None) or {}
+    refusal = getattr(message, "refusal", None) or extra.get("refusal")
     if refusal:
         return str(refusal)
     calls = getattr(message, "tool_calls", None) or []
