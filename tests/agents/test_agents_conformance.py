@@ -384,3 +384,41 @@ def test_a_tool_role_acts_or_stops_naming_its_module(chat_server: Any, role_id: 
     sent = ([tool["function"]["name"] for tool in first.get("tools", ())]
             or re.findall(r'"name": "(\w+)"', first["messages"][0]["content"][0]["text"]))
     assert name in sent
+
+
+# --- model families' coordinate formats ----------------------------------------------------
+
+#: Family -> (a litellm model name served locally, its answer for a red cube at pixel (16, 24)
+#: in a 48 x 64 image boxed by (8, 12, 24, 36), a phrase of the format the prompt states).
+FAMILY_ANSWERS: dict[str, tuple[str, str, str]] = {
+    "pixels": ("openai/gpt-4o", json.dumps(
+        {"found": True, "point": [16, 24], "box": [8, 12, 24, 36]}), "(64 x 48 pixels)"),
+    "gemini": ("openai/gemini-2.5-flash", json.dumps(
+        {"found": True, "point": [500, 250], "box": [250, 125, 750, 375]}), "[y, x]"),
+    "qwen3-vl": ("openai/Qwen/Qwen3-VL-8B-Instruct", json.dumps(
+        {"found": True, "point": [250, 500], "box": [125, 250, 375, 750]}), "0-1000"),
+    "qwen2.5-vl": ("openai/Qwen/Qwen2.5-VL-7B-Instruct", json.dumps(
+        {"found": True, "point": [14, 28], "box": [7, 14, 21, 42]}), "56 x 56"),
+    "molmo": ("openai/allenai/Molmo-7B-D-0924",
+              '<point x="25.0" y="50.0" alt="red cube">red cube</point>', "percent"),
+    "gemini naming pixels": ("openai/gemini-2.5-flash", json.dumps(
+        {"found": True, "point": [16, 24], "box": [8, 12, 24, 36], "coordinates": "pixels"}),
+        "[y, x]"),
+}
+_POINTING: dict[str, Callable[[ModuleContext], Detection | None]] = {
+    "detector": lambda ctx: detect(ctx, OBS, "shoulder", "cube", "red cube"),
+    "localizer": lambda ctx: localize(ctx, OBS, "shoulder", "cube"),
+}
+
+
+@pytest.mark.parametrize("family", list(FAMILY_ANSWERS))
+@pytest.mark.parametrize("role", list(_POINTING))
+def test_pointing_roles_ask_each_family_in_its_format_and_convert_once(
+        chat_server: Any, role: str, family: str) -> None:
+    model, answer, stated = FAMILY_ANSWERS[family]
+    server = chat_server([("ok", answer)])
+    found = _POINTING[role](ModuleContext(ModelRouter(server.backend(model, max_retries=0))))
+    expected_box = None if family == "molmo" else (8, 12, 24, 36)
+    assert found == Detection((16, 24), expected_box)
+    (request,) = server.requests
+    assert stated in request["messages"][0]["content"][0]["text"]
