@@ -5,7 +5,8 @@ in a thread, one step per request. A step is ``("ok", text)`` (an assistant mess
 content), ``("ok", {...})`` (the message's fields: ``content``, ``tool_calls``, ``refusal``;
 a ``finish_reason`` key sets the choice's, default ``tool_calls`` with calls else ``stop``),
 ``("429", "slow down")`` (an error status and message), ``("sleep", 2.0)`` (no answer for that
-long), or a callable ``step(body) -> step`` that chooses from the request. The ``chat_server``
+long), or a callable ``step(body) -> step`` that chooses from the request; a server given one
+callable instead of a list asks it for every request. The ``chat_server``
 fixture (registered in ``tests/conftest.py``) starts servers and, at teardown, stops them and
 closes the litellm clients that talked to them, so no socket outlives its test.
 """
@@ -47,15 +48,17 @@ def completion_payload(model: str, message: dict[str, Any],
 
 
 class ChatServer:
-    """Serves ``/v1/chat/completions`` from ``steps``, one per request, in order.
+    """Serves ``/v1/chat/completions`` from ``steps``, one per request, in order (or from
+    ``steps(body)`` for every request when ``steps`` is callable).
 
     Attributes:
         requests: every request body received, in order.
         url: the server's base URL (``http://127.0.0.1:<port>/v1``).
     """
 
-    def __init__(self, steps: list[Step], usage: UsageRule = (321, 12)) -> None:
-        self.steps = list(steps)
+    def __init__(self, steps: list[Step] | Callable[[dict[str, Any]], Step],
+                 usage: UsageRule = (321, 12)) -> None:
+        self.steps = steps if callable(steps) else list(steps)
         self.requests: list[dict[str, Any]] = []
         server = self
 
@@ -63,7 +66,7 @@ class ChatServer:
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.requests.append(body)
-                step = server.steps.pop(0)
+                step = server.steps if callable(server.steps) else server.steps.pop(0)
                 while callable(step):
                     step = step(body)
                 kind, value = step
@@ -124,7 +127,8 @@ def serve_chats() -> Iterator[Callable[..., ChatServer]]:
     closes every server it started afterwards."""
     servers: list[ChatServer] = []
 
-    def start(steps: list[Step], usage: UsageRule = (321, 12)) -> ChatServer:
+    def start(steps: list[Step] | Callable[[dict[str, Any]], Step],
+              usage: UsageRule = (321, 12)) -> ChatServer:
         servers.append(ChatServer(steps, usage))
         return servers[-1]
 
