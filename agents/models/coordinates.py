@@ -72,8 +72,8 @@ class CoordinateFormat:
 
     def describe(self, height: int, width: int) -> str:
         """The sentence a prompt states the format with, for a ``height`` x ``width`` image."""
-        order = (f"points are {self.point_form()} and boxes {self.box_form()} (y first)"
-                 if self.yx else f"points are {self.point_form()} and boxes {self.box_form()}")
+        order = (f"points are {self.point_form()} and boxes {self.box_form()}"
+                 + (" (y first)" if self.yx else ""))
         if self.scale is not None:
             unit = ("percent (0-100)" if self.scale == 100
                     else f"values normalised to 0-{self.scale:g}")
