@@ -57,3 +57,13 @@ def sorting() -> Iterator[tuple[SimEnv, Any]]:
     yield env, ModuleContext(ModelRouter(oracle))
     oracle.close()
     env.close()
+
+
+@pytest.fixture
+def chat_server() -> Iterator[Callable[..., Any]]:
+    """Starts local OpenAI-compatible chat servers (:mod:`support.chat_server`):
+    ``chat_server(steps)`` -> a running server; all are stopped, and the litellm clients
+    that talked to them closed, at teardown."""
+    from support.chat_server import serve_chats
+
+    yield from serve_chats()

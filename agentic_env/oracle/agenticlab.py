@@ -164,8 +164,9 @@ class AgenticLabOracle:
         return self.detect(fields, "detector")
 
     def detect(self, fields: Mapping[str, Any], module: str) -> dict[str, Any]:
-        """Point and box of ``fields["target"]`` in the camera image; a wrong object at
-        ``module``'s error rate."""
+        """Point and box of ``fields["target"]`` in the camera image, in pixels whatever
+        format the query asked for (the answer says so); a wrong object at ``module``'s
+        error rate."""
         camera = str(fields.get("camera", "shoulder"))
         target = str(fields.get("target", ""))
         part = str(fields.get("part", "object"))
@@ -184,6 +185,7 @@ class AgenticLabOracle:
         centre = np.array([rows.mean(), cols.mean()])
         pick = int(np.argmin((rows - centre[0]) ** 2 + (cols - centre[1]) ** 2))
         return {"found": True, "point": [int(cols[pick]), int(rows[pick])], "box": box,
+                "coordinates": "pixels",
                 "reasoning": f"the {describe(target)} is at the marked point"}
 
     def _segment(self, camera: str, width: int, height: int) -> np.ndarray:

@@ -332,4 +332,5 @@ class MallviOracle:
                          "place_point": pixels["destination"][0],
                          "place_box": pixels["destination"][1],
                          "place_mode": place_mode(types, move["destination"])})
-        return {"plan": plan, "reasoning": f"{len(plan)} moves from the first image"}
+        return {"plan": plan, "coordinates": "pixels",
+                "reasoning": f"{len(plan)} moves from the first image"}

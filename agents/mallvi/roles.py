@@ -24,15 +24,22 @@ import numpy as np
 from agentic_env.agents.mallvi.memory import DescribedObject, SceneDescription
 from agentic_env.agents.models.base import ModelImage
 from agentic_env.agents.models.context import ModuleContext
+from agentic_env.agents.models.coordinates import COORDINATES_SCHEMA
 from agentic_env.agents.perception import numbered_sheet
-from agentic_env.agents.runtime.detector import words_for
+from agentic_env.agents.runtime.detector import (
+    COORDS,
+    detection_from,
+    pointing_format,
+    words_for,
+)
 from agentic_env.agents.runtime.prompts import ask_json, camera_image
 from agentic_env.agents.skills import Detection
 from agentic_env.robot.reorienting import TURN_GOALS
 
 _TEXT = {"type": "string"}
 _NUMBER = {"type": "number"}
-_PIXELS = {"type": ["array", "null"], "items": _NUMBER, "minItems": 2, "maxItems": 4}
+#: A place point of the Thinker: base-frame metres, (x, y) first.
+_METRES = {"type": ["array", "null"], "items": _NUMBER, "minItems": 2, "maxItems": 4}
 _DECISION = {"type": "string", "enum": ["SUCCESS", "FAILURE"]}
 _NAME = {"type": ["string", "null"]}
 #: Place modes a Thinker may choose (see :func:`think_place`).
@@ -68,14 +75,14 @@ DESCRIPTOR_SCHEMA: dict[str, Any] = {
     "properties": {"objects": {"type": "array", "items": _DESCRIBED}, "summary": _TEXT}}
 LOCALIZER_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["found", "point"],
-    "properties": {"found": {"type": "boolean"}, "point": _PIXELS, "box": _PIXELS,
-                   "reasoning": _TEXT}}
+    "properties": {"found": {"type": "boolean"}, "point": COORDS, "box": COORDS,
+                   "coordinates": COORDINATES_SCHEMA, "reasoning": _TEXT}}
 THINKER_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["decision"],
     "properties": {"decision": _DECISION,
                    "pick_candidates": {"type": "array", "items": {"type": "integer"}},
                    "place_mode": {"type": ["string", "null"], "enum": [*PLACE_MODES, None]},
-                   "place_point": _PIXELS, "rotation_degrees": _NUMBER, "reasoning": _TEXT}}
+                   "place_point": _METRES, "rotation_degrees": _NUMBER, "reasoning": _TEXT}}
 REFLECTOR_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["task_complete", "confidence"],
     "properties": {"task_complete": {"type": "boolean"}, "verification_result": _TEXT,
@@ -83,13 +90,14 @@ REFLECTOR_SCHEMA: dict[str, Any] = {
 _PLANNED = {"type": "object",
             "required": ["source", "destination", "pick_point", "place_mode"],
             "properties": {"source": _TEXT, "destination": _TEXT, "rotation_deg": _NUMBER,
-                           "pose": _NAME, "from_drawer": _NAME, "pick_point": _PIXELS,
-                           "pick_box": _PIXELS, "place_point": _PIXELS, "place_box": _PIXELS,
+                           "pose": _NAME, "from_drawer": _NAME, "pick_point": COORDS,
+                           "pick_box": COORDS, "place_point": COORDS, "place_box": COORDS,
                            "place_mode": {"type": "string",
                                           "enum": ["on", "in", "drawer", "slot", "table"]}}}
 SINGLE_AGENT_SCHEMA: dict[str, Any] = {
     "type": "object", "required": ["plan"],
-    "properties": {"plan": {"type": "array", "items": _PLANNED}, "reasoning": _TEXT}}
+    "properties": {"plan": {"type": "array", "items": _PLANNED},
+                   "coordinates": COORDINATES_SCHEMA, "reasoning": _TEXT}}
 #: Grasp candidates per row of the Thinker's numbered sheet.
 SHEET_COLUMNS = 3
 
@@ -235,13 +243,15 @@ def localize(ctx: ModuleContext, obs: Mapping[str, np.ndarray], camera: str, tar
     """Localizer's open-vocabulary detection of ``target`` in ``camera``'s image."""
     height, width = obs[f"{camera}_rgb"].shape[:2]
     description = words_for(target)
+    fmt = pointing_format(ctx, "localizer")
     answer = ask_json(ctx, PACKAGE, "localizer", (camera_image(obs, camera),), LOCALIZER_SCHEMA,
                       {"target": target, "part": part, "camera": camera,
-                       "image_size": [height, width]}, target=target, description=description,
-                      camera=camera, width=width, height=height)
+                       "image_size": [height, width], "coordinates": fmt.name},
+                      target=target, description=description, camera=camera, width=width,
+                      height=height, **fmt.prompt_values(height, width))
     if not answer["found"]:
         return None
-    return Detection.from_answer(answer.get("point"), answer.get("box"), height, width)
+    return detection_from(answer, fmt, height, width)
 
 
 @dataclass(frozen=True)
@@ -361,19 +371,23 @@ class PlannedMove:
 
 def plan_single(ctx: ModuleContext, obs: Mapping[str, np.ndarray], instruction: str
                 ) -> list[PlannedMove]:
-    """The single-agent baseline: one call plans every move's pick and place pixels."""
+    """The single-agent baseline: one call plans every move's pick and place points (in the
+    answering model's coordinate format, converted to pixels)."""
     height, width = obs["shoulder_rgb"].shape[:2]
+    fmt = pointing_format(ctx, "single_agent")
     answer = ask_json(ctx, PACKAGE, "single_agent", (camera_image(obs, "shoulder"),),
                       SINGLE_AGENT_SCHEMA,
-                      {"instruction": instruction, "image_size": [height, width]},
-                      instruction=instruction, width=width, height=height)
+                      {"instruction": instruction, "image_size": [height, width],
+                       "coordinates": fmt.name},
+                      instruction=instruction, width=width, height=height,
+                      **fmt.prompt_values(height, width))
     plan = []
     for item in answer["plan"]:
         kind = "table" if item["place_mode"] == "table" else "place"
         move = parse_move({**item, "kind": kind}, "single_agent")
-        pick = Detection.from_answer(item.get("pick_point"), item.get("pick_box"), height, width)
-        place = Detection.from_answer(item.get("place_point"), item.get("place_box"), height,
-                                      width)
+        coordinates = {"coordinates": answer.get("coordinates"), **item}
+        pick = detection_from(coordinates, fmt, height, width, "pick_point", "pick_box")
+        place = detection_from(coordinates, fmt, height, width, "place_point", "place_box")
         plan.append(PlannedMove(move, pick, place, str(item["place_mode"])))
     return plan
 

@@ -26,6 +26,9 @@ logger = logging.getLogger(__name__)
 
 #: Most schema problems quoted back to the model in one correction note.
 MAX_PROBLEMS_QUOTED = 6
+#: Why an answer cut off at the model's output limit is rejected (it may be incomplete).
+TRUNCATED = ("the answer was cut off at the model's output limit (finish_reason 'length'); "
+             "answer again, shorter: keep any reasoning to a sentence")
 
 
 def correction_note(query: ModelQuery, problems: list[str]) -> str:
@@ -79,8 +82,9 @@ def ask(
     With ``query.tools`` the answer may instead be tool calls (``reply.tool_calls``; their
     arguments are checked by the tool registry, not here); a text answer to a tool query
     without a schema is accepted as it is. ``tool_choice="required"`` re-asks text answers.
-    A malformed answer (no JSON object, or one that breaks the schema) is re-asked with the
-    original prompt plus a note listing the problems, at most ``retries`` more times. The
+    A malformed answer (no JSON object, one that breaks the schema, or one cut off at the
+    model's output limit) is re-asked with the original prompt plus a note listing the
+    problems, at most ``retries`` more times. The
     backend does its own bounded retries on transport errors and rate limits.
 
     Args:
@@ -134,7 +138,9 @@ def ask(
             usages.append(completion.usage)
             if budget is not None:
                 budget.charge(completion.usage)
-            if completion.tool_calls:
+            if completion.truncated:
+                parsed, problems = None, [TRUNCATED]
+            elif completion.tool_calls:
                 parsed, problems = tool_summary(completion), []
             elif query.tools and query.tool_choice == "required":
                 parsed, problems = None, ["the answer must be a tool call, not text"]

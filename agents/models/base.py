@@ -146,13 +146,16 @@ class Usage:
 
 @dataclass(frozen=True)
 class Completion:
-    """A backend's raw answer: the text exactly as the model produced it, its usage, and
-    the tool calls it made (with ``tool_mode`` from :data:`TOOL_MODES`)."""
+    """A backend's raw answer: the text exactly as the model produced it, its usage, the
+    tool calls it made (with ``tool_mode`` from :data:`TOOL_MODES`), and whether the model
+    was cut off at its output limit (``truncated``: the provider's ``finish_reason`` was
+    ``length``), so that the answer may be incomplete."""
 
     text: str
     usage: Usage
     tool_calls: tuple[ToolCall, ...] = ()
     tool_mode: str = "none"
+    truncated: bool = False
 
 
 @runtime_checkable

@@ -80,6 +80,28 @@ def vision_messages(query: ModelQuery) -> list[dict[str, Any]]:
     return [{"role": "user", "content": content}, *(dict(m) for m in query.messages)]
 
 
+def answer_text(message: Any, tool_mode: str) -> str:
+    """The text of a provider's answer message (``None``: no message): its content; without
+    content, its refusal (OpenAI's ``refusal`` field, which litellm keeps among the
+    provider-specific fields), or for a query sent without tools its
+    one tool call's arguments (providers that return structured output as a forced tool
+    call); else ``""``."""
+    if message is None:
+        return ""
+    content = getattr(message, "content", None)
+    if content:
+        return str(content)
+    extra = getattr(message, "provider_specific_fields", None) or {}
+    refusal = getattr(message, "refusal", None) or extra.get("refusal")
+    if refusal:
+        return str(refusal)
+    calls = getattr(message, "tool_calls", None) or []
+    if tool_mode == "none" and len(calls) == 1:
+        arguments = getattr(getattr(calls[0], "function", None), "arguments", None)
+        return arguments if isinstance(arguments, str) else ""
+    return ""
+
+
 class LiteLLMBackend:
     """Answers queries with a litellm model.
 
@@ -306,16 +328,19 @@ class LiteLLMBackend:
                 f"model {self.model!r} refused the request: {type(exc).__name__}: {exc}"
             ) from exc
         latency = time.monotonic() - started
-        text = self._text(response)
+        choice = response.choices[0] if getattr(response, "choices", None) else None
+        message = getattr(choice, "message", None)
+        text = answer_text(message, tool_mode)
         usage = self._usage(litellm, response, latency)
         if tool_mode == "native":
-            message = response.choices[0].message if response.choices else None
             calls = parse_native_tool_calls(getattr(message, "tool_calls", None) or [])
         elif tool_mode == "json-prompt":
             calls = parse_prompt_tool_calls(text, len(query.messages))
         else:
             calls = ()
-        return Completion(text=text, usage=usage, tool_calls=calls, tool_mode=tool_mode)
+        truncated = getattr(choice, "finish_reason", None) == "length"
+        return Completion(text=text, usage=usage, tool_calls=calls, tool_mode=tool_mode,
+                          truncated=truncated)
 
     def _give_up(self, exc: Exception, attempts: int) -> ModelError:
         if isinstance(exc, import_litellm().Timeout):
@@ -327,12 +352,6 @@ class LiteLLMBackend:
             f"model {self.model!r} failed {attempts} attempts ({type(exc).__name__}: {exc}); "
             "wait and retry, or raise max_retries (e.g. ?max_retries=6)"
         )
-
-    def _text(self, response: Any) -> str:
-        choices = getattr(response, "choices", None) or []
-        if not choices:
-            return ""
-        return choices[0].message.content or ""
 
     def _usage(self, litellm: ModuleType, response: Any, latency_s: float) -> Usage:
         usage = getattr(response, "usage", None)

@@ -246,19 +246,27 @@ _KEYS = itertools.count()
 
 
 class ModelHandle:
-    """What an agent holds for one backend: its name and :meth:`complete`, nothing more.
+    """What an agent holds for one backend: its name, the model whose output conventions its
+    answers follow, and :meth:`complete`, nothing more.
 
     The backend stays in a table private to this module, so no attribute, closure or bound
     method of the handle leads to it (nor to the simulator a sim-oracle reads).
 
     Args:
         backend: the backend it asks.
+
+    Attributes:
+        name: the backend's name.
+        model: the backend's ``model`` (a litellm model name, a replay folder's recorded
+            model), else its name; a string, e.g. for
+            :func:`~agentic_env.agents.models.coordinates.format_for_model`.
     """
 
-    __slots__ = ("__weakref__", "_key", "name")
+    __slots__ = ("__weakref__", "_key", "model", "name")
 
     def __init__(self, backend: Backend) -> None:
         self.name: str = backend.name
+        self.model: str = str(getattr(backend, "model", backend.name))
         self._key = next(_KEYS)
         _BACKENDS[self._key] = backend
         weakref.finalize(self, _BACKENDS.pop, self._key, None)

@@ -90,6 +90,7 @@ class RecordingBackend:
         self.inner = inner
         self.cassette_dir = Path(cassette_dir)
         self.name = inner.name
+        self.model: str = getattr(inner, "model", inner.name)
 
     def complete(self, query: ModelQuery) -> Completion:
         """Answer with ``inner`` and write the exchange's cassette before returning."""
@@ -118,6 +119,7 @@ class RecordingBackend:
                 "usage": asdict(completion.usage),
                 "tool_calls": [call.to_dict() for call in completion.tool_calls],
                 "tool_mode": completion.tool_mode,
+                "truncated": completion.truncated,
                 "messages": list(query.messages),
             },
         )
@@ -153,6 +155,9 @@ class ReplayBackend:
             except (OSError, ValueError, KeyError, TypeError) as exc:
                 raise ModelError(f"unreadable cassette {path}: {exc}") from exc
         self._models = sorted({cassette["model"] for cassette in self._cassettes.values()})
+        #: The recorded model whose output conventions the answers follow (the folder's one
+        #: model; the folder's name when it holds several or none).
+        self.model = self._models[0] if len(self._models) == 1 else self.name
 
     def complete(self, query: ModelQuery) -> Completion:
         """The recorded answer to ``query``.
@@ -178,7 +183,8 @@ class ReplayBackend:
         calls = tuple(ToolCall(c["id"], c["name"], c["arguments"])
                       for c in hit.get("tool_calls", ()))
         return Completion(text=hit["text"], usage=Usage(**hit["usage"]), tool_calls=calls,
-                          tool_mode=hit.get("tool_mode", "none"))
+                          tool_mode=hit.get("tool_mode", "none"),
+                          truncated=bool(hit.get("truncated", False)))
 
     def _missing_message(self, query: ModelQuery) -> str:
         keys = [exchange_key(model, query) for model in self._models] or [

@@ -16,12 +16,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from agentic_env.agents.models.base import MalformedResponseError
+from agentic_env.agents.models.coordinates import read_point_markup
 from agentic_env.errors import InvalidConfigError
 
 #: JSON type names the validator knows.
 JSON_TYPES: tuple[str, ...] = ("object", "array", "string", "number", "integer", "boolean", "null")
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
+#: A reasoning block some models write before their answer (``<think>...</think>``).
+_REASONING = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.DOTALL | re.IGNORECASE)
 _SNIPPET_CHARS = 200
 
 
@@ -130,14 +133,18 @@ def _first_object(text: str) -> dict[str, Any] | None:
 def extract_json(text: str) -> dict[str, Any]:
     """Find the JSON object in a model's answer.
 
-    Accepts, in this order: the whole text as one JSON object; the first ```` ```json ````
-    (or bare ```` ``` ````) fenced block holding an object; the first decodable object
-    embedded in surrounding prose.
+    Reasoning blocks (``<think>...</think>``, ``<thinking>``, ``<reasoning>``) are dropped
+    first, so a draft inside them is never taken for the answer. Then accepts, in this
+    order: the whole text as one JSON object; the first ```` ```json ```` (or bare
+    ```` ``` ````) fenced block holding an object; the first decodable object embedded in
+    surrounding prose; Molmo's point markup, read as a pointing answer
+    (:func:`~agentic_env.agents.models.coordinates.read_point_markup`).
 
     Raises:
         MalformedResponseError: no JSON object can be found; the message says what the text
             looked like and why it was refused.
     """
+    text = _REASONING.sub("", text)
     stripped = text.strip()
     if not stripped:
         raise MalformedResponseError("the answer is empty; expected one JSON object")
@@ -153,7 +160,7 @@ def extract_json(text: str) -> dict[str, Any]:
         found = _first_object(block)
         if found is not None:
             return found
-    found = _first_object(text)
+    found = _first_object(text) or read_point_markup(text)
     if found is not None:
         return found
     raise MalformedResponseError(

@@ -115,6 +115,8 @@ def test_validate_rejects_an_unknown_type_name() -> None:
         '```\n{"a": 1}\n```',
         'The answer is {"a": 1} as requested.',
         'Not {this} but {"a": 1}',
+        '<think>Maybe {"a": 2}? No.</think>\n{"a": 1}',
+        '<THINKING>\n{"draft": true}\n</THINKING> ```json\n{"a": 1}\n```',
     ],
 )
 def test_extract_json_finds_the_object(text: str) -> None:
@@ -247,6 +249,19 @@ def test_total_usage_cost_is_unknown_when_any_price_is() -> None:
     assert total_usage([known, known]) == Usage(2, 4, 0.5, 1.0)
     assert total_usage([known, Usage()]).cost_usd is None
     assert total_usage([]) == Usage(cost_usd=0.0)
+
+
+def test_an_answer_cut_off_at_the_output_limit_is_asked_again() -> None:
+    class CutOff(ScriptedBackend):
+        def complete(self, query: ModelQuery) -> Completion:
+            completion = super().complete(query)
+            return Completion(completion.text, completion.usage,
+                              truncated=len(self.queries) == 1)
+
+    backend = CutOff(['{"result": "YES", "reasoning": "a"}', '{"result": "NO", "reasoning": "b"}'])
+    reply = ask(backend, ModelQuery("checker", "t", "Is it done?", schema=CHECK_SCHEMA))
+    assert reply.parsed["result"] == "NO" and reply.attempts == 2
+    assert "output limit" in reply.errors[0] and "shorter" in backend.queries[1].prompt
 
 
 def test_ask_rejects_negative_retries() -> None:

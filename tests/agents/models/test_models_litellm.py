@@ -1,7 +1,8 @@
 """The litellm backend, offline: litellm's mock_response, and a local OpenAI-compatible server.
 
 Only the network boundary is replaced: ``mock_response`` short-cuts litellm's HTTP call, and
-the local server answers the real HTTP requests litellm's OpenAI client sends.
+the local server (``chat_server``, :mod:`support.chat_server`) answers the real HTTP requests
+litellm's OpenAI client sends.
 """
 
 from __future__ import annotations
@@ -11,10 +12,6 @@ import io
 import json
 import subprocess
 import sys
-import threading
-import time
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
@@ -69,79 +66,6 @@ class Sleeps(list[float]):
 @pytest.fixture
 def openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-
-
-# --- local OpenAI-compatible server --------------------------------------------------------
-
-
-class ChatServer:
-    """Serves /v1/chat/completions from a script: each request takes the next step."""
-
-    def __init__(self, steps: list[tuple[str, Any]]) -> None:
-        self.steps = list(steps)
-        self.requests: list[dict[str, Any]] = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append(body)
-                kind, value = server.steps.pop(0)
-                if kind == "sleep":
-                    time.sleep(value)
-                    return
-                status, payload = (int(kind), {"error": {"message": value}}) if kind != "ok" else (
-                    200,
-                    {
-                        "id": "chatcmpl-1", "object": "chat.completion", "created": 0,
-                        "model": body["model"],
-                        "choices": [{"index": 0, "finish_reason": "stop",
-                                     "message": {"role": "assistant", "content": value}}],
-                        "usage": {"prompt_tokens": 321, "completion_tokens": 12,
-                                  "total_tokens": 333},
-                    },
-                )
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-
-            def handle_error(self, request: Any, client_address: Any) -> None:
-                pass  # the client gave up on a slow answer: expected in timeout tests
-
-        self.httpd = Server(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
-
-    def backend(self, model: str = "openai/local-vlm", **kwargs: Any) -> LiteLLMBackend:
-        return LiteLLMBackend(
-            model, api_base=self.url, completion_kwargs={"api_key": "sk-local"}, **kwargs
-        )
-
-
-@pytest.fixture
-def chat_server() -> Iterator[type[ChatServer]]:
-    servers: list[ChatServer] = []
-
-    def start(steps: list[tuple[str, Any]]) -> ChatServer:
-        server = ChatServer(steps)
-        threading.Thread(
-            target=server.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        ).start()
-        servers.append(server)
-        return server
-
-    yield start  # type: ignore[misc]
-    for server in servers:
-        server.httpd.shutdown()
-        server.httpd.server_close()
 
 
 # --- tests ---------------------------------------------------------------------------------

@@ -135,8 +135,8 @@ def test_router_shares_one_backend_per_spec_and_routes_modules() -> None:
 def test_the_router_holds_handles_that_lead_nowhere_but_to_an_answer() -> None:
     oracle = FakeOracle(parse_model_spec("sim-oracle"))
     handle = ModelRouter(oracle).backend_for("parser")
-    assert type(handle).__slots__ == ("__weakref__", "_key", "name")
-    assert handle.name == "sim-oracle" and not hasattr(handle, "__dict__")
+    assert type(handle).__slots__ == ("__weakref__", "_key", "model", "name")
+    assert handle.name == handle.model == "sim-oracle" and not hasattr(handle, "__dict__")
     assert isinstance(handle._key, int) and ModelRouter(handle).backend_for("goal") is handle
 
 

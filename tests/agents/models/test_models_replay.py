@@ -82,6 +82,21 @@ def test_replay_gives_identical_replies_offline(tmp_path: Path) -> None:
         assert again.usage == original.usage
         assert again.reply.attempts == original.reply.attempts
     assert replayed[1].reply.attempts == 2  # the malformed first answer is replayed too
+    # the replayed answers follow the recorded model's conventions (e.g. its coordinates)
+    assert replay.model == "gemini/gemini-3-flash"
+
+
+def test_a_cut_off_answer_is_replayed_cut_off(tmp_path: Path) -> None:
+    cut = Completion('{"result": "pa', Usage(), truncated=True)
+
+    class CutOff:
+        name = "gemini/gemini-3-flash"
+
+        def complete(self, _query: ModelQuery) -> Completion:
+            return cut
+
+    RecordingBackend(CutOff(), tmp_path).complete(queries()[0])
+    assert ReplayBackend(tmp_path).complete(queries()[0]) == cut
 
 
 def test_cassettes_store_text_usage_and_a_query_summary(tmp_path: Path) -> None:
@@ -154,6 +169,7 @@ def test_one_folder_can_hold_several_models(tmp_path: Path) -> None:
     ask(RecordingBackend(ScriptedBackend("model-a", ['{"result": "a"}']), folder), parser_q)
     ask(RecordingBackend(ScriptedBackend("model-b", ['{"result": "b"}']), folder), checker_q)
     replay = ReplayBackend(folder)
+    assert replay.model == f"replay:{folder}"  # several models: none to follow
     assert ask(replay, parser_q).parsed == {"result": "a"}
     assert ask(replay, checker_q).parsed == {"result": "b"}
     ask(RecordingBackend(ScriptedBackend("model-b", ['{"result": "c"}']), folder), parser_q)

@@ -4,13 +4,11 @@ server (the network boundary), the JSON-in-prompt fallback, cassettes of tool co
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.chat_server import tool_call as call
 
 from agentic_env.agents.models import CallRecord, LiteLLMBackend, ModelError, ModelQuery, ask
 from agentic_env.agents.models.base import ToolCall
@@ -57,58 +55,11 @@ def tool_query(counter: Counter) -> ModelQuery:
                       tools=tuple(counter.tools.definitions()))
 
 
-def call(name: str, arguments: dict[str, Any], call_id: str) -> dict[str, Any]:
-    return {"id": call_id, "type": "function",
-            "function": {"name": name, "arguments": json.dumps(arguments)}}
-
-
-class ChatServer:
-    """/v1/chat/completions from a script; each step is ("ok", message dict) or (status, text)."""
-
-    def __init__(self, steps: list[tuple[str, Any]]) -> None:
-        self.steps = list(steps)
-        self.requests: list[dict[str, Any]] = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append(body)
-                kind, value = server.steps.pop(0)
-                status, payload = (int(kind), {"error": {"message": value}}) if kind != "ok" \
-                    else (200, {"id": "c", "object": "chat.completion", "created": 0,
-                                "model": body["model"],
-                                "choices": [{"index": 0, "finish_reason": "tool_calls",
-                                             "message": {"role": "assistant", **value}}],
-                                "usage": {"prompt_tokens": 100 + len(server.requests),
-                                          "completion_tokens": 7, "total_tokens": 0}})
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-
 @pytest.fixture
-def chat() -> Iterator[type[ChatServer]]:
-    servers: list[ChatServer] = []
-
-    def make(steps: list[tuple[str, Any]]) -> ChatServer:
-        servers.append(ChatServer(steps))
-        return servers[-1]
-
-    yield make  # type: ignore[misc]
-    for server in servers:
-        server.httpd.shutdown()
+def chat(chat_server: Any) -> Any:
+    """Local chat servers whose n-th answer reports 100 + n prompt tokens and 7 completion
+    tokens."""
+    return lambda steps: chat_server(steps, usage=lambda count: (100 + count, 7))
 
 
 def backend(url: str, tool_calling: str = "native") -> LiteLLMBackend:
