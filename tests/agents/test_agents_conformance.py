@@ -34,10 +34,12 @@ from agentic_env.agents.base import TaskContext
 from agentic_env.agents.mallvi.roles import (
     Move,
     decompose,
+    describe_scene,
     localize,
     plan_single,
     reflect,
     think_pick,
+    think_place,
 )
 from agentic_env.agents.models.base import MalformedResponseError
 from agentic_env.agents.models.context import ModuleContext, ModuleFailedError
@@ -46,6 +48,7 @@ from agentic_env.agents.models.registry import ModelRouter
 from agentic_env.agents.planner_executor.agent import PlannerExecutorAgent
 from agentic_env.agents.runtime.detector import detect
 from agentic_env.agents.runtime.grasp_judge import evaluate_grasp
+from agentic_env.agents.runtime.listing import Kind, Listed, list_scene
 from agentic_env.agents.runtime.prompts import ask_json
 from agentic_env.agents.skills import Detection
 from agentic_env.agents.tools.robot import ToolContext
@@ -61,6 +64,9 @@ OBS = {"shoulder_rgb": np.full((48, 64, 3), 90, np.uint8),
        "wrist_rgb": np.full((48, 64, 3), 60, np.uint8)}
 REFUSAL = "I'm sorry, but I can't help with that."
 LEMON_MOVE = Move("lemon-1", "bowl")
+#: Two grasp candidates of the lemon and their drawings (for the Thinker's numbered sheet).
+GRASPS = [{"pose": np.eye(4), "width": 0.04, "score": 0.9}] * 2
+DRAWINGS = [np.full((24, 32, 3), 200, np.uint8)] * 2
 
 
 # --- the shapes ----------------------------------------------------------------------------
@@ -139,6 +145,18 @@ def _pe(instruction: str) -> Callable[[ModuleContext], Any]:
 _PIXEL_ANSWER = {"found": True, "point": [32, 20], "box": [28, 16, 36, 24],
                  "reasoning": "the red cube"}
 _PIXEL_DETECTION = Detection((32, 20), (28, 16, 36, 24))
+#: The planner-executor's scene listing (a ``detector`` query) before its chatbot answers:
+#: only the table top, so nothing is located and no further model call is made.
+_TABLE_LISTING = {"objects": [{"name": "table", "kind": "table"}]}
+
+
+def _perceived(report: Any) -> bool:
+    """Whether the planner-executor listed and perceived the scene before answering."""
+    kinds = [e["kind"] for e in report.events]
+    return "listing" in kinds and any(e["kind"] == "perceive" and e["ok"]
+                                      for e in report.events)
+
+
 ROLES: dict[str, Role] = {role_id: role for role_id, role in {
     # AgenticLab
     "parser": Role(
@@ -164,6 +182,13 @@ ROLES: dict[str, Role] = {role_id: role for role_id, role in {
         "detector", _PIXEL_ANSWER,
         lambda ctx: detect(ctx, OBS, "shoulder", "cube", "red cube"),
         lambda found: _assert(found == _PIXEL_DETECTION)),
+    "detector:listing": Role(
+        "detector", {"objects": [{"name": "lemon", "kind": "object",
+                                  "description": "a yellow lemon"},
+                                 {"name": "bowl", "kind": "container"}]},
+        lambda ctx: list_scene(ctx, OBS),
+        lambda listed: _assert(listed == [Listed("lemon", Kind.OBJECT, "a yellow lemon"),
+                                          Listed("bowl", Kind.CONTAINER, "bowl")])),
     "grasp": Role(
         "grasp", {"evaluation": {"action": "REJECT_GRASP",
                                  "rejection_reason": "the fingers hit the table"}},
@@ -196,9 +221,21 @@ ROLES: dict[str, Role] = {role_id: role for role_id, role in {
         lambda ctx: AlrmWorld(ToolContext(StillRobot(), "x", models=ctx)).listing(),
         lambda listing: _assert([entry["name"] for entry in listing] == ["lemon-1", "bowl"])),
     # MALLVI
+    "descriptor": Role(
+        "descriptor", {"objects": [{"name": "lemon-1", "category": "fruit", "color": "yellow",
+                                    "description": "a yellow lemon", "position": "front left",
+                                    "relations": [{"relation": "left of", "object": "bowl"}]},
+                                   {"name": "bowl", "description": "a white bowl",
+                                    "position": "centre"}],
+                       "summary": "a lemon beside a bowl"},
+        lambda ctx: describe_scene(ctx, OBS),
+        lambda scene: _assert(scene.names() == ["lemon-1", "bowl"]
+                              and scene.objects[0].relations == (("left of", "bowl"),)
+                              and scene.summary == "a lemon beside a bowl")),
     "decomposer": Role(
-        "decomposer", {"subtasks": [{"source": "lemon-1", "destination": "bowl",
-                                     "rotation_deg": 0}], "reasoning": "one move"},
+        "decomposer", {"subtasks": [{"kind": "place", "source": "lemon-1",
+                                     "destination": "bowl", "rotation_deg": 0}],
+                       "reasoning": "one move"},
         lambda ctx: decompose(ctx, OBS, "put the lemon in the bowl"),
         lambda result: _assert(result[0] == [LEMON_MOVE])),
     "localizer": Role(
@@ -208,9 +245,13 @@ ROLES: dict[str, Role] = {role_id: role for role_id, role in {
     "thinker": Role(
         "thinker", {"decision": "SUCCESS", "pick_candidates": [1, 0],
                     "reasoning": "the second grasp is clear of the rim"},
-        lambda ctx: think_pick(ctx, OBS, LEMON_MOVE,
-                               [{"pose": np.eye(4), "width": 0.04, "score": 0.9}] * 2),
+        lambda ctx: think_pick(ctx, OBS, LEMON_MOVE, GRASPS, DRAWINGS),
         lambda choice: _assert(choice.order == (1, 0))),
+    "thinker:place": Role(
+        "thinker", {"decision": "SUCCESS", "place_mode": "point", "place_point": [0.4, -0.1],
+                    "reasoning": "the free spot in the bowl"},
+        lambda ctx: think_place(ctx, OBS, LEMON_MOVE, "the bowl, found", None),
+        lambda choice: _assert(choice.mode == "point" and choice.point == (0.4, -0.1))),
     "reflector": Role(
         "reflector", {"task_complete": True, "confidence": 0.8,
                       "verification_result": "the lemon is in the bowl"},
@@ -228,12 +269,13 @@ ROLES: dict[str, Role] = {role_id: role for role_id, role in {
         "router", {"route": "conversational", "reasoning": "a question"},
         _pe("what is on the table?"),
         lambda report: _assert(report.believes_done and report.failure is None),
-        after=({"answer": "I have not looked yet."},), failure="report"),
+        after=(_TABLE_LISTING, {"answer": "The table is empty."}), failure="report"),
     "chatbot": Role(
-        "chatbot", {"answer": "I have not looked yet."},
+        "chatbot", {"answer": "The table is empty."},
         _pe("what is on the table?"),
-        lambda report: _assert(report.believes_done and report.failure is None),
-        before=({"route": "conversational"},), failure="report"),
+        lambda report: _assert(report.believes_done and report.failure is None
+                               and _perceived(report)),
+        before=({"route": "conversational"}, _TABLE_LISTING), failure="report"),
     "critic": Role(
         "critic", {"verdict": "achieved", "reason": "nothing was asked"},
         _pe("say nothing"),
