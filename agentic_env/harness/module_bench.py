@@ -207,6 +207,8 @@ class _Rollout:
             if "parser" in self.modules:
                 yield self._parser(ctx, obs, instruction, load_domain(task.domain),
                                    PARSER_EXAMPLE, true_domain, problem, env)
+            if not set(self.modules) - {"parser"}:
+                return  # nothing else to ask: no need to roll the plan out
             plan = reference_plan(task, scene)
             goal_points = {0, len(plan) // 2}
             for index, step in enumerate(plan):

@@ -42,7 +42,7 @@ from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.harness.sealed import sealed
 from agentic_env.harness.trace import EpisodeTrace, call_verdict
 from agentic_env.oracle import SimOracle, oracle_factories
-from agentic_env.oracle.naming import new_name_book
+from agentic_env.oracle.naming import name_book, new_name_book
 from agentic_env.pddl.planning import PlanNotFoundError, load_domain
 
 
@@ -247,7 +247,8 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
             trace.finish({"title": f"{spec.task} / {spec.setting} / {spec.agent} / "
                                    f"{spec.model} / seed {spec.seed}",
                           "instruction": info["instruction"], "trial": env.trial.to_dict(),
-                          "result": result.to_dict(), "report": asdict(report)})
+                          "result": result.to_dict(), "report": asdict(report),
+                          "names": name_book(env).summary()})
         return result
     finally:
         if trace is not None and trace.video is not None:

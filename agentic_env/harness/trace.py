@@ -206,7 +206,8 @@ class EpisodeTrace:
 <title>{title}</title><style>{_CSS}</style></head><body>
 <h1>{title}</h1>
 <p class='instruction'><b>Instruction:</b> {esc(str(summary.get('instruction', '')))}</p>
-<div class='top'>{_summary_table(summary.get('result', {}))}{self._call_table()}</div>
+<div class='top'>{_summary_table(summary.get('result', {}))}{self._call_table()}\
+{_names_table(summary.get('names') or {})}</div>
 {video}
 <h2>Timeline</h2>
 <p class='note'>Times are wall-clock seconds since the agent started. Failures are red.</p>
@@ -338,3 +339,22 @@ background:#fafafa;font-size:14px}.call.bad{border-color:#c33;background:#fdf0f0
 .pics img{margin:4px 6px 0 0;border:1px solid #999;max-height:135px}
 pre{white-space:pre-wrap;font-size:12px;background:#fff;border:1px solid #ddd;padding:4px}
 """
+
+
+def _names_table(names: dict[str, Any]) -> str:
+    """The models' own object names and the scene objects they were bound to (unbound and
+    ambiguous names in red); empty when every model used the simulator's ids."""
+    bound, unbound = names.get("bound", {}), names.get("unbound", [])
+    ambiguous = names.get("ambiguous", {})
+    if not (bound or unbound):
+        return ""
+    rows = []
+    for name, thing in sorted(bound.items()):
+        others = ambiguous.get(name)
+        cell = (f"<td class='bad'>{html.escape(thing)} (or {html.escape(', '.join(others))})"
+                if others else f"<td>{html.escape(thing)}")
+        rows.append(f"<tr><td>{html.escape(name)}</td>{cell}</td></tr>")
+    rows += [f"<tr><td>{html.escape(n)}</td><td class='bad'>unbound</td></tr>"
+             for n in unbound]
+    return ("<table class='calls'><tr><th>model's name</th><th>scene object</th></tr>"
+            + "".join(rows) + "</table>")

@@ -439,8 +439,11 @@ class NameBook:
         elif isinstance(value, str):  # names written into free text: plans, reflections
             for word in set(re.findall(r"(?<![\w-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])",
                                        value)):
-                if word not in self._domain_words() and word not in self.alignment.bound:
-                    self.resolve(word)
+                if word not in self._domain_words() and word not in self.alignment.bound \
+                        and word not in self._ids:
+                    found = align([Mention(word)], scene_things(self._env))
+                    if word in found.bound and word not in found.ambiguous:
+                        self._learn(found)  # other hyphenated words are just words
 
     def _domain_words(self) -> frozenset[str]:
         """The hyphenated words of the task's PDDL domain (actions, predicates, types), which
@@ -521,6 +524,13 @@ class NameBook:
             return word if after_dash else bound.get(word, word)  # a type stays a type
 
         return re.sub(r"[^\s()]+", rewrite, text)
+
+    def summary(self) -> dict[str, Any]:
+        """The models' own names of the episode: ``bound`` (name -> id, names that are not
+        ids), ``unbound`` and ``ambiguous`` (name -> the ids it fitted equally well)."""
+        found = self.alignment.as_dict()
+        found["bound"] = {n: t for n, t in found["bound"].items() if n != t}
+        return found
 
     def name_for(self, thing: str) -> str:
         """The name the agent knows ``thing`` by (the first a model introduced), else the id."""

@@ -101,3 +101,20 @@ def test_rollout_labels_match_truth_perfect_and_inverted_oracle(tmp_path, model,
     assert all(r["success"] == bool(expected) for r in rows)
     text = module_bench.format_table(rows)
     assert model in text and "checker SR" in text
+
+
+def test_a_parser_naming_things_its_own_way_is_graded_as_the_oracles(tmp_path):
+    """The graded plan runs on the true problem after the parser's own names (``cell-2``,
+    ``left-cube-with-letter-a``, a spice bottle called ``jar``) are bound to scene objects:
+    the grade measures the parse, not the spelling."""
+    grades = {}
+    for model in ("sim-oracle", "sim-oracle?names=described"):
+        with ResultStore(tmp_path / "m.db") as store:
+            module_bench.run_module_bench(model, ["crossword", "kitchen"], "lab", [2, 3],
+                                          store, ["parser"])
+            rows = [r for r in store.module_instances() if r["model"] == model]
+        grades[model] = [r["success"] for r in rows]
+        if model != "sim-oracle":
+            answers = " ".join(r["answer_json"] for r in rows)
+            assert "slot-1" not in answers and "spice-bottle-1" not in answers
+    assert grades["sim-oracle"] == grades["sim-oracle?names=described"] == [1, 1, 1, 1]
