@@ -29,6 +29,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from agentic_env.agents.base import agent_entry
+from agentic_env.agents.models.registry import parse_module_map
 from agentic_env.cli.bench import interventions as bench_interventions
 from agentic_env.cli.run import parse_agent_options
 from agentic_env.errors import InvalidConfigError
@@ -158,6 +159,10 @@ def _parser() -> argparse.ArgumentParser:
                         "syntactic semantic high_level")
     parser.add_argument("--model", default="sim-oracle",
                         help="model spec of part 1 (default: the perfect sim-oracle)")
+    parser.add_argument("--modules", default="",
+                        help="per-module overrides of part 1, as for agentic-env run, e.g. "
+                        "'parser=sim-oracle?names=described' (a parser naming things its own "
+                        "way)")
     parser.add_argument("--ablation-tasks", nargs="*", default=["sorting", "stacking"],
                         choices=BENCHMARK_TASKS)
     parser.add_argument("--checker-errors", nargs="*", type=float, default=[0.1, 0.3],
@@ -177,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
         given = parse_agent_options(args.agent_option)
         agent_entry(args.agent).check_options(given)
         kinds = bench_interventions.parse_kinds(args.interventions)
+        modules = tuple(sorted(parse_module_map(args.modules).items())) if args.modules \
+            else ()
     except InvalidConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -186,10 +193,12 @@ def main(argv: list[str] | None = None) -> int:
     for task in args.tasks:
         for setting in settings:
             for category in args.instruction_categories:
-                label = f"{task} / {setting} / {args.model} / " + (category or "full")
+                label = (f"{task} / {setting} / {args.model}{' ' + args.modules if modules else ''}"
+                         f" / " + (category or "full"))
                 main_labels.append(label)
                 groups[label] = [EpisodeSpec(task, setting, seed=s, model=args.model,
-                                             instruction_category=category, **common)
+                                             modules=modules, instruction_category=category,
+                                             **common)
                                  for s in seeds]
     for task in args.ablation_tasks:
         for rate in args.checker_errors:
