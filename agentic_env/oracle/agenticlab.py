@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agentic_env.agents.models.base import ModelQuery
+from agentic_env.oracle.listing import true_kinds
 from agentic_env.oracle.naming import thing_geoms
 from agentic_env.pddl.planning import problem_text
 from agentic_env.tasks.base import SymbolicTask
@@ -96,11 +97,13 @@ class AgenticLabOracle:
         goal = list(task.goal_facts())
         if self._oracle.wrong("parser"):
             goal = self._corrupt_goal(goal, objects)
+        kinds = true_kinds(objects)
         problem = problem_text(task.domain, f"{task.name}-parsed", objects,
                                sorted(self._facts()), goal)
         return {
             "objects_identified": [
-                {"name": name, "type": kind, "description": describe(name)}
+                {"name": name, "type": kind, "description": describe(name),
+                 **({"kind": kinds[name].value} if name in kinds else {})}
                 for name, kind in objects.items()
             ],
             "reasoning": f"The scene holds {len(objects)} task-relevant objects; the "
