@@ -85,7 +85,7 @@ def episode_models(spec: EpisodeSpec, oracle_env: SimEnv | None,
         if on_call is not None:
             on_call(record)
 
-    factories = ({"sim-oracle": no_oracle} if oracle_env is None
+    factories = ({"sim-oracle": no_oracle, "emulated": no_oracle} if oracle_env is None
                  else oracle_factories(oracle_env, spec.seed, oracles))
     try:
         router = build_backends(spec.model, spec.module_models(), factories=factories)
