@@ -124,7 +124,9 @@ def test_a_closed_drawers_inside_is_never_reported(monkeypatch: pytest.MonkeyPat
         env.close()
 
 
-def test_an_emulated_episode_adds_virtual_model_time_to_robot_time() -> None:
+def test_an_emulated_episode_adds_virtual_model_time_to_robot_time(tmp_path) -> None:
+    from agentic_env.harness.db import Finished, ResultStore
+
     spec = EpisodeSpec("sorting", seed=0, agent="agenticlab", model="emulated:gemini-3-flash")
     result = run_episode(spec, video=False)
     profile = load_profile("gemini-3-flash")
@@ -136,6 +138,9 @@ def test_an_emulated_episode_adds_virtual_model_time_to_robot_time() -> None:
     assert result.model_s > result.wall_s  # virtual: not waited for
     assert result.episode_s == pytest.approx(result.sim_s + result.model_s)
     assert result.to_dict()["model_s"] == pytest.approx(expected)
+    with ResultStore(tmp_path / "results.db") as store:
+        store.record(Finished(spec.key(), result, result.wall_s, "here"))
+        assert store.episodes()[0]["model_s"] == pytest.approx(expected)
 
 
 def test_modules_mix_an_emulated_model_with_the_sim_oracle(sorting) -> None:
