@@ -152,3 +152,16 @@ def test_modules_mix_an_emulated_model_with_the_sim_oracle(sorting) -> None:
                             factories=oracle_factories(env))
     assert router.backend_for("detector").name == "emulated:qwen3-vl-plus"
     assert router.backend_for("parser").name == "sim-oracle"
+
+
+def test_checker_error_kinds_split_the_rate_by_their_weights(sorting) -> None:
+    env, _ = sorting
+    # 'not holding' after a good pick three times as often as the reverse
+    oracle = SimOracle(env, {"checker": 0.2}, seed=5,
+                       kinds={"checker": {"false_fail": 3.0, "false_pass": 1.0}})
+    n = 500
+    denied = sum(not _ask(oracle, "checker", conditions=["(hand-empty)"])[0]["success"]
+                 for _ in range(n))
+    accepted = sum(_ask(oracle, "checker", conditions=["(not (hand-empty))"])[0]["success"]
+                   for _ in range(n))
+    assert _within_binomial(denied, n, 0.3) and _within_binomial(accepted, n, 0.1)
