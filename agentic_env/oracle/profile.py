@@ -68,7 +68,8 @@ class Number:
 
     Attributes:
         value: the number.
-        source: ``paper, table, row, column`` it was read from, ``""`` when assumed.
+        source: ``paper, table, row, column`` it was read from (with the file's ``note`` on
+            the reading, e.g. what a table's "-" means), ``""`` when assumed.
         assumption: what it rests on when not read from a paper, else ``""``.
     """
 
@@ -181,6 +182,8 @@ def _number(where: str, raw: Any, low: float, high: float) -> Number:
         raise InvalidConfigError(f"{where}: give either its source ({', '.join(_SOURCE_KEYS)})"
                                  " or the 'assumption' it rests on, not both or neither")
     source = ", ".join(f"{k} {raw[k]}" for k in _SOURCE_KEYS) if sourced else ""
+    if source and "note" in raw:
+        source += f" ({raw['note']})"
     return Number(float(value), source, str(raw.get("assumption", "")))
 
 
