@@ -12,7 +12,7 @@ real); errors are injected per role at the oracle's seeded rates:
 * ``localizer``: answered by the oracle's detector (a wrong object when injected);
 * ``thinker``: the pick candidates are ranked wrong-first, or the place mode is swapped
   (``on`` <-> ``in``, ``drawer`` -> ``on``);
-* ``reflector``: the ``task_complete`` verdict is flipped;
+* ``reflector``: the ``task_complete`` verdict is flipped (``false_fail`` / ``false_pass``);
 * ``single_agent``: one move of the plan is lost, like the decomposer's error.
 
 :func:`subtask_truth` is the simulator's truth of one move's outcome; the harness uses the
@@ -310,7 +310,8 @@ class MallviOracle:
         truth = subtask_truth(self._env, str(fields.get("source", "")),
                               str(fields.get("destination", "")), fields.get("place_point"),
                               fields.get("pose"))
-        verdict = truth != self._oracle.wrong("reflector")
+        verdict = truth != self._oracle.wrong("reflector",
+                                              "false_fail" if truth else "false_pass")
         return {"task_complete": verdict, "confidence": 0.9,
                 "verification_result": f"the {fields.get('source')} is "
                 f"{'' if verdict else 'not '}at the {fields.get('destination')}"}
