@@ -122,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
         f"actions         {result.actions}",
         f"replans         {result.replans}",
         f"model calls     {len(result.calls)}  (tokens {tokens}, cost {cost})",
-        f"time            {result.wall_s:.1f} s wall, {result.sim_s:.1f} s simulated",
+        f"time            {result.wall_s:.1f} s wall; episode {result.episode_s:.1f} s = "
+        f"{result.sim_s:.1f} s robot + {result.model_s:.1f} s model",
     ]
     if result.judge_score is not None:
         lines.append(f"trace judges    {result.judge_score:g} of 2  "

@@ -29,7 +29,7 @@ CREATE TABLE IF NOT EXISTS episodes (
     instruction_category TEXT,
     success INTEGER NOT NULL, progress REAL NOT NULL, score REAL NOT NULL,
     n_done INTEGER, n_extra INTEGER, n_required INTEGER, goal_checker_error INTEGER,
-    actions INTEGER, replans INTEGER, wall_s REAL, sim_s REAL, run_s REAL,
+    actions INTEGER, replans INTEGER, wall_s REAL, sim_s REAL, run_s REAL, model_s REAL,
     input_tokens INTEGER, output_tokens INTEGER, cost_usd REAL,
     failure TEXT, failure_detail TEXT, trace_dir TEXT, error TEXT,
     worker TEXT, finished_at TEXT NOT NULL, judge_score REAL, intervention_json TEXT,
@@ -131,6 +131,8 @@ class ResultStore:
             self._conn.execute("ALTER TABLE episodes ADD COLUMN intervention_json TEXT")
         if "judge_panel_json" not in columns:  # written before the judges were recorded
             self._conn.execute("ALTER TABLE episodes ADD COLUMN judge_panel_json TEXT")
+        if "model_s" not in columns:  # written before model time was reported
+            self._conn.execute("ALTER TABLE episodes ADD COLUMN model_s REAL")
         columns = {row[1] for row in self._conn.execute("PRAGMA table_info(calls)")}
         if "truth" not in columns:  # a database written before calls were scored
             self._conn.execute("ALTER TABLE calls ADD COLUMN truth TEXT")
@@ -179,7 +181,8 @@ class ResultStore:
             "n_done": result.n_done, "n_extra": result.n_extra, "n_required": result.n_required,
             "goal_checker_error": int(result.goal_checker_error), "actions": result.actions,
             "replans": result.replans, "wall_s": result.wall_s, "sim_s": result.sim_s,
-            "run_s": finished.run_s, "input_tokens": result.input_tokens,
+            "run_s": finished.run_s, "model_s": result.model_s,
+            "input_tokens": result.input_tokens,
             "output_tokens": result.output_tokens, "cost_usd": result.cost_usd,
             "failure": result.failure, "failure_detail": result.failure_detail,
             "trace_dir": result.trace_dir, "error": result.error, "worker": finished.worker,

@@ -179,7 +179,10 @@ class EpisodeResult:
         actions: primitive actions executed.
         replans: times the task parser was asked again after the first plan.
         wall_s: wall-clock time of the episode, seconds.
-        sim_s: simulated time, seconds.
+        sim_s: simulated time, seconds: the robot's motion.
+        model_s: model time, seconds: the calls' latencies summed (an emulated model's are
+            virtual: its profile's seconds per call, not waited for); a property.
+        episode_s: the episode's time as on the real robot, ``sim_s + model_s``; a property.
         input_tokens / output_tokens / cost_usd: model usage (cost ``None`` if unknown).
         failure: first failing source (see :func:`agentic_env.agents.base.failure_sources`),
             ``None`` on success.
@@ -222,8 +225,19 @@ class EpisodeResult:
     judge_notes: tuple[str, ...] = ()
 
 
+    @property
+    def model_s(self) -> float:
+        """Model time, seconds: every call's latency summed (attempts included)."""
+        return float(sum(c.latency_s for c in self.calls))
+
+    @property
+    def episode_s(self) -> float:
+        """Robot motion plus model time, seconds (:attr:`sim_s` + :attr:`model_s`)."""
+        return self.sim_s + self.model_s
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict."""
+        """JSON-ready dict (with :attr:`model_s` and :attr:`episode_s`)."""
         data = asdict(self)
         data["spec"] = self.spec.to_dict()
+        data["model_s"], data["episode_s"] = self.model_s, self.episode_s
         return data

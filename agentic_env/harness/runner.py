@@ -74,8 +74,9 @@ def episode_models(spec: EpisodeSpec, oracle_env: SimEnv | None,
 
     def no_oracle(model: ModelSpec) -> SimOracle:
         raise InvalidConfigError(
-            "the sim-oracle reads the simulator's ground truth, which the real robot does "
-            "not have: pass a real model (e.g. --model gemini/gemini-3-flash) or --twin")
+            "the sim-oracle (and an emulated: model, built on it) reads the simulator's ground "
+            "truth, which the real robot does not have: pass a real model (e.g. --model "
+            "gemini/gemini-3-flash) or --twin")
 
     book = None if oracle_env is None else new_name_book(oracle_env)
 
@@ -85,7 +86,7 @@ def episode_models(spec: EpisodeSpec, oracle_env: SimEnv | None,
         if on_call is not None:
             on_call(record)
 
-    factories = ({"sim-oracle": no_oracle} if oracle_env is None
+    factories = ({"sim-oracle": no_oracle, "emulated": no_oracle} if oracle_env is None
                  else oracle_factories(oracle_env, spec.seed, oracles))
     try:
         router = build_backends(spec.model, spec.module_models(), factories=factories)

@@ -278,8 +278,9 @@ def _summary_table(result: dict[str, Any]) -> str:
         ("model calls", f"{len(result.get('calls', ()))} (tokens {result.get('input_tokens')}"
                         f" in / {result.get('output_tokens')} out, cost "
                         f"{'unknown' if cost is None else f'${cost:.4f}'})"),
-        ("time", f"{result.get('wall_s', 0.0):.1f} s wall, {result.get('sim_s', 0.0):.1f} s "
-                 "simulated"),
+        ("time", f"{result.get('wall_s', 0.0):.1f} s wall; episode "
+                 f"{result.get('episode_s', 0.0):.1f} s = {result.get('sim_s', 0.0):.1f} s "
+                 f"robot + {result.get('model_s', 0.0):.1f} s model"),
     ]
     if result.get("failure"):
         rows.append(("failure", f"{result['failure']}: {result.get('failure_detail', '')}"))

@@ -13,6 +13,8 @@ and hands agents only :class:`~agentic_env.agents.models.registry.ModelHandle` s
   :mod:`~agentic_env.oracle.alrm`, :mod:`~agentic_env.oracle.judge`,
   :mod:`~agentic_env.oracle.mallvi`, :mod:`~agentic_env.oracle.planner_executor`, and
   :mod:`~agentic_env.oracle.listing` (the typed scene listing any agent may ask for);
+* :mod:`~agentic_env.oracle.emulated`: :class:`EmulatedModel`, a paper's model as a
+  sim-oracle driven by its :mod:`~agentic_env.oracle.profile` (``profiles/*.toml``);
 * :mod:`~agentic_env.oracle.tool_oracle` and :mod:`~agentic_env.oracle.tool_reference`: the
   tool-calling sim-oracle and its reference policies.
 """
@@ -21,16 +23,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentic_env.agents.models.registry import SIM_ORACLE, BackendFactory, ModelSpec
+from agentic_env.agents.models.registry import EMULATED, SIM_ORACLE, BackendFactory, ModelSpec
 from agentic_env.oracle.answers import OracleAnswer, answer_for, register_answer, unregister_answer
 from agentic_env.oracle.backend import OracleContext, SimOracle
+from agentic_env.oracle.emulated import EmulatedModel
 from agentic_env.oracle.judge import JUDGE_MODULE, OracleJudge
+from agentic_env.oracle.profile import ModelProfile, load_profile, profile_names
 from agentic_env.oracle.tool_oracle import ToolOracle
 
 if TYPE_CHECKING:
     from agentic_env.envs.sim_env import SimEnv
 
 __all__ = [
+    "EmulatedModel",
+    "ModelProfile",
     "OracleAnswer",
     "OracleContext",
     "OracleJudge",
@@ -38,7 +44,9 @@ __all__ = [
     "ToolOracle",
     "answer_for",
     "judge_factory",
+    "load_profile",
     "oracle_factories",
+    "profile_names",
     "register_answer",
     "unregister_answer",
 ]
@@ -49,7 +57,8 @@ def oracle_factories(env: SimEnv, seed: int = 0,
     """The backend factories to pass to
     :func:`~agentic_env.agents.models.registry.build_backends` (``factories=``): a
     ``sim-oracle`` spec becomes a :class:`SimOracle` over ``env`` with the spec's error rates,
-    its error stream seeded by ``spec.seed * 100_003 + seed``.
+    an ``emulated:PROFILE`` spec an :class:`EmulatedModel` of the packaged profile, their
+    error streams seeded by ``spec.seed * 100_003 + seed``.
 
     Args:
         env: the simulator the oracle reads (kept private to the backend).
@@ -64,7 +73,14 @@ def oracle_factories(env: SimEnv, seed: int = 0,
             opened.append(oracle)
         return oracle
 
-    return {SIM_ORACLE: build}
+    def emulate(spec: ModelSpec) -> EmulatedModel:
+        assert spec.model is not None
+        model = EmulatedModel(env, load_profile(spec.model), seed=spec.seed * 100_003 + seed)
+        if opened is not None:
+            opened.append(model)
+        return model
+
+    return {SIM_ORACLE: build, EMULATED: emulate}
 
 
 def judge_factory(spec: ModelSpec) -> OracleJudge:

@@ -5,11 +5,19 @@ backend (:mod:`agentic_env.oracle.backend`) calls :func:`answer` for AgenticLab'
 (:data:`agentic_env.oracle.agents.AGENTICLAB`). Errors are injected per module at the
 oracle's seeded rates:
 
-* ``parser``: the goal of the problem it writes loses one fact (or names a wrong object);
-* ``checker``: the verdict on the conditions is flipped;
-* ``detector``: the point and box land on another object (or a random spot);
-* ``grasp``: the EXECUTE/REJECT verdict is flipped;
-* ``goal``: the goal verdict is flipped.
+* ``parser``: the goal of the problem it writes loses one fact (``missing_goal``) or names
+  a wrong object (``wrong_object``);
+* ``checker``: the verdict on the conditions is flipped (``false_fail`` when they hold,
+  ``false_pass`` when they do not);
+* ``detector``: the point and box land on another object (or a random spot); where the
+  oracle weighs kinds: on the nearest other object (``neighbour``), one of the target's
+  category (``distractor``), beside the target (``off_object``) or nowhere (``no_answer``);
+* ``grasp``: the EXECUTE/REJECT verdict is flipped (``false_reject`` / ``false_execute``);
+* ``goal``: the goal verdict is flipped (``false_fail`` / ``false_pass``).
+
+A verdict's kind is the only error its truth allows; see
+:meth:`~agentic_env.oracle.backend.OracleContext.wrong`. The detector finds only what the
+image shows (:meth:`AgenticLabOracle.detect`).
 
 MALLVI's answers (:mod:`agentic_env.oracle.mallvi`) share its detection and grasp truth.
 """
@@ -23,7 +31,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agentic_env.agents.models.base import ModelQuery
-from agentic_env.oracle.naming import thing_geoms
+from agentic_env.oracle.listing import true_kinds
+from agentic_env.oracle.naming import scene_things, thing_geoms
 from agentic_env.pddl.planning import problem_text
 from agentic_env.tasks.base import SymbolicTask
 from agentic_env.visualize import resize_nearest
@@ -95,12 +104,14 @@ class AgenticLabOracle:
         objects = task.pddl_objects()
         goal = list(task.goal_facts())
         if self._oracle.wrong("parser"):
-            goal = self._corrupt_goal(goal, objects)
+            goal = self._corrupt_goal(goal, objects, self._oracle.error_kind("parser"))
+        kinds = true_kinds(objects)
         problem = problem_text(task.domain, f"{task.name}-parsed", objects,
                                sorted(self._facts()), goal)
         return {
             "objects_identified": [
-                {"name": name, "type": kind, "description": describe(name)}
+                {"name": name, "type": kind, "description": describe(name),
+                 **({"kind": kinds[name].value} if name in kinds else {})}
                 for name, kind in objects.items()
             ],
             "reasoning": f"The scene holds {len(objects)} task-relevant objects; the "
@@ -109,23 +120,27 @@ class AgenticLabOracle:
             "problem_pddl": problem,
         }
 
-    def _corrupt_goal(self, goal: list[str], objects: dict[str, str]) -> list[str]:
-        if len(goal) > 1:
+    def _corrupt_goal(self, goal: list[str], objects: dict[str, str],
+                      kind: str | None = None) -> list[str]:
+        """``goal`` with one literal lost (``missing_goal``; the default with several) or
+        one literal's last object swapped for another of its type (``wrong_object``)."""
+        if len(goal) > 1 and kind != "wrong_object":
             drop = int(self._rng.integers(len(goal)))
             return goal[:drop] + goal[drop + 1:]
-        words = goal[0].split()
+        index = int(self._rng.integers(len(goal))) if kind == "wrong_object" else 0
+        words = goal[index].split()
         same_type = [o for o, t in objects.items() if t == objects.get(words[-1])
                      and o not in words]
         if same_type:
             words[-1] = str(self._rng.choice(same_type))
-        return [" ".join(words)]
+        return [*goal[:index], " ".join(words), *goal[index + 1:]]
 
     def _checker(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         facts = self._facts()
         conditions = [str(c) for c in fields.get("conditions", [])]
         truth = {c: _holds(c, facts) for c in conditions}
         success = all(truth.values())
-        if self._oracle.wrong("checker"):
+        if self._oracle.wrong("checker", "false_fail" if success else "false_pass"):
             success = not success
             if not success and all(truth.values()) and conditions:
                 truth[conditions[int(self._rng.integers(len(conditions)))]] = False
@@ -149,7 +164,7 @@ class AgenticLabOracle:
         evaluation = self._task.evaluate(self._env.scene_state)
         unmet = [g for g in fields.get("goal", []) if not _holds(str(g), facts)]
         success = evaluation.success
-        if self._oracle.wrong("goal"):
+        if self._oracle.wrong("goal", "false_fail" if success else "false_pass"):
             success = not success
         return {
             "success": success,
@@ -166,15 +181,25 @@ class AgenticLabOracle:
     def detect(self, fields: Mapping[str, Any], module: str) -> dict[str, Any]:
         """Point and box of ``fields["target"]`` in the camera image, in pixels whatever
         format the query asked for (the answer says so); a wrong object at ``module``'s
-        error rate."""
+        error rate (of the kind drawn, :meth:`_mistaken`, where kinds are weighed).
+
+        Only what the image shows is found: the target's pixels in that render's
+        segmentation, none when fewer than the oracle's ``min_visible_px``, and never the
+        inside of a closed drawer (its floor, or what lies in it).
+        """
         camera = str(fields.get("camera", "shoulder"))
         target = str(fields.get("target", ""))
         part = str(fields.get("part", "object"))
         height, width = (int(v) for v in fields.get("image_size", (0, 0)))
         segmentation = self._segment(camera, width, height)
         mask = np.isin(segmentation, thing_geoms(self._env, target, part))
+        if self._in_closed_drawer(target, part) \
+                or mask.sum() < self._oracle.min_visible_px:
+            mask = np.zeros_like(mask)
         if self._oracle.wrong(module):
-            mask = self._other_mask(segmentation, target)
+            kind = self._oracle.error_kind(module)
+            mask = (self._other_mask(segmentation, target) if kind is None
+                    else self._mistaken(kind, segmentation, target, mask))
         if not mask.any():
             return {"found": False, "point": None, "box": None,
                     "reasoning": f"no {describe(target)} is visible"}
@@ -200,6 +225,57 @@ class AgenticLabOracle:
         self._segment_cache = (key, ids)
         return ids
 
+    def _in_closed_drawer(self, target: str, part: str) -> bool:
+        """Whether ``target``'s ``part`` is inside a closed drawer (no camera sees it)."""
+        facts = self._facts()
+        closed = {f.split()[1] for f in facts if f.startswith("drawer-closed ")}
+        return (target in closed and part == "interior") or any(
+            f"in-drawer {target} {drawer}" in facts for drawer in closed)
+
+    def _mistaken(self, kind: str, segmentation: np.ndarray, target: str,
+                  mask: np.ndarray) -> np.ndarray:
+        """The pixels a wrong detection of ``kind`` reports instead of ``mask``: the
+        nearest other visible object in the image (``neighbour``), a visible object of the
+        target's category (``distractor``, else a neighbour), a patch beside the target
+        (``off_object``; anywhere when it is not seen), or nothing (``no_answer``)."""
+        if kind == "no_answer":
+            return np.zeros_like(mask)
+        seen = self._visible_others(segmentation, target)
+        if kind == "distractor":
+            kin = _same_category(self._env, target)
+            seen = [(m, name) for m, name in seen if name in kin] or seen
+        if kind in ("neighbour", "distractor") and seen:
+            if not mask.any():
+                return seen[int(self._rng.integers(len(seen)))][0]
+            centre = np.argwhere(mask).mean(axis=0)
+            return min(seen, key=lambda s: float(np.linalg.norm(
+                np.argwhere(s[0]).mean(axis=0) - centre)))[0]
+        return self._beside(mask)
+
+    def _visible_others(self, segmentation: np.ndarray, target: str
+                        ) -> list[tuple[np.ndarray, str]]:
+        """(mask, name) of every other task object the image shows enough of."""
+        masks = ((np.isin(segmentation, thing_geoms(self._env, other)), other)
+                 for other in self._task.pddl_objects() if other != target)
+        return [(m, name) for m, name in masks
+                if m.sum() >= max(self._oracle.min_visible_px, 1)]
+
+    def _beside(self, mask: np.ndarray) -> np.ndarray:
+        """A 10 x 10 px patch just left or right of ``mask``'s box (a random spot when the
+        mask is empty), clipped to the image."""
+        height, width = mask.shape
+        patch = np.zeros_like(mask)
+        if mask.any():
+            rows, cols = np.nonzero(mask)
+            row = int(rows.mean()) - 5
+            col = (int(cols.max()) + 4 if self._rng.random() < 0.5 else int(cols.min()) - 14)
+        else:
+            row = int(self._rng.integers(height - 10))
+            col = int(self._rng.integers(width - 10))
+        row, col = min(max(row, 0), height - 10), min(max(col, 0), width - 10)
+        patch[row:row + 10, col:col + 10] = True
+        return patch & ~mask
+
     def _other_mask(self, segmentation: np.ndarray, target: str) -> np.ndarray:
         others = [o for o in self._task.pddl_objects() if o != target]
         self._rng.shuffle(others)
@@ -220,7 +296,7 @@ class AgenticLabOracle:
         pose = np.asarray(fields.get("pose"), dtype=float).reshape(4, 4)
         correct, clear = self.grasp_truth(target, pose)
         execute = correct and clear
-        if self._oracle.wrong("grasp"):
+        if self._oracle.wrong("grasp", "false_reject" if execute else "false_execute"):
             execute = not execute
         reason = None if execute else ("the fingers would hit the table" if not clear
                                        else "the grasp is not centred on the target")
@@ -253,6 +329,17 @@ class AgenticLabOracle:
                       and box.low[2] - 0.01 <= tcp[2] <= box.high[2] + TCP_TO_FINGERTIP + 0.01)
         fingertip = tcp + pose[:3, 2] * TCP_TO_FINGERTIP
         return inside, bool(fingertip[2] > _TABLE_CLEARANCE)
+
+
+def _same_category(env: SimEnv, target: str) -> set[str]:
+    """The other task objects of ``target``'s PDDL type that share a noun or a label with
+    it (another fruit, another letter block): what a model may take for it."""
+    things = {t.id: t for t in scene_things(env)}
+    own = things.get(target)
+    if own is None:
+        return set()
+    return {t.id for t in things.values() if t.id != target and t.kind == own.kind
+            and (t.nouns & own.nouns or t.labels & own.labels)}
 
 
 def _erode_to_core(mask: np.ndarray, steps: int = 4) -> np.ndarray:

@@ -45,18 +45,27 @@ class OracleContext:
         env: the simulator (a symbolic task).
         error_rates: module or error kind -> probability in [0, 1] of a wrong answer.
         seed: seed of the error injection.
+        kinds: module -> its error kinds' relative weights (> 0); a module without them errs
+            its answer's own way.
+        min_visible_px: an object with fewer pixels than this in the image a role was sent
+            is not seen (1: any pixel will do).
 
     Attributes:
         env: the simulator the answers read.
         names: the episode's bindings of model names to the simulator's ids.
         rng: the random stream of the error injection.
+        min_visible_px: the visibility threshold, pixels of the image sent.
     """
 
-    def __init__(self, env: SimEnv, error_rates: Mapping[str, float], seed: int) -> None:
+    def __init__(self, env: SimEnv, error_rates: Mapping[str, float], seed: int,
+                 kinds: Mapping[str, Mapping[str, float]] | None = None,
+                 min_visible_px: int = 1) -> None:
         self.env = env
         self.names: NameBook = name_book(env)
         self.rng = np.random.default_rng(seed)
+        self.min_visible_px = min_visible_px
         self._rates = dict(error_rates)
+        self._kinds = {module: dict(weights) for module, weights in (kinds or {}).items()}
         self._parts: dict[type, Any] = {}
 
     @property
@@ -68,10 +77,30 @@ class OracleContext:
         """The true PDDL facts now, lower case, written ``p a b``."""
         return {f.lower() for f in self.task.facts(self.env.scene_state)}
 
-    def wrong(self, module: str) -> bool:
-        """Draw whether this answer of ``module`` is wrong, at its injected error rate."""
+    def wrong(self, module: str, kind: str | None = None) -> bool:
+        """Draw whether this answer of ``module`` is wrong, at its injected error rate.
+
+        ``kind`` is the only error this answer can make (a verdict whose truth holds can only
+        be a ``false_fail``): where the module's kinds are weighed, the rate is scaled by the
+        kind's share times their number (so equally weighted kinds keep the module's rate,
+        and the aggregate rate holds when each kind's situation is equally frequent).
+        """
         rate = self._rates.get(module, 0.0)
+        weights = self._kinds.get(module)
+        if kind is not None and weights:
+            rate = min(1.0, rate * weights.get(kind, 0.0) * len(weights)
+                       / sum(weights.values()))
         return rate > 0.0 and bool(self.rng.random() < rate)
+
+    def error_kind(self, module: str) -> str | None:
+        """Which of ``module``'s weighed error kinds a wrong answer makes, drawn by weight;
+        ``None`` (no draw) when its kinds are not weighed."""
+        weights = self._kinds.get(module)
+        if not weights:
+            return None
+        names = sorted(weights)
+        shares = np.array([weights[k] for k in names], float)
+        return str(names[int(self.rng.choice(len(names), p=shares / shares.sum()))])
 
     def part(self, kind: Callable[[OracleContext], PartT]) -> PartT:
         """The answering helper ``kind(self)``, built on first use and kept for the episode
@@ -96,6 +125,8 @@ class SimOracle:
         seed: seed of the error injection.
         names: ``ids`` (answer with the simulator's ids) or ``described`` (invent names by
             looks, :mod:`agentic_env.oracle.described`).
+        kinds: module -> its error kinds' relative weights (see :class:`OracleContext`).
+        min_visible_px: an object with fewer pixels than this in the image sent is not seen.
 
     Queries are read in ids (every name a model introduced in the episode is bound to its id
     through the episode's :class:`~agentic_env.oracle.naming.NameBook`) and answers written
@@ -109,7 +140,9 @@ class SimOracle:
     name = "sim-oracle"
 
     def __init__(self, env: SimEnv, error_rates: Mapping[str, float] | None = None,
-                 seed: int = 0, names: str = "ids") -> None:
+                 seed: int = 0, names: str = "ids", *,
+                 kinds: Mapping[str, Mapping[str, float]] | None = None,
+                 min_visible_px: int = 1) -> None:
         if not isinstance(env.task, SymbolicTask):
             raise InvalidConfigError(f"the sim-oracle needs a task with a PDDL model; "
                                      f"{env.task.name!r} has none")
@@ -120,7 +153,7 @@ class SimOracle:
                     f"sim-oracle error rate {module}={rate}: modules are "
                     f"{', '.join(module_names())}, "
                     f"planner error kinds {', '.join(PLANNER_ERRORS)}, rates in [0, 1]")
-        self._context = OracleContext(env, rates, seed)
+        self._context = OracleContext(env, rates, seed, kinds, min_visible_px)
         self._described = DescribedNames(env, seed) if names == "described" else None
 
     def complete(self, query: ModelQuery) -> Completion:

@@ -12,7 +12,7 @@ real); errors are injected per role at the oracle's seeded rates:
 * ``localizer``: answered by the oracle's detector (a wrong object when injected);
 * ``thinker``: the pick candidates are ranked wrong-first, or the place mode is swapped
   (``on`` <-> ``in``, ``drawer`` -> ``on``);
-* ``reflector``: the ``task_complete`` verdict is flipped;
+* ``reflector``: the ``task_complete`` verdict is flipped (``false_fail`` / ``false_pass``);
 * ``single_agent``: one move of the plan is lost, like the decomposer's error.
 
 :func:`subtask_truth` is the simulator's truth of one move's outcome; the harness uses the
@@ -27,7 +27,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agentic_env.agents.models.base import ModelQuery
+from agentic_env.agents.runtime.listing import Kind
 from agentic_env.oracle.agenticlab import AgenticLabOracle, describe
+from agentic_env.oracle.listing import true_kinds
 from agentic_env.oracle.naming import thing_geoms
 from agentic_env.robot.reorienting import handle_direction
 from agentic_env.tasks.symbolic import reference_plan
@@ -92,9 +94,11 @@ def _relations(name: str, where: Mapping[str, np.ndarray | None],
             if words[1] == name:
                 relations.append({"relation": _HOLDING[words[0]], "object": words[2]})
     here = where.get(name)
+    if here is None:  # no place of its own (the stacking table, a pose)
+        return relations
     others = [(float(np.linalg.norm(p[:2] - here[:2])), other) for other, p in where.items()
               if other not in contained and p is not None]
-    if here is not None and others:
+    if others:
         other = min(others)[1]
         dx, dy = here[:2] - np.asarray(where[other])[:2]
         direction = (("left of" if dy > 0 else "right of") if abs(dy) > abs(dx)
@@ -125,7 +129,10 @@ def subtask_truth(env: SimEnv, source: str, destination: str,
         return any(f.split()[:2] == [relation, source] for f in facts
                    for relation in RESTING_RELATIONS)
     if destination.startswith(MEMORY_PREFIX) or destination == "table":
-        on_table = f"on-table {source}" in facts
+        tables = [t for t, k in true_kinds(env.task.pddl_objects()).items()  # type: ignore[attr-defined]
+                  if k is Kind.TABLE]
+        on_table = f"on-table {source}" in facts or any(  # stacking's table is an object
+            f"on-top-of {source} {table}" in facts for table in tables)
         if point is None or not destination.startswith(MEMORY_PREFIX):
             return on_table
         try:
@@ -144,6 +151,7 @@ def reference_moves(env: SimEnv) -> list[dict[str, Any]]:
     same object become one move (``place-in-pose`` a turn: the object is its own
     destination), ``open-drawer`` / ``close-drawer`` a drawer move."""
     plan = reference_plan(env.task, env.scene_state)  # type: ignore[arg-type]
+    kinds = true_kinds(env.task.pddl_objects())  # type: ignore[attr-defined]
     moves: list[dict[str, Any]] = []
     for index, step in enumerate(plan):
         name = step.name.lower()
@@ -163,7 +171,8 @@ def reference_moves(env: SimEnv) -> list[dict[str, Any]]:
             goal = following.args[1]
             moves.append(_move(source, source, _turn_deg(env, source, goal), goal,
                                kind="turn"))
-        elif placing == "place-on-table" or len(following.args) < 2:
+        elif placing == "place-on-table" or len(following.args) < 2 \
+                or kinds.get(following.args[1]) is Kind.TABLE:  # stacking's table object
             moves.append(_move(source, "table", from_drawer=from_drawer, kind="table"))
         else:
             moves.append(_move(source, following.args[1], from_drawer=from_drawer))
@@ -241,8 +250,8 @@ class MallviOracle:
         """Every object of the task as it stands now, named by its simulator id: category
         (its PDDL type), words, position on the table and relations (one object missed or
         one relation wrong when injected)."""
-        types = self._types()
-        where = {name: self._where(name) for name in types}
+        types = {name: kind for name, kind in self._types().items() if kind != "pose"}
+        where = {name: self._where(name) for name in types}  # no thing: the task's poses
         facts = self._env.task.facts(self._env.scene_state)  # type: ignore[attr-defined]
         objects = [{"name": name, "category": kind, "description": describe(name),
                     "position": _position_words(where[name]),
@@ -310,7 +319,8 @@ class MallviOracle:
         truth = subtask_truth(self._env, str(fields.get("source", "")),
                               str(fields.get("destination", "")), fields.get("place_point"),
                               fields.get("pose"))
-        verdict = truth != self._oracle.wrong("reflector")
+        verdict = truth != self._oracle.wrong("reflector",
+                                              "false_fail" if truth else "false_pass")
         return {"task_complete": verdict, "confidence": 0.9,
                 "verification_result": f"the {fields.get('source')} is "
                 f"{'' if verdict else 'not '}at the {fields.get('destination')}"}

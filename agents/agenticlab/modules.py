@@ -12,12 +12,13 @@ only the privileged sim-oracle reads.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from agentic_env.agents.models.context import ModuleContext
+from agentic_env.agents.runtime.listing import Kind
 from agentic_env.agents.runtime.prompts import ask_json, camera_image
 from agentic_env.pddl.planning import PlanStep
 
@@ -32,7 +33,8 @@ PARSER_SCHEMA: dict[str, Any] = {
     "properties": {
         "objects_identified": {"type": "array", "items": {
             "type": "object", "required": ["name", "type"],
-            "properties": {"name": _TEXT, "type": _TEXT, "description": _TEXT}}},
+            "properties": {"name": _TEXT, "type": _TEXT, "description": _TEXT,
+                           "kind": {"type": "string", "enum": [k.value for k in Kind]}}}},
         "reasoning": _TEXT,
         "updated_domain": _TEXT,
         "problem_pddl": _TEXT,
@@ -71,12 +73,15 @@ def _object_lines(objects: Mapping[str, str]) -> str:
 
 @dataclass(frozen=True)
 class ParsedTask:
-    """The task parser's answer: objects (name -> (type, description)), domain, problem."""
+    """The task parser's answer: objects (name -> (type, description)), domain, problem,
+    and what each object is where the parser said (name -> :class:`~agentic_env.agents.
+    runtime.listing.Kind`; the table a cube may be set down on is ``Kind.TABLE``)."""
 
     objects: dict[str, tuple[str, str]]
     reasoning: str
     domain: str
     problem: str
+    kinds: dict[str, Kind] = field(default_factory=dict)
 
 
 def parse_task(ctx: ModuleContext, obs: Mapping[str, np.ndarray], instruction: str,
@@ -92,9 +97,11 @@ def parse_task(ctx: ModuleContext, obs: Mapping[str, np.ndarray], instruction: s
                       instruction=instruction, domain=domain, example=example, feedback=note)
     objects = {str(o["name"]): (str(o["type"]), str(o.get("description", o["name"])))
                for o in answer["objects_identified"]}
+    kinds = {str(o["name"]): Kind(o["kind"]) for o in answer["objects_identified"]
+             if o.get("kind")}
     updated = str(answer.get("updated_domain") or "").strip() or domain
     return ParsedTask(objects, str(answer.get("reasoning", "")), updated,
-                      str(answer["problem_pddl"]))
+                      str(answer["problem_pddl"]), kinds)
 
 
 @dataclass(frozen=True)

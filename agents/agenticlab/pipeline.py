@@ -233,7 +233,7 @@ class AgenticLabAgent:
                 if not check.success:
                     raise _ReplanError
             self.episode.event("step", step=str(step), attempt=attempt + 1)
-            executed = self.steps.execute(step, plan)
+            executed = self.steps.execute(step, plan, self.parsed.kinds)
             if not full:
                 return
             check = check_conditions(self.ctx, self.episode.obs, step, effects, "effects",

@@ -11,7 +11,10 @@ that cannot be grounded blames the module at fault (``detector``, ``grasp``) or
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from agentic_env.agents.runtime import Episode, Manipulator, Place
+from agentic_env.agents.runtime.listing import Kind
 from agentic_env.agents.skills import SkillResult
 from agentic_env.pddl.planning import PlanStep
 
@@ -41,15 +44,17 @@ class StepRunner:
     def __init__(self, episode: Episode, hands: Manipulator) -> None:
         self.episode, self.hands = episode, hands
 
-    def execute(self, step: PlanStep, plan: list[PlanStep]) -> bool:
+    def execute(self, step: PlanStep, plan: list[PlanStep],
+                kinds: Mapping[str, Kind] | None = None) -> bool:
         """Ground and run ``step`` of ``plan``; ``False`` when it could not be done (the
-        failure is in the report)."""
+        failure is in the report). ``kinds``: what the parser said each object is (a place
+        onto the object it typed ``table`` sets the held object down on the table)."""
         name = step.name.lower()
         try:
             if name.startswith("pick"):
                 return self._booked(self._pick(step, plan))
             if name.startswith("place"):
-                return self._booked(self._place(step))
+                return self._booked(self._place(step, kinds or {}))
             if name in ("open-drawer", "close-drawer"):
                 return self._booked(self.hands.move_drawer(
                     step.args[0], name == "open-drawer", why=str(step)))
@@ -87,11 +92,13 @@ class StepRunner:
             step.args) > 1 else None
         return self.hands.pick(step.args[0], from_drawer=drawer, why=str(step))
 
-    def _place(self, step: PlanStep) -> SkillResult:
+    def _place(self, step: PlanStep, kinds: Mapping[str, Kind]) -> SkillResult:
         name, held = step.name.lower(), step.args[0]
         if name == "place-in-pose":
             return self.hands.place_turned(held, step.args[1], str(step))
-        where = step.args[1] if len(step.args) > 1 and step.args[1] != "table" else None
+        where = step.args[1] if len(step.args) > 1 else None
+        if where is not None and kinds.get(where) == Kind.TABLE:
+            where = None
         mode = PLACE_MODES.get(name, Place.ON_LOOSE)
         return self.hands.place(held, mode if where is not None else Place.TABLE, where,
                                 why=str(step))

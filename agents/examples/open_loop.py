@@ -30,7 +30,7 @@ class OpenLoopAgent:
             parsed = parse_task(models, episode.obs, instruction, context.domain, PARSER_EXAMPLE)
             for step in solve(parsed.domain, parsed.problem):
                 action, (thing, *rest) = step.name.lower(), step.args
-                where = rest[0] if rest and rest[0] != "table" else None
+                where = rest[0] if rest and parsed.kinds.get(rest[0]) != "table" else None
                 if action.startswith("pick"):
                     result = hands.pick(thing, why=str(step))
                 elif action == "place-in-pose":

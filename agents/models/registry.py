@@ -11,6 +11,12 @@ Spec forms:
   the simulator's ids. It reads the
   simulator, so only the harness builds it: it passes the ``sim-oracle`` factory of
   :func:`agentic_env.oracle.oracle_factories` in ``factories``.
+* ``emulated:PROFILE`` or ``emulated:PROFILE?seed=3`` — a paper's model emulated offline
+  from its profile (``agentic_env/oracle/profiles/PROFILE.toml``: per-module success rates,
+  error kinds, seconds and tokens per call, with provenance): the sim-oracle erring at the
+  profile's rates, naming things by their looks, seeing only what the image shows and
+  charging virtual latency. Like the sim-oracle it reads the simulator, so only the harness
+  builds it (the ``emulated`` factory of :func:`agentic_env.oracle.oracle_factories`).
 * ``replay:DIR`` — answers from the cassettes recorded in ``DIR``, offline.
 * ``record:DIR:MODEL`` — asks the litellm model ``MODEL`` and records every exchange in ``DIR``.
 * anything else — a litellm model name (``gemini/gemini-3-flash``, ``ollama/llama3.2``...),
@@ -47,10 +53,12 @@ from agentic_env.agents.models.modules import check_modules, module_names
 from agentic_env.agents.models.replay import RecordingBackend, ReplayBackend
 from agentic_env.errors import InvalidConfigError
 
-SpecKind = Literal["sim-oracle", "litellm", "replay", "record"]
+SpecKind = Literal["sim-oracle", "emulated", "litellm", "replay", "record"]
 
 #: Name of the privileged offline model.
 SIM_ORACLE = "sim-oracle"
+#: Prefix of an emulated model's spec (``emulated:gemini-3-flash``).
+EMULATED = "emulated"
 #: How the sim-oracle may name things (its ``names`` option): the simulator's ids, or by their
 #: looks as a model does.
 ORACLE_NAME_STYLES: tuple[str, ...] = ("ids", "described")
@@ -59,7 +67,8 @@ LITELLM_OPTIONS: Mapping[str, type] = MappingProxyType(
     {"api_base": str, "timeout": float, "temperature": float, "max_retries": int}
 )
 SPEC_FORMS = (
-    "'sim-oracle', 'sim-oracle?checker=0.1&detector=0.15&seed=3', 'replay:DIR', "
+    "'sim-oracle', 'sim-oracle?checker=0.1&detector=0.15&seed=3', "
+    "'emulated:PROFILE' (e.g. 'emulated:gemini-3-flash?seed=3'), 'replay:DIR', "
     "'record:DIR:MODEL', or a litellm model name such as 'gemini/gemini-3-flash' "
     "(optionally '?api_base=URL&timeout=SECONDS')"
 )
@@ -71,14 +80,15 @@ class ModelSpec:
 
     Attributes:
         text: the spec as given.
-        kind: ``sim-oracle``, ``litellm``, ``replay`` or ``record``.
-        model: litellm model name (``litellm`` and ``record``), else ``None``.
+        kind: ``sim-oracle``, ``emulated``, ``litellm``, ``replay`` or ``record``.
+        model: litellm model name (``litellm`` and ``record``), the profile's name
+            (``emulated``), else ``None``.
         options: litellm options from the ``?`` part (keys of :data:`LITELLM_OPTIONS`,
             values converted to their types).
         cassette_dir: cassette folder (``replay`` and ``record``), else ``None``.
         error_rates: sim-oracle probability in [0, 1] that a module's answer is corrupted,
             per module (:func:`module_names`; modules not named: 0).
-        seed: sim-oracle seed of the error injection.
+        seed: sim-oracle (or emulated model) seed of the error injection.
         names: how the sim-oracle names things: ``ids`` (the simulator's) or ``described``
             (by their looks, as a model does).
     """
@@ -149,6 +159,25 @@ def _parse_oracle(text: str, pairs: list[tuple[str, str]]) -> ModelSpec:
                      names=names)
 
 
+def _parse_emulated(text: str, profile: str, pairs: list[tuple[str, str]]) -> ModelSpec:
+    """``emulated:PROFILE?seed=N``; whether the profile exists is checked where it is
+    loaded (the harness side, which holds the profiles)."""
+    if not profile or any(ch.isspace() or ch in "/:" for ch in profile):
+        raise InvalidConfigError(f"model spec {text!r}: name a profile, e.g. "
+                                 "'emulated:gemini-3-flash'")
+    seed = 0
+    for key, value in pairs:
+        if key != "seed":
+            raise InvalidConfigError(f"model spec {text!r}: unknown option {key!r}; an "
+                                     "emulated model takes only 'seed'")
+        try:
+            seed = int(value)
+        except ValueError as exc:
+            raise InvalidConfigError(
+                f"model spec {text!r}: seed must be an integer, got {value!r}") from exc
+    return ModelSpec(text=text, kind="emulated", model=profile, seed=seed)
+
+
 def _parse_litellm(
     text: str, model_text: str, kind: SpecKind, cassette_dir: Path | None
 ) -> ModelSpec:
@@ -192,6 +221,8 @@ def parse_model_spec(text: str) -> ModelSpec:
     base, pairs = _split_query(spec)
     if base == SIM_ORACLE:
         return _parse_oracle(spec, pairs)
+    if spec.startswith(f"{EMULATED}:"):
+        return _parse_emulated(spec, base.removeprefix(f"{EMULATED}:"), pairs)
     if spec.startswith("replay:"):
         folder = spec.removeprefix("replay:")
         if not folder:

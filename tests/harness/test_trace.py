@@ -99,7 +99,7 @@ def test_page_has_no_python_reprs_and_rounds_numbers(page: str) -> None:
     # raw floats (0.4166666666666667) would show 5 or more decimals; costs show 4
     assert not re.search(r"\d\.\d{5,}", text), re.search(r"\d\.\d{5,}", text)
     assert "0.42 (done 1, extra 1, required 4)" in text  # the score, two decimals
-    assert "12.3 s wall, 33.3 s simulated" in text
+    assert "12.3 s wall; episode 33.3 s = 33.3 s robot + 0.0 s model" in text
     assert "(0.51, -0.219, 0.085)" in text  # a position, three decimals at most
     assert "1.235 s" in text and "Stack the &lt;red&gt; cube." in text
 

@@ -82,7 +82,7 @@ def summarise(label: str, results: Iterable[EpisodeResult]) -> dict[str, float |
         "replans": statistics.fmean(r.replans for r in results),
         "wall_s": statistics.fmean(r.wall_s for r in results),
         "calls": statistics.fmean(len(r.calls) for r in results),
-        "model_s": statistics.fmean(sum(c.latency_s for c in r.calls) for r in results),
+        "model_s": statistics.fmean(r.model_s for r in results),
         "tokens": statistics.fmean(r.input_tokens + r.output_tokens for r in results),
         "judge": (sum(score for score, _ in judged) / (2 * len(judged)) if judged
                   else float("nan")),

@@ -67,10 +67,10 @@ class SortingConfig:
         BinSpec(WHITE_BIN, (0.10, 0.10), 0.06, 0.008, (0.93, 0.93, 0.91, 1.0)),
         BinSpec(BLUE_BIN, (0.10, 0.10), 0.06, 0.008, (0.15, 0.35, 0.80, 1.0)),
         # wide enough for two lanes of objects (a 10 cm pack in a half lane reaches 12.8 cm
-        # from the centre, onto the foot of the side); sides leaning out 0.15 rad: steeper
-        # sides than a salad bowl's, so closed fingers setting an object down by the wall
-        # clear it (at 0.35 rad a fingertip met the wall)
-        ContainerSpec(BOWL, inner_radius=0.12, wall_height=0.045, wall_thickness=0.008,
+        # from the centre, onto the foot of the side); sides 6 cm high as the bins' (a place
+        # sees what rises 5 cm above a floor as walls and keeps the fingers off them) and
+        # leaning out 0.15 rad, steeper than a salad bowl's
+        ContainerSpec(BOWL, inner_radius=0.12, wall_height=0.06, wall_thickness=0.008,
                       rgba=(0.80, 0.52, 0.32, 1.0), flare=0.15),
     ))
     container_slots: tuple[tuple[float, float], ...] = ((0.44, -0.36), (0.66, 0.0),

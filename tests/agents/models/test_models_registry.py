@@ -49,9 +49,21 @@ def test_sim_oracle_specs() -> None:
     assert parse_model_spec("sim-oracle?goal=1").error_rates["goal"] == 1.0
 
 
+def test_emulated_specs() -> None:
+    plain = parse_model_spec("emulated:gemini-3-flash")
+    assert (plain.kind, plain.model, plain.seed) == ("emulated", "gemini-3-flash", 0)
+    seeded = parse_model_spec("emulated:qwen3-vl-plus?seed=3")
+    assert (seeded.kind, seeded.model, seeded.seed) == ("emulated", "qwen3-vl-plus", 3)
+    assert parse_module_map("detector=emulated:qwen3-vl-plus") == {
+        "detector": "emulated:qwen3-vl-plus"}
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
+        ("emulated:", "name a profile"),
+        ("emulated:gemini-3-flash?checker=0.1", "unknown option 'checker'.*only 'seed'"),
+        ("emulated:gemini-3-flash?seed=x", "seed must be an integer"),
         ("sim-oracle?vision=0.1", "unknown option 'vision'.*parser, checker, detector, grasp"),
         ("sim-oracle?checker=1.5", r"checker must be a number in \[0, 1\], got '1.5'"),
         ("sim-oracle?checker=-0.1", r"in \[0, 1\]"),

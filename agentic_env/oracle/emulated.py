@@ -1,0 +1,97 @@
+"""Emulated models: a paper's VLM as an offline profile (``emulated:<profile>``).
+
+An :class:`EmulatedModel` is a :class:`~agentic_env.oracle.backend.SimOracle` driven by a
+:class:`~agentic_env.oracle.profile.ModelProfile`:
+
+* each role errs at ``1 - success`` of the measured module that emulates it (the profile's
+  role map), by the kinds the profile weighs (a checker's ``false_fail`` after a good pick,
+  a detector's neighbour or same-category distractor...); the planner-executor's planner
+  error kinds at the parser's rate times the profile's ``planner_turn_share``;
+* it names things by their looks (``names="described"``), so the episode's name alignment
+  binds its names to the scene's objects as it would a real model's;
+* its detector answers see only what the image shows (the profile's visible-pixel
+  threshold; never a closed drawer's inside);
+* each answer's usage carries the module's seconds per call and tokens as *virtual* time and
+  cost: nothing sleeps, and the episode adds the seconds up as its model time.
+
+Privileged like the sim-oracle it is built on: only the harness builds it
+(:func:`agentic_env.oracle.oracle_factories`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from agentic_env.agents.models.base import PLANNER_ERRORS, Completion, ModelError, ModelQuery, Usage
+from agentic_env.oracle.backend import SimOracle
+from agentic_env.oracle.profile import ModelProfile
+
+if TYPE_CHECKING:
+    from agentic_env.envs.sim_env import SimEnv
+
+#: The measured module whose error rate the planner-executor's planner error kinds scale.
+PLANNER_MEASURE = "parser"
+
+
+def error_rates(profile: ModelProfile) -> dict[str, float]:
+    """Each role's (and each planner error kind's) probability of a wrong answer."""
+    rates = {role: 1.0 - profile.module_for(role).success.value for role in profile.roles}
+    turn = (1.0 - profile.modules[PLANNER_MEASURE].success.value) \
+        * profile.planner_turn_share.value
+    return {**rates, **dict.fromkeys(PLANNER_ERRORS, turn)}
+
+
+def kind_weights(profile: ModelProfile) -> dict[str, dict[str, float]]:
+    """Each role's error kinds' weights: those of the measured module that emulates it."""
+    return {role: {kind: n.value for kind, n in profile.kinds[module].items()}
+            for role, module in profile.roles.items() if module in profile.kinds}
+
+
+class EmulatedModel(SimOracle):
+    """A profile's model over one episode's simulator (see the module docstring).
+
+    Args:
+        env: the env whose ground truth (and renders) the answers read; kept private.
+        profile: the model's profile.
+        seed: seed of the error draws and of the names it invents.
+
+    Attributes:
+        name: ``emulated:<profile name>``.
+        profile: the profile it emulates.
+
+    Raises:
+        InvalidConfigError: the task has no PDDL model.
+    """
+
+    def __init__(self, env: SimEnv, profile: ModelProfile, seed: int = 0) -> None:
+        super().__init__(env, error_rates(profile), seed, names="described",
+                         kinds=kind_weights(profile),
+                         min_visible_px=round(profile.min_visible_px.value))
+        self.name = f"emulated:{profile.name}"
+        self.profile = profile
+
+    def complete(self, query: ModelQuery) -> Completion:
+        """The sim-oracle's answer with the profile's errors, stamped with the role's
+        virtual latency and tokens (:meth:`usage`).
+
+        Raises:
+            ModelError: the profile emulates no such role, or no answer is registered.
+        """
+        usage = self.usage(query.module)
+        return replace(super().complete(query), usage=usage)
+
+    def usage(self, role: str) -> Usage:
+        """One call of ``role``: the measured module's seconds per call as ``latency_s``
+        (virtual: not waited for), its tokens per call, and an unknown price.
+
+        Raises:
+            ModelError: the profile's role map does not name ``role``.
+        """
+        if role not in self.profile.roles:
+            raise ModelError(f"model profile {self.profile.name!r} emulates no role "
+                             f"{role!r}; its roles are {', '.join(self.profile.roles)}")
+        module = self.profile.module_for(role)
+        return Usage(input_tokens=round(module.input_tokens.value),
+                     output_tokens=round(module.output_tokens.value),
+                     latency_s=module.seconds.value, cost_usd=None)

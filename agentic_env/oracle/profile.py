@@ -1,0 +1,253 @@
+"""Model profiles: what an emulated model (``emulated:<name>``) is made of, read from data.
+
+A profile is one TOML file under ``agentic_env/oracle/profiles/`` (``<name>.toml``) laid
+over the shared assumptions of ``profiles/_defaults.toml``. Every number is a table with its
+``value`` and either where it was read (``paper``, ``table``, ``row``, ``column``) or the
+``assumption`` it rests on, so each number of a profile says where it comes from:
+
+.. code-block:: toml
+
+    title = "Gemini 3 Flash"
+    [modules.parser]
+    success = { value = 0.923, paper = "AgenticLab", table = "II", row = "Gemini 3 Flash",
+                column = "Task Parser SR (%)" }
+    seconds = { value = 45.2, paper = "AgenticLab", table = "II", row = "Gemini 3 Flash",
+                column = "Task Parser Time" }
+
+Sections (all but ``title`` may come from the defaults):
+
+* ``modules.<measured>``: ``success`` (probability in [0, 1] of a right answer), ``seconds``
+  (per call) and optionally ``input_tokens`` / ``output_tokens`` (per call) of a measured
+  module (:data:`MEASURED_MODULES`, AgenticLab's Table II columns);
+* ``tokens``: ``input`` / ``output`` tokens per call where a module gives none;
+* ``roles``: every agent role (module name) -> the measured module it is emulated by;
+* ``kinds.<measured>``: the relative weights of the module's error kinds (:data:`KINDS`);
+* ``perception.min_visible_px``: pixels of the image sent below which an object is not seen;
+* ``planner_turn_share``: the share of a measured module's error rate that one turn of a
+  tool-calling planner (a single call, not a whole plan) carries;
+* ``assumptions``: sentences stating what is assumed beyond single numbers (the role map).
+
+Fidelity rule: a profile is built from module-level measurements only; end-to-end results
+(AgenticLab Table I) are what its predictions are compared with, never inputs.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from types import MappingProxyType
+from typing import Any
+
+from agentic_env.agents.models.modules import module_names
+from agentic_env.errors import InvalidConfigError
+
+#: The modules a profile measures (AgenticLab Table II's columns).
+MEASURED_MODULES: tuple[str, ...] = ("parser", "checker", "detector", "grasp", "goal")
+#: Each measured module's error kinds (a profile weighs them; roles emulated by the module
+#: err by the same kinds where their answers have them).
+KINDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "parser": ("missing_goal", "wrong_object"),
+    "checker": ("false_fail", "false_pass"),
+    "detector": ("neighbour", "distractor", "off_object", "no_answer"),
+    "grasp": ("false_reject", "false_execute"),
+    "goal": ("false_fail", "false_pass"),
+})
+_TOP_KEYS = ("title", "modules", "tokens", "roles", "kinds", "perception",
+             "planner_turn_share", "assumptions")
+_MODULE_KEYS = ("success", "seconds", "input_tokens", "output_tokens")
+_SOURCE_KEYS = ("paper", "table", "row", "column")
+_NUMBER_KEYS = ("value", *_SOURCE_KEYS, "assumption", "note")
+_DEFAULTS = "_defaults"
+
+
+@dataclass(frozen=True)
+class Number:
+    """One number of a profile and where it comes from.
+
+    Attributes:
+        value: the number.
+        source: ``paper, table, row, column`` it was read from (with the file's ``note`` on
+            the reading, e.g. what a table's "-" means), ``""`` when assumed.
+        assumption: what it rests on when not read from a paper, else ``""``.
+    """
+
+    value: float
+    source: str = ""
+    assumption: str = ""
+
+
+@dataclass(frozen=True)
+class ModuleProfile:
+    """A measured module of a profile: success probability, seconds and tokens per call."""
+
+    success: Number
+    seconds: Number
+    input_tokens: Number
+    output_tokens: Number
+
+
+@dataclass(frozen=True)
+class ModelProfile:
+    """A model's emulation profile (see the module docstring).
+
+    Attributes:
+        name: the file's stem (``gemini-3-flash``).
+        title: the model's name in the papers.
+        modules: measured module -> its numbers.
+        roles: module name (any agent's role) -> the measured module that emulates it.
+        kinds: measured module -> error kind -> relative weight (> 0).
+        min_visible_px: an object with fewer pixels than this in the image sent is not seen.
+        planner_turn_share: share in [0, 1] of the error rate one planner turn carries.
+        assumptions: every assumption: the stated sentences, then each assumed number's.
+    """
+
+    name: str
+    title: str
+    modules: Mapping[str, ModuleProfile]
+    roles: Mapping[str, str]
+    kinds: Mapping[str, Mapping[str, Number]]
+    min_visible_px: Number
+    planner_turn_share: Number
+    assumptions: tuple[str, ...]
+
+    def module_for(self, role: str) -> ModuleProfile:
+        """The measured module that emulates ``role`` (a module name)."""
+        return self.modules[self.roles[role]]
+
+
+def profile_names() -> tuple[str, ...]:
+    """The names of the packaged profiles, sorted."""
+    folder = resources.files("agentic_env.oracle") / "profiles"
+    return tuple(sorted(p.name.removesuffix(".toml") for p in folder.iterdir()
+                        if p.name.endswith(".toml") and not p.name.startswith("_")))
+
+
+def _read(name: str) -> dict[str, Any]:
+    path = resources.files("agentic_env.oracle") / "profiles" / f"{name}.toml"
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidConfigError(f"model profile {name!r}: not valid TOML: {exc}") from exc
+
+
+def load_profile(name: str) -> ModelProfile:
+    """The packaged profile ``name`` over the shared defaults.
+
+    Raises:
+        InvalidConfigError: no such profile (the message lists them), or it is invalid
+            (:func:`parse_profile`).
+    """
+    if name not in profile_names():
+        raise InvalidConfigError(f"no model profile {name!r}; profiles are "
+                                 f"{', '.join(profile_names())}")
+    return parse_profile(name, _read(name), _read(_DEFAULTS))
+
+
+def _merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """``over`` laid on ``base``, tables merged key by key (a number's table replaced)."""
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and "value" not in value \
+                and isinstance(merged.get(key), Mapping):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _unknown(where: str, keys: Mapping[str, Any], valid: tuple[str, ...]) -> None:
+    extra = sorted(set(keys) - set(valid))
+    if extra:
+        raise InvalidConfigError(f"{where}: unknown key{'s' if len(extra) > 1 else ''} "
+                                 f"{', '.join(map(repr, extra))}; valid keys are "
+                                 f"{', '.join(valid)}")
+
+
+def _number(where: str, raw: Any, low: float, high: float) -> Number:
+    if not isinstance(raw, Mapping) or "value" not in raw:
+        raise InvalidConfigError(f"{where}: give a table {{value = ..., paper, table, row, "
+                                 f"column}} or {{value = ..., assumption = '...'}}")
+    _unknown(where, raw, _NUMBER_KEYS)
+    value = raw["value"]
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not low <= value <= high:
+        raise InvalidConfigError(f"{where}: value must be a number in [{low}, {high}], "
+                                 f"got {value!r}")
+    sourced = [k for k in _SOURCE_KEYS if k in raw]
+    if sourced and len(sourced) < len(_SOURCE_KEYS):
+        raise InvalidConfigError(f"{where}: a source names all of {', '.join(_SOURCE_KEYS)}")
+    if bool(sourced) == ("assumption" in raw):
+        raise InvalidConfigError(f"{where}: give either its source ({', '.join(_SOURCE_KEYS)})"
+                                 " or the 'assumption' it rests on, not both or neither")
+    source = ", ".join(f"{k} {raw[k]}" for k in _SOURCE_KEYS) if sourced else ""
+    if source and "note" in raw:
+        source += f" ({raw['note']})"
+    return Number(float(value), source, str(raw.get("assumption", "")))
+
+
+def parse_profile(name: str, data: Mapping[str, Any],
+                  defaults: Mapping[str, Any] | None = None) -> ModelProfile:
+    """A :class:`ModelProfile` from a profile's TOML data laid over ``defaults``'.
+
+    Raises:
+        InvalidConfigError: an unknown key (the message names the valid ones), a missing
+            section or measured module, a number without source or assumption or out of
+            its range, a role that is not a module or emulated by no measured module, an
+            unknown error kind.
+    """
+    where = f"model profile {name!r}"
+    _unknown(where, data, _TOP_KEYS)
+    merged = _merge(defaults or {}, data)
+    if not isinstance(merged.get("title"), str):
+        raise InvalidConfigError(f"{where}: give the model's 'title' (its name in the papers)")
+    for key in ("modules", "tokens", "roles", "kinds", "perception"):
+        if not isinstance(merged.get(key), Mapping):
+            raise InvalidConfigError(f"{where}: missing table [{key}]")
+    _unknown(f"{where} [modules]", merged["modules"], MEASURED_MODULES)
+    _unknown(f"{where} [tokens]", merged["tokens"], ("input", "output"))
+    tokens = {k: _number(f"{where} tokens.{k}", merged["tokens"].get(k), 0, 1e6)
+              for k in ("input", "output")}
+    modules = {}
+    for module in MEASURED_MODULES:
+        raw = merged["modules"].get(module)
+        if not isinstance(raw, Mapping):
+            raise InvalidConfigError(f"{where}: missing [modules.{module}] (measured modules "
+                                     f"are {', '.join(MEASURED_MODULES)})")
+        _unknown(f"{where} [modules.{module}]", raw, _MODULE_KEYS)
+        at = f"{where} modules.{module}"
+        modules[module] = ModuleProfile(
+            _number(f"{at}.success", raw.get("success"), 0.0, 1.0),
+            _number(f"{at}.seconds", raw.get("seconds"), 0.0, 3600.0),
+            _number(f"{at}.input_tokens", raw["input_tokens"], 0, 1e6)
+            if "input_tokens" in raw else tokens["input"],
+            _number(f"{at}.output_tokens", raw["output_tokens"], 0, 1e6)
+            if "output_tokens" in raw else tokens["output"])
+    roles = dict(merged["roles"])
+    _unknown(f"{where} [roles]", roles, module_names())
+    for role, measured in roles.items():
+        if measured not in MEASURED_MODULES:
+            raise InvalidConfigError(f"{where} roles.{role} = {measured!r}: a role is emulated "
+                                     f"by one of {', '.join(MEASURED_MODULES)}")
+    _unknown(f"{where} [kinds]", merged["kinds"], MEASURED_MODULES)
+    kinds = {}
+    for module, weights in merged["kinds"].items():
+        _unknown(f"{where} [kinds.{module}]", weights, KINDS[module])
+        kinds[module] = MappingProxyType({
+            kind: _number(f"{where} kinds.{module}.{kind}", raw, 0.0, 1e6)
+            for kind, raw in weights.items()})
+    _unknown(f"{where} [perception]", merged["perception"], ("min_visible_px",))
+    numbers = [*tokens.values(), *(n for m in modules.values() for n in vars(m).values()),
+               *(n for w in kinds.values() for n in w.values())]
+    visible = _number(f"{where} perception.min_visible_px",
+                      merged["perception"].get("min_visible_px"), 1, 1e6)
+    turn = _number(f"{where} planner_turn_share", merged.get("planner_turn_share"), 0.0, 1.0)
+    stated = merged.get("assumptions", [])
+    if not isinstance(stated, list) or not all(isinstance(s, str) for s in stated):
+        raise InvalidConfigError(f"{where}: 'assumptions' is a list of sentences")
+    assumed = dict.fromkeys([*stated, *(n.assumption for n in (*numbers, visible, turn)
+                                        if n.assumption)])
+    return ModelProfile(name, merged["title"], MappingProxyType(modules),
+                        MappingProxyType(roles), MappingProxyType(kinds), visible, turn,
+                        tuple(assumed))

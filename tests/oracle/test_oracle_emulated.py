@@ -1,0 +1,167 @@
+"""Emulated models: the profile's error rates and kinds, only what the image shows, and
+virtual model time."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+
+import numpy as np
+import pytest
+
+from agentic_env.agents.models.base import ModelQuery
+from agentic_env.envs.sim_env import SimEnv
+from agentic_env.harness.episode import EpisodeSpec
+from agentic_env.harness.runner import run_episode
+from agentic_env.oracle import EmulatedModel, SimOracle, load_profile
+from agentic_env.oracle.backend import OracleContext
+from agentic_env.oracle.naming import thing_geoms
+
+
+@pytest.fixture(scope="module")
+def sorting():
+    env = SimEnv("sorting")
+    obs, _ = env.reset(seed=0)
+    yield env, obs
+    env.close()
+
+
+def _ask(model: SimOracle, module: str, **fields) -> tuple[dict, float]:
+    completion = model.complete(ModelQuery(module, module, "", fields=fields))
+    return json.loads(completion.text), completion.usage.latency_s
+
+
+def _within_binomial(errors: int, n: int, rate: float) -> bool:
+    """``errors`` of ``n`` lies in the 99.9 % normal interval of Binomial(n, rate)."""
+    return abs(errors - n * rate) <= 3.3 * math.sqrt(n * rate * (1 - rate)) + 1
+
+
+def _pixels(env: SimEnv, name: str) -> np.ndarray:
+    return np.isin(env.segmentation("shoulder"), thing_geoms(env, name))
+
+
+def test_checker_errors_over_many_calls_match_the_profile(sorting) -> None:
+    env, _ = sorting
+    profile = load_profile("gpt-5.2")
+    model = EmulatedModel(env, profile, seed=4)
+    rate = 1 - profile.modules["checker"].success.value
+    n, wrong, started = 600, 0, time.perf_counter()
+    for i in range(n):
+        holds = i % 2 == 0  # as many true conditions as false ones
+        answer, latency = _ask(model, "checker",
+                               conditions=["(hand-empty)" if holds else "(not (hand-empty))"])
+        wrong += answer["success"] != holds
+        assert latency == profile.modules["checker"].seconds.value  # virtual, per call
+    assert _within_binomial(wrong, n, rate), (wrong, n * rate)
+    assert time.perf_counter() - started < n * 0.05  # nothing slept
+
+
+def test_detector_errors_match_the_profile_and_each_kind_occurs(sorting) -> None:
+    env, obs = sorting
+    profile = load_profile("gpt-4o")
+    model = EmulatedModel(env, profile, seed=1)
+    size = list(obs["shoulder_rgb"].shape[:2])
+    names = list(env.task.pddl_objects())
+    seen = [n for n in names if _pixels(env, n).sum() >= profile.min_visible_px.value]
+    segmentation = env.segmentation("shoulder")
+    owner = {g: n for n in names for g in thing_geoms(env, n)}
+    n, wrong, kinds = 240, 0, set()
+    for i in range(n):
+        target = seen[i % len(seen)]
+        answer, _ = _ask(model, "localizer" if i % 2 else "detector", target=target,
+                         camera="shoulder", image_size=size)
+        if not answer["found"]:
+            wrong += 1
+            kinds.add("no_answer")
+            continue
+        u, v = answer["point"]
+        hit = owner.get(int(segmentation[v, u]))
+        wrong += hit != target
+        if hit != target:
+            kinds.add("off_object" if hit is None else "another object")
+    assert _within_binomial(wrong, n, 1 - profile.modules["detector"].success.value)
+    assert kinds == {"no_answer", "off_object", "another object"}
+
+
+def test_an_object_below_the_visibility_threshold_is_never_detected(sorting) -> None:
+    env, obs = sorting
+    size = list(obs["shoulder_rgb"].shape[:2])
+    item = next(n for n, t in env.task.pddl_objects().items() if t == "item")
+    count = int(_pixels(env, item).sum())
+    assert count > 0
+    sees = SimOracle(env, min_visible_px=count)
+    assert _ask(sees, "detector", target=item, camera="shoulder", image_size=size)[0]["found"]
+    blind = SimOracle(env, min_visible_px=count + 1)
+    for _ in range(20):
+        answer, _ = _ask(blind, "detector", target=item, camera="shoulder", image_size=size)
+        assert not answer["found"] and answer["point"] is None
+
+
+def test_a_closed_drawers_inside_is_never_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    env = SimEnv("kitchen")
+    try:
+        obs, _ = env.reset(seed=2)  # the drawer starts closed
+        size = list(obs["shoulder_rgb"].shape[:2])
+        assert "drawer-closed top-drawer" in env.task.facts(env.scene_state)
+        oracle = SimOracle(env)
+        inside = dict(target="top-drawer", part="interior", camera="shoulder", image_size=size)
+        assert not _ask(oracle, "detector", **inside)[0]["found"]
+        assert _ask(oracle, "detector", **{**inside, "part": "handle"})[0]["found"]
+
+        obs, _ = env.reset(seed=0)  # open, with a spice bottle in it the camera sees
+        facts = OracleContext.facts
+        bottle = dict(target="spice-bottle-1", camera="shoulder", image_size=size)
+        assert "in-drawer spice-bottle-1 top-drawer" in env.task.facts(env.scene_state)
+        assert _ask(SimOracle(env), "detector", **bottle)[0]["found"]
+        # the same pixels, but the drawer closed: what is inside is not reported
+        monkeypatch.setattr(OracleContext, "facts", lambda self: {
+            f.replace("drawer-open", "drawer-closed") for f in facts(self)})
+        closed = SimOracle(env)
+        assert not _ask(closed, "detector", **bottle)[0]["found"]
+        assert not _ask(closed, "detector", **inside)[0]["found"]
+    finally:
+        env.close()
+
+
+def test_an_emulated_episode_adds_virtual_model_time_to_robot_time(tmp_path) -> None:
+    from agentic_env.harness.db import Finished, ResultStore
+
+    spec = EpisodeSpec("sorting", seed=0, agent="agenticlab", model="emulated:gemini-3-flash")
+    result = run_episode(spec, video=False)
+    profile = load_profile("gemini-3-flash")
+    assert result.error is None and result.calls
+    expected = sum(profile.module_for(c.module).seconds.value * c.attempts
+                   for c in result.calls)
+    assert {c.model for c in result.calls} == {"emulated:gemini-3-flash"}
+    assert result.model_s == pytest.approx(expected)
+    assert result.model_s > result.wall_s  # virtual: not waited for
+    assert result.episode_s == pytest.approx(result.sim_s + result.model_s)
+    assert result.to_dict()["model_s"] == pytest.approx(expected)
+    with ResultStore(tmp_path / "results.db") as store:
+        store.record(Finished(spec.key(), result, result.wall_s, "here"))
+        assert store.episodes()[0]["model_s"] == pytest.approx(expected)
+
+
+def test_modules_mix_an_emulated_model_with_the_sim_oracle(sorting) -> None:
+    from agentic_env.agents.models.registry import build_backends
+    from agentic_env.oracle import oracle_factories
+
+    env, _ = sorting
+    router = build_backends("sim-oracle", {"detector": "emulated:qwen3-vl-plus"},
+                            factories=oracle_factories(env))
+    assert router.backend_for("detector").name == "emulated:qwen3-vl-plus"
+    assert router.backend_for("parser").name == "sim-oracle"
+
+
+def test_checker_error_kinds_split_the_rate_by_their_weights(sorting) -> None:
+    env, _ = sorting
+    # 'not holding' after a good pick three times as often as the reverse
+    oracle = SimOracle(env, {"checker": 0.2}, seed=5,
+                       kinds={"checker": {"false_fail": 3.0, "false_pass": 1.0}})
+    n = 500
+    denied = sum(not _ask(oracle, "checker", conditions=["(hand-empty)"])[0]["success"]
+                 for _ in range(n))
+    accepted = sum(_ask(oracle, "checker", conditions=["(not (hand-empty))"])[0]["success"]
+                   for _ in range(n))
+    assert _within_binomial(denied, n, 0.3) and _within_binomial(accepted, n, 0.1)

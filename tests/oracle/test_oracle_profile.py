@@ -1,0 +1,111 @@
+"""Model profiles: packaged data with provenance, and a loader that explains bad files."""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+
+import pytest
+
+from agentic_env.agents.models.base import MODULES
+from agentic_env.errors import InvalidConfigError
+from agentic_env.oracle.profile import (
+    KINDS,
+    MEASURED_MODULES,
+    load_profile,
+    parse_profile,
+    profile_names,
+)
+
+_FOLDER = resources.files("agentic_env.oracle") / "profiles"
+#: AgenticLab Table II models: (row, parser SR %, detector pointing SR %, goal time s).
+_TABLE_II = {"gemini-3-pro": ("Gemini 3 Pro", 92.3, 66.7, 8.4),
+             "gemini-3-flash": ("Gemini 3 Flash", 92.3, 88.1, 15.6),
+             "gemini-robotics": ("Gemini Robotics", 75.0, 57.1, 13.5),
+             "qwen3-vl-plus": ("Qwen3-VL-Plus", 30.8, 88.1, 12.1),
+             "qwen-vl-max": ("Qwen-VL-Max", 17.3, 81.0, 11.2),
+             "gpt-5.2": ("GPT-5.2", 46.2, 16.6, 9.1),
+             "gpt-4o": ("GPT-4o", 48.1, 14.3, 5.1),
+             "claude-4.5-opus": ("Claude-4.5-Opus", 78.9, 9.6, 6.6),
+             "claude-4.5-sonnet": ("Claude-4.5-Sonnet", 40.4, 61.9, 10.0),
+             "qwen2.5-vl-7b": ("Qwen2.5-VL-7B", 0.0, 73.8, 9.2),
+             "molmo-7b": ("Molmo-7B", 0.0, 76.2, 18.1)}
+
+
+def _raw(name: str) -> dict:
+    return tomllib.loads((_FOLDER / f"{name}.toml").read_text(encoding="utf-8"))
+
+
+def test_every_table_ii_model_has_a_profile() -> None:
+    assert set(profile_names()) == set(_TABLE_II)
+
+
+@pytest.mark.parametrize("name", sorted(_TABLE_II))
+def test_a_profile_file_round_trips_with_its_provenance(name: str) -> None:
+    profile = load_profile(name)
+    raw = _raw(name)
+    row, parser, detector, goal_s = _TABLE_II[name]
+    assert profile.title == raw["title"] == row
+    for module in MEASURED_MODULES:
+        for key in ("success", "seconds"):
+            number = getattr(profile.modules[module], key)
+            assert number.value == raw["modules"][module][key]["value"]
+            if number.source:
+                assert number.source.startswith(
+                    f"paper AgenticLab, table II, row {row}, column "
+                    f"{raw['modules'][module][key]['column']}")
+            else:
+                assert number.assumption in profile.assumptions
+        assert profile.modules[module].success.source  # every success rate is read
+    assert profile.modules["parser"].success.value == pytest.approx(parser / 100)
+    assert profile.modules["detector"].success.value == pytest.approx(detector / 100)
+    assert profile.modules["goal"].seconds.value == goal_s
+    # every other number is an assumption the profile states; every role is emulated
+    assert profile.modules["parser"].input_tokens.assumption in profile.assumptions
+    assert profile.min_visible_px.assumption in profile.assumptions
+    assert set(profile.roles) == set(MODULES)
+    assert {k: set(v) for k, v in profile.kinds.items()} == {
+        k: set(v) for k, v in KINDS.items()}
+
+
+def _valid() -> dict:
+    return _raw("gemini-3-flash")
+
+
+def _defaults() -> dict:
+    return _raw("_defaults")
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d.update(speed=1), "unknown key 'speed'; valid keys are title, modules"),
+    (lambda d: d["modules"].update(vision={}), "unknown key 'vision'; valid keys are parser, "
+                                               "checker, detector, grasp, goal"),
+    (lambda d: d["modules"]["parser"].update(latency=1), "valid keys are success, seconds"),
+    (lambda d: d["modules"]["parser"]["success"].pop("row"),
+     "a source names all of paper, table, row, column"),
+    (lambda d: d["modules"]["parser"].update(success={"value": 0.5}),
+     "either its source .* or the 'assumption'"),
+    (lambda d: d["modules"]["parser"]["success"].update(value=92.3),
+     r"value must be a number in \[0.0, 1.0\], got 92.3"),
+    (lambda d: d["modules"]["parser"].update(seconds=3.0), "give a table"),
+    (lambda d: d.update(roles={"vision": "detector"}), "unknown key 'vision'; valid keys are "
+                                                       "parser, checker"),
+    (lambda d: d.update(roles={"localizer": "eyes"}), "emulated by one of parser, checker"),
+    (lambda d: d.update(kinds={"checker": {"maybe": {"value": 1, "assumption": "x"}}}),
+     "unknown key 'maybe'; valid keys are false_fail, false_pass"),
+])
+def test_the_loader_refuses_a_bad_profile_naming_the_valid_keys(change, message) -> None:
+    data = _valid()
+    change(data)
+    with pytest.raises(InvalidConfigError, match=message):
+        parse_profile("bad", data, _defaults())
+
+
+def test_a_profile_needs_every_measured_module_and_a_known_name() -> None:
+    data = _valid()
+    del data["modules"]["grasp"]
+    with pytest.raises(InvalidConfigError, match=r"missing \[modules.grasp\]"):
+        parse_profile("bad", data, _defaults())
+    with pytest.raises(InvalidConfigError, match="no model profile 'gemini-4'; profiles are "
+                                                 "claude-4.5-opus"):
+        load_profile("gemini-4")
