@@ -7,7 +7,7 @@ another module's model introduced the names, the module benchmark's graders, the
 and judges' truth, and the episode's report.
 
 * :func:`scene_things` describes each PDDL object of the task the way a person would see it:
-  nouns (with synonyms from ``scenes/names.toml``), colour family, category labels, the letter
+  nouns (with synonyms from ``scenes/words/things.toml``), colour family, category labels, the letter
   on a crossword block, the number of a board slot, and where it is in the shoulder camera's
   view (for "left", "right", "nearest"...).
 * :func:`align` binds a set of :class:`Mention` s (a name and, where the role gives them, a

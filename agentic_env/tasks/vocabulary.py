@@ -35,10 +35,10 @@ def task_vocabulary(task: str) -> dict[str, Any]:
 
 @cache
 def thing_words() -> dict[str, Any]:
-    """The parsed ``scenes/names.toml`` (cached: treat it as read-only): ``nouns`` (a noun ->
+    """The parsed ``scenes/words/things.toml`` (cached: treat it as read-only): ``nouns`` (a noun ->
     other nouns for the same kind of thing), ``colours`` (a colour word -> the words of its
     family) and ``poses`` (a named resting pose -> its other names)."""
-    path = resources.files("agentic_env.scenes").joinpath("names.toml")
+    path = resources.files("agentic_env.scenes").joinpath("words", "things.toml")
     return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
