@@ -4,7 +4,9 @@ instance.
 The database runs in WAL mode and every finished episode is written in a single
 transaction (its row and all its call rows), so a sweep killed at any moment leaves only
 whole episodes behind; the episode key (:meth:`EpisodeSpec.key`) is the primary key, so a
-re-run skips what is there and can never insert an episode twice.
+re-run skips what is there and can never insert an episode twice. Every text goes through
+:func:`agentic_env.text.safe_text` on its way in (invalid Unicode replaced, long texts cut),
+so no model output can make an episode's row fail to store.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 from agentic_env.harness.episode import EpisodeResult
 from agentic_env.harness.sweep import disturbance_label, model_label
+from agentic_env.text import safe_data, safe_text
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS episodes (
@@ -195,14 +198,16 @@ class ResultStore:
         with self._transaction():
             inserted = self._conn.execute(
                 f"INSERT OR IGNORE INTO episodes ({columns}) VALUES ({marks})",
-                tuple(row.values())).rowcount
+                tuple(value if column.endswith("_json") else _storable(value)
+                      for column, value in row.items())).rowcount
             if inserted:
                 self._conn.executemany(
                     "INSERT INTO calls (episode_key, seq, module, model, latency_s, input_tokens,"
                     " output_tokens, cost_usd, attempts, verdict, error, truth)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(finished.key, i, c.module, c.model, c.latency_s, c.input_tokens,
-                      c.output_tokens, c.cost_usd, c.attempts, c.verdict, c.error, c.truth)
+                    [tuple(map(_storable, (finished.key, i, c.module, c.model, c.latency_s,
+                                           c.input_tokens, c.output_tokens, c.cost_usd,
+                                           c.attempts, c.verdict, c.error, c.truth)))
                      for i, c in enumerate(result.calls)])
         return bool(inserted)
 
@@ -226,8 +231,9 @@ class ResultStore:
                 " answer_json, error, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (item.model, item.module, item.instance, item.task, item.setting, item.seed,
                  int(item.success), item.metric, item.latency_s, item.input_tokens,
-                 item.output_tokens, json.dumps(item.label, sort_keys=True, default=str),
-                 json.dumps(item.answer, sort_keys=True, default=str), item.error, _now()))
+                 item.output_tokens, json.dumps(safe_data(item.label), sort_keys=True, default=str),
+                 json.dumps(safe_data(item.answer), sort_keys=True, default=str),
+                 _storable(item.error), _now()))
 
     def episodes(self) -> list[dict[str, Any]]:
         """Every episode row as a dict (``success`` as bool, ``intervention``: the measures
@@ -270,6 +276,12 @@ class _Transaction:
 
     def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
         self._conn.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _storable(value: Any) -> Any:
+    """A column's value, a text made safe to store (JSON columns are written as ASCII and
+    cut through their strings by :func:`~agentic_env.text.safe_data` instead)."""
+    return safe_text(value) if isinstance(value, str) else value
 
 
 def _now() -> str:
