@@ -164,11 +164,15 @@ class ResultStore:
             self._conn.executemany("DELETE FROM episodes WHERE key = ?", [(k,) for k in doomed])
         return len(doomed)
 
-    def record(self, finished: Finished) -> bool:
+    def record(self, finished: Finished, replace: bool = False) -> bool:
         """Insert an episode and its calls in one transaction.
 
+        Args:
+            replace: first delete the episode stored under the same key, in the same
+                transaction (a real trial stored unscored, then scored by the rubric).
+
         Returns:
-            ``False`` (and writes nothing) if the key is already stored.
+            ``False`` (and writes nothing) if the key is already stored and not replaced.
         """
         result = finished.result
         spec = result.spec
@@ -196,6 +200,9 @@ class ResultStore:
         columns = ", ".join(row)
         marks = ", ".join("?" for _ in row)
         with self._transaction():
+            if replace:
+                self._conn.execute("DELETE FROM calls WHERE episode_key = ?", (finished.key,))
+                self._conn.execute("DELETE FROM episodes WHERE key = ?", (finished.key,))
             inserted = self._conn.execute(
                 f"INSERT OR IGNORE INTO episodes ({columns}) VALUES ({marks})",
                 tuple(value if column.endswith("_json") else _storable(value)
