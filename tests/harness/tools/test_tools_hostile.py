@@ -6,7 +6,6 @@ logged with a bounded copy of its arguments, and on any loopback address forged 
 from __future__ import annotations
 
 import json
-import random
 import threading
 import time
 from typing import Any
@@ -21,6 +20,7 @@ from agentic_env.agents.skills.result import SkillResult, ok
 from agentic_env.agents.tools import ToolRegistry
 from agentic_env.harness.episode import EpisodeSpec
 from agentic_env.harness.tools.backends import open_episode
+from agentic_env.harness.tools.fuzz import hostile_calls
 from agentic_env.harness.tools.mcp_server import build_server, serve_http
 
 #: Longest reply text a malformed call may get, characters.
@@ -32,14 +32,6 @@ def _nested(depth: int) -> list[Any]:
     for _ in range(depth):
         value = [value]
     return value
-
-
-#: What a hostile client puts in an argument.
-HOSTILE_VALUES: tuple[Any, ...] = (
-    None, True, -1, 0, 0.5, 10**309, -(10**400), float("nan"), float("inf"), "", "lemon",
-    "\ud800", "\x1b[2J\x1b[31m", "x" * 100_000, [], [0.4, 0.0, 0.1], _nested(100), {"a": 1},
-    {"k" * 1000: [1] * 1000}, list(range(10_000)),
-)
 
 
 def move(x: float, speed: int = 1) -> SkillResult:
@@ -75,32 +67,16 @@ def episode():
     opened.close()
 
 
-def _arguments(rng: random.Random, schema: dict[str, Any]) -> dict[str, Any]:
-    names = list(schema["properties"])
-    arguments = {name: rng.choice(HOSTILE_VALUES) for name in names if rng.random() < 0.7}
-    if rng.random() < 0.2:
-        arguments[rng.choice(["grip", "\ud800", "z" * 5_000])] = rng.choice(HOSTILE_VALUES)
-    return arguments
-
-
 def test_a_seeded_fuzz_session_never_breaks_the_server(episode) -> None:
     """300 calls of the ``all`` tool set with hostile names and values: each is answered,
     logged, and short; the log stays small."""
-    rng = random.Random(29)
-    tools = {spec.name: spec.parameters for spec in episode.tools.specs()}
-    names = [name for name in tools if name != "finish"]
+    schemas = {spec.name: spec.parameters for spec in episode.tools.specs()}
     server = build_server(episode, on_finish=lambda: "stored")
     replies: list[tuple[str, bool, str]] = []
 
     async def session() -> None:
         async with Client(server) as client:
-            for _ in range(300):
-                if rng.random() < 0.1:
-                    name = rng.choice(["teleport", "x" * 10_000, "pick\u2028", "pick\x00"])
-                    arguments: dict[str, Any] = {"x": 1}
-                else:
-                    name = rng.choice(names)
-                    arguments = _arguments(rng, tools[name])
+            for name, arguments in hostile_calls(schemas, seed=29, count=300):
                 result = await client.call_tool(name, arguments)
                 replies.append((name, bool(result.is_error), result.content[0].text))
 
