@@ -372,23 +372,16 @@ class NameBook:
     """An episode's bindings of model names to scene objects (see the module docstring).
 
     Args:
-        env: the simulator whose task's objects the names are bound to (held weakly: the
-            book is kept per env in a weak-keyed table, which a strong reference from the
-            value would keep alive with its env for ever).
+        env: the simulator whose task's objects the names are bound to.
     """
 
     def __init__(self, env: SimEnv) -> None:
-        self._env_ref = weakref.ref(env)
+        self._env_ref = weakref.ref(env)  # weak: _BOOKS is keyed by the env itself
         self.alignment = Alignment()
         self._names_of: dict[str, str] = {}
         self._domain: frozenset[str] | None = None
 
-    @property
-    def _env(self) -> SimEnv:
-        env = self._env_ref()
-        if env is None:
-            raise ReferenceError("the name book's simulator is gone")
-        return env
+    _env = property(lambda self: self._env_ref())
 
     @property
     def ids(self) -> frozenset[str]:
