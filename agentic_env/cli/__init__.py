@@ -64,6 +64,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 "module benchmark (Table II) on sim-generated, ground-truth-labelled instances"),
     "bench-sweep": ("agentic_env.cli.bench.sweep:main",
                     "harness throughput with 1 and 2 workers and its overhead per episode"),
+    "soak": ("agentic_env.cli.bench.soak:main",
+             "memory soak: episodes in turn and a hostile MCP session; RSS slope, crashes, lost"),
 }
 
 

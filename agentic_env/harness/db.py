@@ -4,7 +4,9 @@ instance.
 The database runs in WAL mode and every finished episode is written in a single
 transaction (its row and all its call rows), so a sweep killed at any moment leaves only
 whole episodes behind; the episode key (:meth:`EpisodeSpec.key`) is the primary key, so a
-re-run skips what is there and can never insert an episode twice.
+re-run skips what is there and can never insert an episode twice. Every text goes through
+:func:`agentic_env.text.safe_text` on its way in (invalid Unicode replaced, long texts cut),
+so no model output can make an episode's row fail to store.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 from agentic_env.harness.episode import EpisodeResult
 from agentic_env.harness.sweep import disturbance_label, model_label
+from agentic_env.text import safe_data, safe_text
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS episodes (
@@ -163,11 +166,15 @@ class ResultStore:
             self._conn.executemany("DELETE FROM episodes WHERE key = ?", [(k,) for k in doomed])
         return len(doomed)
 
-    def record(self, finished: Finished) -> bool:
+    def record(self, finished: Finished, replace: bool = False) -> bool:
         """Insert an episode and its calls in one transaction.
 
+        Args:
+            replace: first delete the episode stored under the same key, in the same
+                transaction (a real trial stored unscored, then scored by the rubric).
+
         Returns:
-            ``False`` (and writes nothing) if the key is already stored.
+            ``False`` (and writes nothing) if the key is already stored and not replaced.
         """
         result = finished.result
         spec = result.spec
@@ -196,16 +203,21 @@ class ResultStore:
         columns = ", ".join(row)
         marks = ", ".join("?" for _ in row)
         with self._transaction():
+            if replace:
+                self._conn.execute("DELETE FROM calls WHERE episode_key = ?", (finished.key,))
+                self._conn.execute("DELETE FROM episodes WHERE key = ?", (finished.key,))
             inserted = self._conn.execute(
                 f"INSERT OR IGNORE INTO episodes ({columns}) VALUES ({marks})",
-                tuple(row.values())).rowcount
+                tuple(value if column.endswith("_json") else _storable(value)
+                      for column, value in row.items())).rowcount
             if inserted:
                 self._conn.executemany(
                     "INSERT INTO calls (episode_key, seq, module, model, latency_s, input_tokens,"
                     " output_tokens, cost_usd, attempts, verdict, error, truth)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [(finished.key, i, c.module, c.model, c.latency_s, c.input_tokens,
-                      c.output_tokens, c.cost_usd, c.attempts, c.verdict, c.error, c.truth)
+                    [tuple(map(_storable, (finished.key, i, c.module, c.model, c.latency_s,
+                                           c.input_tokens, c.output_tokens, c.cost_usd,
+                                           c.attempts, c.verdict, c.error, c.truth)))
                      for i, c in enumerate(result.calls)])
         return bool(inserted)
 
@@ -229,8 +241,9 @@ class ResultStore:
                 " answer_json, error, finished_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (item.model, item.module, item.instance, item.task, item.setting, item.seed,
                  int(item.success), item.metric, item.latency_s, item.input_tokens,
-                 item.output_tokens, json.dumps(item.label, sort_keys=True, default=str),
-                 json.dumps(item.answer, sort_keys=True, default=str), item.error, _now()))
+                 item.output_tokens, json.dumps(safe_data(item.label), sort_keys=True, default=str),
+                 json.dumps(safe_data(item.answer), sort_keys=True, default=str),
+                 _storable(item.error), _now()))
 
     def episodes(self) -> list[dict[str, Any]]:
         """Every episode row as a dict (``success`` as bool, ``intervention``: the measures
@@ -273,6 +286,12 @@ class _Transaction:
 
     def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
         self._conn.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+def _storable(value: Any) -> Any:
+    """A column's value, a text made safe to store (JSON columns are written as ASCII and
+    cut through their strings by :func:`~agentic_env.text.safe_data` instead)."""
+    return safe_text(value) if isinstance(value, str) else value
 
 
 def _now() -> str:

@@ -26,6 +26,7 @@ from agentic_env.harness import findings, metrics, plots
 from agentic_env.harness.db import ResultStore
 from agentic_env.harness.episode import EpisodeSpec
 from agentic_env.harness.interventions import format_table, intervention_rows
+from agentic_env.text import safe_text
 
 
 @dataclass(frozen=True)
@@ -108,8 +109,8 @@ def write_report(db_path: str | pathlib.Path, out_dir: str | pathlib.Path) -> Re
             path.write_bytes(block.png)
             figures.append(path)
     html_path, md_path = out / "report.html", out / "report.md"
-    html_path.write_text(render_html(title, blocks))
-    md_path.write_text(render_markdown(title, blocks))
+    html_path.write_text(safe_text(render_html(title, blocks), None))
+    md_path.write_text(safe_text(render_markdown(title, blocks), None))
     return ReportFiles(html=html_path, markdown=md_path, figures=tuple(figures))
 
 

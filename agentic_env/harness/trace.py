@@ -32,6 +32,7 @@ from PIL import Image
 
 from agentic_env.agents.models.base import CallRecord
 from agentic_env.harness.trace_video import TraceVideo
+from agentic_env.text import safe_data, safe_text
 from agentic_env.visualize import resize_nearest
 
 #: Longest side (pixels) of a model call's image inlined into index.html (a click opens the
@@ -168,12 +169,14 @@ class EpisodeTrace:
             "error": record.error,
             "usage": asdict(record.usage),
         }
+        entry = safe_data(entry)
         (self.folder / "calls" / f"{stem}.json").write_text(json.dumps(entry, indent=2))
         self._rows.append({"call": entry, "index": index, "images": images,
                            "verdict": call_verdict(record)})
 
     def on_event(self, event: dict[str, Any]) -> None:
         """Store one agent decision or primitive outcome."""
+        event = safe_data(event)
         self._events.write(json.dumps(event, default=str) + "\n")
         self._events.flush()
         views = self._views if event.get("kind") == "primitive" else ()
@@ -184,8 +187,9 @@ class EpisodeTrace:
         self._events.close()
         if self.video is not None:
             self.video.close()
+        summary = safe_data(summary)
         (self.folder / "episode.json").write_text(json.dumps(summary, indent=2, default=str))
-        (self.folder / "index.html").write_text(self._html(summary))
+        (self.folder / "index.html").write_text(safe_text(self._html(summary), None))
 
     # -- the page ------------------------------------------------------------------------
 

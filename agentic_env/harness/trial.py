@@ -8,11 +8,16 @@ and scores it from the simulator. ``--backend real`` runs the same agent code on
 1. it draws the setup sheet of the trial and waits for the operator to lay out the table;
 2. it runs the agent through the env (``--confirm-each-step`` asks before every primitive;
    a safety fault or a declined primitive ends the episode with the arm stopped);
-3. it asks the operator to score with the task rubric: did the task succeed, which actions
-   of the required sequence were done, how many actions were redundant or wrong. The
-   progress score is then computed by the same :func:`agentic_env.tasks.score.
-   progress_score` as in sim, the goal-checker penalty from the operator's success verdict
-   and the agent's own goal check.
+3. it hands the episode, still unscored (failure ``unscored``), to be stored, then asks the
+   operator to score with the task rubric: did the task succeed, which actions of the
+   required sequence were done, how many actions were redundant or wrong. The progress
+   score is then computed by the same :func:`agentic_env.tasks.score.progress_score` as in
+   sim, the goal-checker penalty from the operator's success verdict and the agent's own goal
+   check. No answer (end of input, an interrupt, :data:`RUBRIC_TRIES` answers that are not
+   a number) leaves the episode unscored, never lost. On the twin, the rubric can instead
+   be answered by the simulator (``--rubric auto``: the twin's world is followed after every
+   observation and its executed steps answer the questions), so a paired trial runs
+   unattended.
 
 Both write to the same results database (``--db``): the sim episode under its spec key, the
 real one under the key plus ``:real``; ``agentic-env trial-report`` lines them up. ``--twin``
@@ -35,7 +40,7 @@ from agentic_env.agents.models.base import CallRecord
 from agentic_env.contract.events import parse_events
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.envs.sim_env import SimEnv
-from agentic_env.errors import InvalidConfigError
+from agentic_env.errors import AgenticEnvError, InvalidConfigError
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, freeze_events
 from agentic_env.harness.interventions import kind_success, measure
 from agentic_env.harness.real_events import ScheduledRealEnv, operator_hands
@@ -61,6 +66,14 @@ BACKENDS: tuple[str, ...] = ("sim", "real")
 REAL_KEY_SUFFIX = ":real"
 #: ``ask(prompt) -> answer``: how the operator is asked (``input`` on a terminal).
 Ask = Callable[[str], str]
+#: Failure label of a real episode the rubric has not scored (yet, or ever).
+UNSCORED = "unscored"
+#: Answers the operator may give to the rubric's number question before it counts as none.
+RUBRIC_TRIES = 3
+
+
+class RubricUnansweredError(AgenticEnvError, RuntimeError):
+    """The operator gave no usable rubric answer (end of input, interrupt, no number)."""
 
 
 @dataclass(frozen=True)
@@ -90,18 +103,44 @@ def rubric_score(answers: RubricAnswers, reference: list[PlanStep],
 
 
 def ask_rubric(reference: list[PlanStep], report: AgentReport, ask: Ask) -> RubricAnswers:
-    """Ask the operator the rubric questions (the robot's primitives are listed first)."""
+    """Ask the operator the rubric questions (the robot's primitives are listed first).
+
+    Raises:
+        RubricUnansweredError: the input ended or was interrupted, or the number question
+            got :data:`RUBRIC_TRIES` answers that are not a number in [0, 99].
+    """
     primitives = [e for e in report.events if e["kind"] == "primitive"]
     lines = [f"  {i + 1}. {e['primitive']} ({'ok' if e['ok'] else e['reason']}): {e['why']}"
              for i, e in enumerate(primitives)]
     print("The robot executed:\n" + ("\n".join(lines) or "  nothing"))
-    success = parse_yes(ask("Does the table now satisfy the instruction? [y/n] "))
-    done = tuple(parse_yes(ask(f"Required action {i + 1}/{len(reference)}: {step} - done? [y/n] "))
-                 for i, step in enumerate(reference))
-    while True:
-        text = ask("How many executed actions were redundant or wrong? [0-99] ").strip()
-        if text.isdigit():
-            return RubricAnswers(success, done, int(text))
+    try:
+        success = parse_yes(ask("Does the table now satisfy the instruction? [y/n] "))
+        done = tuple(parse_yes(ask(f"Required action {i + 1}/{len(reference)}: {step} - "
+                                   "done? [y/n] ")) for i, step in enumerate(reference))
+        for _ in range(RUBRIC_TRIES):
+            text = ask("How many executed actions were redundant or wrong? [0-99] ").strip()
+            if text.isdigit() and int(text) <= 99:
+                return RubricAnswers(success, done, int(text))
+    except EOFError:
+        raise RubricUnansweredError("the rubric's input ended before it was answered") from None
+    except KeyboardInterrupt:
+        raise RubricUnansweredError("the rubric was interrupted") from None
+    raise RubricUnansweredError(f"{RUBRIC_TRIES} answers to the number question were not a "
+                                "number in [0, 99]")
+
+
+def sim_rubric(world: SimEnv, executed: list[PlanStep], reference: list[PlanStep]
+               ) -> RubricAnswers:
+    """The rubric as a simulator answers it: the goal from ``world``'s end state, a
+    required action done when ``executed`` holds it (each executed step counts once), the
+    other executed steps extra."""
+    left = list(executed)
+    done = []
+    for step in reference:
+        done.append(step in left)
+        if done[-1]:
+            left.remove(step)
+    return RubricAnswers(world.task.evaluate(world.scene_state).success, tuple(done), len(left))
 
 
 def parse_yes(answer: str) -> bool:
@@ -160,14 +199,27 @@ def run_sim_trial(trial: TrialSpec, spec: EpisodeSpec, trace_root: Path | None =
 def run_real_trial(trial: TrialSpec, spec: EpisodeSpec, env: RealEnv, ask: Ask,
                    sheet_dir: Path, oracle_env: SimEnv | None = None,
                    on_event: Callable[[str], None] | None = None,
-                   hands: Hands | None = None) -> EpisodeResult:
-    """Setup sheet, operator layout, agent run on ``env``, operator rubric (module docstring).
+                   hands: Hands | None = None,
+                   store: Callable[[EpisodeResult], None] | None = None,
+                   rubric_world: SimEnv | None = None) -> EpisodeResult:
+    """Setup sheet, operator layout, agent run on ``env``, rubric (module docstring).
 
     Args:
         oracle_env: the simulator the sim-oracle may read (the twin's world); ``None`` on
             hardware, where only real models can run.
         hands: who carries out the trial's scheduled events (:func:`~agentic_env.harness.
             real_events.twin_hands` on the twin); default: the operator, asked.
+        store: receives the episode, unscored (failure :data:`UNSCORED`), before the rubric
+            is asked, so an unanswered rubric loses nothing.
+        rubric_world: a simulator playing the real cell (the twin's world): it answers the
+            rubric (:func:`sim_rubric`) and the operator is asked nothing about the table.
+
+    Returns:
+        The scored episode, or the unscored one (its detail says why) when the rubric went
+        unanswered.
+
+    Raises:
+        RubricUnansweredError: the input ended before the table was laid out.
     """
     agent_entry(spec.agent)  # an unknown agent fails before the operator lays out a table
     start = time.perf_counter()
@@ -181,7 +233,12 @@ def run_real_trial(trial: TrialSpec, spec: EpisodeSpec, env: RealEnv, ask: Ask,
     finally:
         reference_sim.close()
     print(f"Setup sheet: {sheet_dir / 'setup_sheet.png'}\nInstruction: {trial.instruction}")
-    ask("Lay out the table as on the setup sheet, clear the cell, then press Enter: ")
+    if rubric_world is None:
+        try:
+            ask("Lay out the table as on the setup sheet, clear the cell, then press Enter: ")
+        except (EOFError, KeyboardInterrupt):
+            raise RubricUnansweredError("no operator confirmed the layout; nothing ran") from None
+    executed: list[PlanStep] = []
     calls: list[CallRecord] = []
     with episode_models(spec, oracle_env, on_call=calls.append) as models:
         agent = build_agent(spec, models, (lambda e: on_event(str(e))) if on_event else None)
@@ -190,7 +247,9 @@ def run_real_trial(trial: TrialSpec, spec: EpisodeSpec, env: RealEnv, ask: Ask,
             robot_start = env.robot.time
             scheduled = ScheduledRealEnv(env, list(parse_events(list(trial.events))),
                                          hands or operator_hands(env, ask))
-            robot_io = EnvRobotIO(scheduled if trial.events else env)
+            robot_io = EnvRobotIO(scheduled if trial.events else env,
+                                  None if rubric_world is None else _follow(rubric_world,
+                                                                            executed))
             try:
                 report, stopped = run_agent(agent, robot_io, trial.instruction,
                                             TaskContext(domain))
@@ -199,7 +258,18 @@ def run_real_trial(trial: TrialSpec, spec: EpisodeSpec, env: RealEnv, ask: Ask,
                                      failure_detail=str(fault))
                 stopped = str(fault)
             robot_time = env.robot.time - robot_start
-    answers = ask_rubric(reference, report, ask)
+    unscored = episode_result(
+        spec, report, calls, success=False, progress=0.0, score=(0.0, 0, 0, len(reference)),
+        goal_checker_error=False,
+        failure=(UNSCORED, "stored before the rubric was answered"),
+        wall_s=time.perf_counter() - start, sim_s=robot_time)
+    if store is not None:
+        store(unscored)
+    try:
+        answers = (ask_rubric(reference, report, ask) if rubric_world is None
+                   else sim_rubric(rubric_world, executed, reference))
+    except RubricUnansweredError as error:
+        return replace(unscored, failure_detail=f"unscored: {error}")
     expect = str(trial.variant.get("expect", "act"))
     success = kind_success(expect, answers.success, report, robot_io.actions)
     goal_checker_error = (expect == "act" and report.goal_checked
@@ -220,3 +290,16 @@ def run_real_trial(trial: TrialSpec, spec: EpisodeSpec, env: RealEnv, ask: Ask,
         scheduled.runner.refused, report, robot_io.actions))
 
 
+
+
+def _follow(world: SimEnv, executed: list[PlanStep]) -> Callable[[dict[str, np.ndarray]], None]:
+    """An observation hook appending to ``executed`` each PDDL step ``world`` went through
+    (its facts compared after every observation, from the state it has now)."""
+    scorer = EpisodeScorer(world.task, world.scene_state)
+
+    def follow(_observation: dict[str, np.ndarray]) -> None:
+        step = scorer.record(world.scene_state)
+        if step is not None:
+            executed.append(step)
+
+    return follow

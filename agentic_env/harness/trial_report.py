@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from agentic_env.harness.trial import REAL_KEY_SUFFIX
+from agentic_env.harness.trial import REAL_KEY_SUFFIX, UNSCORED
 
 
 @dataclass(frozen=True)
@@ -31,11 +31,12 @@ class TrialPair:
 
 
 def pair_episodes(rows: Sequence[dict[str, Any]]) -> list[TrialPair]:
-    """Real episodes with their sim counterparts, in the order the real ones were stored."""
+    """Real episodes with their sim counterparts, in the order the real ones were stored
+    (a real episode the rubric left unscored has no score to pair)."""
     by_key = {row["key"]: row for row in rows}
     pairs = []
     for row in rows:
-        if row["key"].endswith(REAL_KEY_SUFFIX):
+        if row["key"].endswith(REAL_KEY_SUFFIX) and row["failure"] != UNSCORED:
             sim = by_key.get(row["key"][: -len(REAL_KEY_SUFFIX)])
             if sim is not None:
                 pairs.append(TrialPair(sim, row))

@@ -376,10 +376,12 @@ class NameBook:
     """
 
     def __init__(self, env: SimEnv) -> None:
-        self._env = env
+        self._env_ref = weakref.ref(env)  # weak: _BOOKS is keyed by the env itself
         self.alignment = Alignment()
         self._names_of: dict[str, str] = {}
         self._domain: frozenset[str] | None = None
+
+    _env = property(lambda self: self._env_ref())
 
     @property
     def ids(self) -> frozenset[str]:

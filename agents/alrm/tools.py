@@ -182,7 +182,8 @@ def alrm_tools(context: ToolContext, world: AlrmWorld | None = None) -> Sequence
         best = candidates[0]
         xyz = [round(float(v), 3) for v in best.pose[:3, 3]]
         return ok(f"Grasp of the {_words(entry)} at {xyz}", position=xyz,
-                  yaw=round(grounding.tcp_yaw(best.pose), 3), width=round(best.width, 3))
+                  yaw=round(grounding.tcp_yaw(actions.pose_to_vector(best.pose)), 3),
+                  width=round(float(best.width), 3))
 
     def pick(name: str, pose: str = "") -> SkillResult:
         """Pick up an object: locate it, plan a grasp, grasp it and lift it.

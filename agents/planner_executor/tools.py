@@ -127,12 +127,13 @@ class PlannerTools:
 
     Args:
         context: the episode's tool context (a :class:`PlannerToolContext` carries the
-            agent's state; any other context gets a fresh state without models).
+            agent's state; any other context gets a fresh state whose perception is the
+            context's ``models``, e.g. ``serve --tools planner --perception sim-oracle``).
     """
 
     def __init__(self, context: ToolContext) -> None:
         self.context = context
-        self.state = getattr(context, "planner", None) or PlannerState()
+        self.state = getattr(context, "planner", None) or PlannerState(models=context.models)
         self.snapshot = self.state.snapshot
         self.episode = context.episode
         self.hands = Manipulator(self.episode, self.detector, self.state.rng,

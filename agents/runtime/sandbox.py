@@ -12,9 +12,13 @@ the program in a fresh ``python -I`` process that
 * runs under rlimits on CPU time, address space, file size (0), open files (none more) and
   processes (0; root ignores this one, but no program can reach ``fork`` anyway), and is
   killed by this process past its wall time (time spent in the parent's tools not counted);
-* has its source, printed output, tool calls and protocol messages capped.
+* has its source, printed output, tool calls, protocol messages and the bytes of all its
+  tool arguments capped; a tool argument nested too deeply or too large fails the program.
 
-Whatever the program does, the parent gets a :class:`SandboxResult`; an error fails the
+Whatever the program does (deep nesting, invalid Unicode, floods, huge messages), the parent
+never raises: it gets a :class:`SandboxResult` whose log and error are valid Unicode with
+control characters escaped and sizes capped, holding a bounded copy of each call's
+arguments; the next program runs as if nothing happened. An error fails the
 program (ALRM: "if any part of the generated code contains an error, the entire subtask
 execution may fail").
 """
@@ -38,6 +42,7 @@ from typing import IO, Any, Literal
 
 from agentic_env.agents.runtime.sandbox_child import policy_errors
 from agentic_env.errors import InvalidConfigError
+from agentic_env.text import bounded, excerpt, safe_text
 
 #: The child's script, run by path so the child imports nothing of the project.
 CHILD_SCRIPT = Path(__file__).with_name("sandbox_child.py")
@@ -47,6 +52,10 @@ DEFAULT_MODULES: tuple[str, ...] = ("math", "random", "itertools")
 Outcome = Literal["ok", "refused", "error", "killed"]
 #: Bytes of the child's stderr kept to explain a crash.
 _STDERR_KEPT = 20_000
+#: Longest error or refusal message of a result, characters.
+MESSAGE_CHARS = 2_000
+#: Policy objections quoted in a refusal (the rest counted).
+_REFUSALS_QUOTED = 10
 
 
 @dataclass(frozen=True)
@@ -59,7 +68,10 @@ class SandboxLimits:
         memory_bytes: address space of the child (RLIMIT_AS).
         output_chars: characters the program may print; also caps an error's text.
         tool_calls: tool calls the program may make.
-        message_bytes: longest protocol line the parent accepts from the child.
+        message_bytes: longest protocol line the parent accepts from the child (a tool
+            call over it fails in the program).
+        argument_bytes: bytes of all the tool calls of one run together (past it the run
+            is killed); bounds what the parent holds for one run.
         source_chars: longest program accepted.
     """
 
@@ -68,13 +80,15 @@ class SandboxLimits:
     memory_bytes: int = 512 * 2**20
     output_chars: int = 20_000
     tool_calls: int = 100
-    message_bytes: int = 1_000_000
+    message_bytes: int = 256_000
+    argument_bytes: int = 1_000_000
     source_chars: int = 100_000
 
 
 @dataclass(frozen=True)
 class ToolCall:
-    """One tool call the program made, with what the parent answered."""
+    """One tool call the program made, with what the parent answered (``args`` and
+    ``kwargs`` as :func:`~agentic_env.text.bounded` copies: long values are cut)."""
 
     name: str
     args: tuple[Any, ...]
@@ -150,15 +164,22 @@ def to_plain(value: Any) -> Any:
 
 def _call_tool(function: Callable[..., Any], name: str, args: list[Any],
                kwargs: dict[str, Any]) -> ToolCall:
+    kept_args, kept_kwargs = tuple(bounded(args)), bounded(kwargs)
     try:
         inspect.signature(function).bind(*args, **kwargs)
     except TypeError as exc:
-        return ToolCall(name, tuple(args), kwargs, error=f"TypeError: {exc}")
+        return ToolCall(name, kept_args, kept_kwargs, error=_message(f"TypeError: {exc}"))
     try:
         result = to_plain(function(*args, **kwargs))
     except Exception as exc:  # noqa: BLE001 - a failing tool is reported to the program
-        return ToolCall(name, tuple(args), kwargs, error=f"{type(exc).__name__}: {exc}")
-    return ToolCall(name, tuple(args), kwargs, result=result)
+        return ToolCall(name, kept_args, kept_kwargs,
+                        error=_message(f"{type(exc).__name__}: {exc}"))
+    return ToolCall(name, kept_args, kept_kwargs, result=result)
+
+
+def _message(text: object) -> str:
+    """An error or refusal as a result keeps it: valid Unicode, controls escaped, capped."""
+    return safe_text(text, MESSAGE_CHARS, controls=True)
 
 
 def _exit_reason(returncode: int, limits: SandboxLimits, stderr: str) -> str:
@@ -169,7 +190,7 @@ def _exit_reason(returncode: int, limits: SandboxLimits, stderr: str) -> str:
     else:
         reason = f"the sandbox process exited with status {returncode}"
     tail = stderr.strip().splitlines()[-1:] if stderr.strip() else []
-    return reason + (f" ({tail[0][:500]})" if tail else "")
+    return reason + (f" ({safe_text(tail[0], 500, controls=True)})" if tail else "")
 
 
 class _Run:
@@ -181,6 +202,8 @@ class _Run:
         self.log: list[str] = []
         self.logged = 0
         self.calls: list[ToolCall] = []
+        self.argument_bytes = 0
+        self.in_tool = False
 
     def run(self, job: dict[str, Any], workdir: str) -> tuple[Outcome, str | None]:
         """Start the child in ``workdir``, send it ``job`` and serve it to its end."""
@@ -217,7 +240,8 @@ class _Run:
                     line, buffer = buffer.split(b"\n", 1)
                     started = time.monotonic()
                     finished = self._handle(line, proc.stdin)
-                    deadline += time.monotonic() - started
+                    if self.in_tool:  # only time in the parent's tools is not charged
+                        deadline += time.monotonic() - started
                     if finished is not None:
                         return finished
                     continue
@@ -242,12 +266,17 @@ class _Run:
 
     def _handle(self, line: bytes, reply_to: IO[bytes]) -> tuple[Outcome, str | None] | None:
         """Act on one message; the run's end when it is the last."""
+        self.in_tool = False
         try:
             message = json.loads(line)
             kind = message["type"]
-        except (ValueError, TypeError, KeyError):
+        except RecursionError:
+            return "killed", "killed: a message of the sandbox process is nested too deeply"
+        except (ValueError, TypeError, KeyError, IndexError, MemoryError):
             return "killed", "killed: the sandbox process broke the protocol"
         if kind == "print":
+            if self.logged >= self.limits.output_chars:  # the child stops printing there
+                return "killed", "killed: output limit exceeded and the printing went on"
             text = str(message.get("text", ""))[: self.limits.output_chars - self.logged]
             self.log.append(text)
             self.logged += len(text)
@@ -256,17 +285,24 @@ class _Run:
             error = message.get("error")
             if error is None:
                 return "ok", None
-            return "error", str(error)
+            return "error", _message(error)
         if kind != "call":
             return "killed", "killed: the sandbox process broke the protocol"
+        self.argument_bytes += len(line)
+        if self.argument_bytes > self.limits.argument_bytes:
+            return "killed", (f"killed: the tool calls' arguments are over the "
+                              f"{self.limits.argument_bytes}-byte limit of one program")
+        self.in_tool = True
         return self._answer_call(message, reply_to)
 
     def _answer_call(self, message: dict[str, Any],
                      reply_to: IO[bytes]) -> tuple[Outcome, str | None] | None:
-        name = str(message.get("name"))
+        name = message.get("name")
         args, kwargs = message.get("args"), message.get("kwargs")
-        if name not in self.tools or not isinstance(args, list) or not isinstance(kwargs, dict):
-            return "killed", f"killed: the sandbox process asked for an invalid call of {name!r}"
+        if (not isinstance(name, str) or name not in self.tools or not isinstance(args, list)
+                or not isinstance(kwargs, dict)):
+            return "killed", ("killed: the sandbox process asked for an invalid call of "
+                              f"{excerpt(name)}")
         if len(self.calls) >= self.limits.tool_calls:
             return "killed", "killed: tool call limit exceeded"
         call = _call_tool(self.tools[name], name, args, kwargs)
@@ -291,9 +327,11 @@ def check_program(source: object, modules: Iterable[str] = DEFAULT_MODULES,
     try:
         errors = policy_errors(source, modules)
     except (ValueError, SyntaxError, RecursionError, MemoryError) as exc:
-        return f"refused: the program does not compile: {type(exc).__name__}: {exc}"
+        return _message(f"refused: the program does not compile: {type(exc).__name__}: {exc}")
     if errors:
-        return "refused by the sandbox policy: " + "; ".join(errors)
+        more = len(errors) - _REFUSALS_QUOTED
+        quoted = "; ".join(errors[:_REFUSALS_QUOTED]) + (f"; and {more} more" if more > 0 else "")
+        return _message("refused by the sandbox policy: " + quoted)
     return None
 
 
@@ -327,9 +365,10 @@ def run_program(
         return SandboxResult("refused", error=refusal, wall_s=time.monotonic() - start)
     job = {"source": source, "tools": specs, "modules": list(modules), "seed": seed,
            "limits": {"cpu_s": limits.cpu_s, "memory_bytes": limits.memory_bytes,
-                      "output_chars": limits.output_chars, "tool_calls": limits.tool_calls}}
+                      "output_chars": limits.output_chars, "tool_calls": limits.tool_calls,
+                      "message_bytes": limits.message_bytes}}
     run = _Run(tools, limits)
     with tempfile.TemporaryDirectory(prefix="agent-sandbox-") as workdir:
         outcome, error = run.run(job, workdir)
-    return SandboxResult(outcome, "".join(run.log), tuple(run.calls), error,
-                         time.monotonic() - start)
+    log = safe_text("".join(run.log), limits.output_chars, controls=True)
+    return SandboxResult(outcome, log, tuple(run.calls), error, time.monotonic() - start)

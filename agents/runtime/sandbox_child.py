@@ -50,6 +50,8 @@ FORBIDDEN_NAMES = frozenset({
 })
 #: Most traceback lines quoted in an error (the rest summarised, e.g. a deep recursion).
 _FRAMES_QUOTED = 6
+#: Deepest nesting of lists and dicts a tool argument may have.
+ARGUMENT_DEPTH = 32
 #: Builtins added to RestrictedPython's safe set (pure functions and containers).
 _EXTRA_BUILTINS: dict[str, Any] = {
     name: getattr(__import__("builtins"), name)
@@ -95,6 +97,10 @@ class OutputLimitError(RuntimeError):
     """The program printed more than the sandbox's output cap."""
 
 
+class ToolError(RuntimeError):
+    """A tool refused its arguments or failed in the parent."""
+
+
 class _Channel:
     """The JSON-lines link to the parent over the inherited stdin/stdout pipes."""
 
@@ -102,8 +108,17 @@ class _Channel:
         self._in = sys.stdin.buffer
         self._out = sys.stdout.buffer
 
-    def send(self, message: dict[str, Any]) -> None:
-        self._out.write(json.dumps(message).encode() + b"\n")
+    def send(self, message: dict[str, Any], max_bytes: int | None = None) -> None:
+        """Write one message (encoded first: nothing is sent when encoding fails).
+
+        Raises:
+            ToolError: the encoded message is longer than ``max_bytes``.
+        """
+        data = json.dumps(message).encode() + b"\n"
+        if max_bytes is not None and len(data) > max_bytes:
+            raise ToolError(f"the call is {len(data)} bytes long, over the {max_bytes}-byte "
+                            "limit of one tool call")
+        self._out.write(data)
         self._out.flush()
 
     def receive(self) -> dict[str, Any]:
@@ -128,19 +143,30 @@ class _Printer:
         if unsupported:
             raise TypeError(f"print() takes no {', '.join(sorted(unsupported))} argument here")
         text = str(sep).join(str(obj) for obj in objects) + str(end)
+        if not text:
+            return
+        if self._left <= 0:  # nothing more is sent, however often the program tries
+            raise OutputLimitError("output limit exceeded: the program printed too much")
         if len(text) > self._left:
-            self._channel.send({"type": "print", "text": text[: max(self._left, 0)]})
+            self._channel.send({"type": "print", "text": text[: self._left]})
             self._left = 0
             raise OutputLimitError("output limit exceeded: the program printed too much")
         self._left -= len(text)
         self._channel.send({"type": "print", "text": text})
 
 
-class ToolError(RuntimeError):
-    """A tool refused its arguments or failed in the parent."""
+def _too_deep(value: Any, levels: int) -> bool:
+    """Whether ``value`` nests lists, tuples or dicts more than ``levels`` deep."""
+    if not isinstance(value, list | tuple | dict):
+        return False
+    if levels <= 0:
+        return True
+    items = value.values() if isinstance(value, dict) else value
+    return any(_too_deep(item, levels - 1) for item in items)
 
 
-def _stub(channel: _Channel, spec: dict[str, Any], budget: list[int]) -> Callable[..., Any]:
+def _stub(channel: _Channel, spec: dict[str, Any], budget: list[int],
+          max_bytes: int) -> Callable[..., Any]:
     """A function with the tool's name, signature and docstring that calls the parent."""
     params = [
         inspect.Parameter(
@@ -161,11 +187,17 @@ def _stub(channel: _Channel, spec: dict[str, Any], budget: list[int]) -> Callabl
         budget[0] -= 1
         message = {"type": "call", "name": name, "args": list(bound.args),
                    "kwargs": dict(bound.kwargs)}
+        if _too_deep(message["args"], ARGUMENT_DEPTH) or _too_deep(message["kwargs"],
+                                                                    ARGUMENT_DEPTH):
+            raise TypeError(f"{name}(): arguments nest lists or dicts more than "
+                            f"{ARGUMENT_DEPTH} levels deep")
         try:
-            channel.send(message)  # encodes before writing: nothing is sent on failure
-        except (TypeError, ValueError):
+            channel.send(message, max_bytes)  # encodes before writing: nothing sent on failure
+        except ToolError as exc:
+            raise ToolError(f"{name}(): {exc}") from None
+        except (TypeError, ValueError) as exc:
             raise TypeError(f"{name}(): arguments must be plain data (str, numbers, "
-                            "lists, dicts, None)") from None
+                            f"lists, dicts, None): {exc}") from None
         reply = channel.receive()
         if not reply.get("ok"):
             raise ToolError(f"{name}(): {reply.get('error')}")
@@ -259,7 +291,8 @@ def main() -> None:
     random.seed(job.get("seed", 0))
     printer = _Printer(channel, int(limits["output_chars"]))
     budget = [int(limits["tool_calls"])]
-    tools = {spec["name"]: _stub(channel, spec, budget) for spec in job["tools"]}
+    max_bytes = int(limits["message_bytes"])
+    tools = {spec["name"]: _stub(channel, spec, budget, max_bytes) for spec in job["tools"]}
     namespace = restricted_globals(tools, printer, job.get("modules", ()))
     _limit(int(limits["cpu_s"]), int(limits["memory_bytes"]))
     error: str | None = None

@@ -16,6 +16,7 @@ planner-executor sets register theirs the same way over the skill layer.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import importlib
 import inspect
@@ -28,11 +29,14 @@ from typing import TYPE_CHECKING, Any
 from agentic_env.agents.skills.result import SkillCode, SkillResult, fail
 from agentic_env.agents.tools.schema import ToolSpec, tool_spec, validate_arguments
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
+from agentic_env.text import excerpt, safe_text
 
 if TYPE_CHECKING:
     from agentic_env.agents.tools.robot import ToolContext
 
 logger = logging.getLogger(__name__)
+#: Longest message of a failed call, characters (a tool's error may quote what it was given).
+MESSAGE_CHARS = 1_000
 
 ToolFunction = Callable[..., SkillResult]
 #: Builds a tool set's functions for one episode.
@@ -122,27 +126,42 @@ class ToolRegistry:
             the tool is unknown or the arguments do not fit its schema (the function is not
             called); the tool's own result otherwise. A package error raised by a tool comes
             back as ``BLOCKED`` with its message, any other exception as ``BLOCKED`` naming
-            it (and is logged with its traceback).
+            it (and is logged with its traceback). A failure's message (a tool's own
+            failure too) is capped at :data:`MESSAGE_CHARS`, so it can quote at most a part
+            of what was sent.
         """
-        if name not in self._tools:
-            return fail(SkillCode.BAD_ARGS, f"there is no tool {name!r}; valid tools: "
-                        f"{', '.join(self._tools)}", tool=name)
+        if not isinstance(name, str) or name not in self._tools:
+            return fail(SkillCode.BAD_ARGS, f"there is no tool {excerpt(name, 60)}; valid "
+                        f"tools: {', '.join(self._tools)}", tool=safe_text(name, 60))
         tool = self._tools[name]
-        values, problems = validate_arguments(tool.spec, arguments)
+        try:
+            values, problems = validate_arguments(tool.spec, arguments)
+        except Exception as error:  # validation is total; this guards the episode anyway
+            logger.exception("validating the arguments of %s raised", name)
+            values, problems = {}, [f"the arguments could not be checked "
+                                    f"({type(error).__name__})"]
         if problems:
-            return fail(SkillCode.BAD_ARGS, f"{name} was not run: " + "; ".join(problems),
-                        tool=name)
+            return fail(SkillCode.BAD_ARGS, _capped(f"{name} was not run: "
+                                                    + "; ".join(problems)), tool=name)
         for key, kind in self._enums[name].items():
             values[key] = kind(values[key])
         try:
-            return tool.function(**values)
+            result = tool.function(**values)
         except AgenticEnvError as error:
-            logger.info("tool %s failed: %s", name, error)
-            return fail(SkillCode.BLOCKED, f"{name} failed: {error}", tool=name)
+            logger.info("tool %s failed: %s", name, _capped(error))
+            return fail(SkillCode.BLOCKED, _capped(f"{name} failed: {error}"), tool=name)
         except Exception as error:  # a bug in a tool must not end the agent's episode
             logger.exception("tool %s raised", name)
-            return fail(SkillCode.BLOCKED, f"{name} failed with an internal error "
-                        f"({type(error).__name__}: {error})", tool=name)
+            return fail(SkillCode.BLOCKED, _capped(f"{name} failed with an internal error "
+                                                   f"({type(error).__name__}: {error})"),
+                        tool=name)
+        if result.ok or len(result.message) <= MESSAGE_CHARS:
+            return result
+        return dataclasses.replace(result, message=_capped(result.message))
+
+
+def _capped(message: object) -> str:
+    return safe_text(message, MESSAGE_CHARS, controls=True)
 
 
 _TOOL_SETS: dict[str, ToolSetFactory] = {}

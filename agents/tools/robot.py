@@ -17,6 +17,7 @@ from agentic_env.agents.base import RobotIO
 from agentic_env.agents.runtime.episode import Episode, Limits
 from agentic_env.agents.skills.result import SkillCode, SkillResult, code_for_reason, fail, ok
 from agentic_env.errors import AgenticEnvError, InvalidActionError
+from agentic_env.text import bounded, safe_text
 
 if TYPE_CHECKING:
     from agentic_env.agents.models.context import ModuleContext
@@ -28,8 +29,10 @@ class LoggedCall:
     """One tool call as the episode log keeps it.
 
     Attributes:
-        tool: tool name.
-        arguments: the arguments as received.
+        tool: tool name (capped).
+        arguments: the arguments as received, as a :func:`~agentic_env.text.bounded` copy
+            (long texts and lists cut), so a session's log does not grow with what a client
+            sends.
         result: what the tool returned.
         latency_s: wall time of the call, seconds.
     """
@@ -121,11 +124,15 @@ class ToolContext:
                     f"{what} failed: {status.get('message') or status.get('reason')}")
 
     def call(self, tools: ToolRegistry, name: str, arguments: Any) -> SkillResult:
-        """Run tool ``name`` of ``tools`` (never raises) and append the call to the log; the
-        robot may move again after a stop in an earlier call."""
+        """Run tool ``name`` of ``tools`` (never raises) and append the call to the log,
+        whatever its fate; the robot may move again after a stop in an earlier call."""
         self.episode.new_call()
         start = time.perf_counter()
-        result = tools.call(name, arguments)
-        given = dict(arguments) if isinstance(arguments, Mapping) else {"_raw": arguments}
-        self.log.calls.append(LoggedCall(name, given, result, time.perf_counter() - start))
+        result = fail(SkillCode.BLOCKED, "the call did not finish")
+        try:
+            result = tools.call(name, arguments)
+        finally:
+            given = arguments if isinstance(arguments, Mapping) else {"_raw": arguments}
+            self.log.calls.append(LoggedCall(safe_text(name, 200), bounded(given), result,
+                                             time.perf_counter() - start))
         return result

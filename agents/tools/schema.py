@@ -12,7 +12,10 @@ the schema a model sees and the docs never drift:
 * parameters without a default are required.
 
 :func:`validate_arguments` checks a call's arguments against the schema before anything runs
-and lists every problem together with the valid names, values or range.
+and lists every problem together with the valid names, values or range. It is total: whatever
+a client sends (huge integers, deep nesting, odd keys) comes back as problems, never an
+exception, and a problem quotes at most a short :func:`~agentic_env.text.excerpt` of the
+value.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentic_env.errors import InvalidConfigError
+from agentic_env.text import excerpt
 
 _RANGE = re.compile(r"\bin \[\s*(-?[\d.]+(?:e-?\d+)?)\s*,\s*(-?[\d.]+(?:e-?\d+)?)\s*\]")
 _ARG_LINE = re.compile(r"^(\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
@@ -153,7 +157,9 @@ def _check(name: str, value: Any, schema: Mapping[str, Any]) -> tuple[Any, str |
     kind = kinds[0]
     if kind == "number":
         if isinstance(value, bool) or not isinstance(value, int | float):
-            return value, f"{name} must be a number, got {value!r}"
+            return value, f"{name} must be a number, got {excerpt(value)}"
+        if isinstance(value, int) and value.bit_length() > 1000:  # float() would overflow
+            return value, f"{name} must be a finite number, got {excerpt(value)}"
         value = float(value)
         if not math.isfinite(value):
             return value, f"{name} must be finite, got {value!r}"
@@ -161,26 +167,34 @@ def _check(name: str, value: Any, schema: Mapping[str, Any]) -> tuple[Any, str |
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            return value, f"{name} must be an integer, got {value!r}"
+            return value, f"{name} must be an integer, got {excerpt(value)}"
     elif kind == "boolean" and not isinstance(value, bool):
-        return value, f"{name} must be true or false, got {value!r}"
+        return value, f"{name} must be true or false, got {excerpt(value)}"
     elif kind == "string" and not isinstance(value, str):
-        return value, f"{name} must be a string, got {value!r}"
+        return value, f"{name} must be a string, got {excerpt(value)}"
     elif kind == "array":
         if not isinstance(value, list | tuple):
-            return value, f"{name} must be an array, got {value!r}"
+            return value, f"{name} must be an array, got {excerpt(value)}"
         if "items" not in schema:
             return list(value), None
-        checked = [_check(f"{name}[{i}]", item, schema["items"]) for i, item in enumerate(value)]
-        problems = [problem for _, problem in checked if problem]
-        return [item for item, _ in checked], problems[0] if problems else None
-    if "enum" in schema and value not in schema["enum"]:
+        checked = []
+        for i, item in enumerate(value):  # up to the first bad item
+            checked.append(_check(f"{name}[{i}]", item, schema["items"]))
+            if checked[-1][1] is not None:
+                return value, checked[-1][1]
+        return [item for item, _ in checked], None
+    if "enum" in schema and not _member(value, schema["enum"]):
         valid = ", ".join(repr(v) for v in schema["enum"])
-        return value, f"{name}={value!r} is not one of {valid}"
+        return value, f"{name}={excerpt(value)} is not one of {valid}"
     low, high = schema.get("minimum"), schema.get("maximum")
     if low is not None and high is not None and not low <= value <= high:
-        return value, f"{name}={value!r} is out of range [{low:g}, {high:g}]"
+        return value, f"{name}={excerpt(value)} is out of range [{low:g}, {high:g}]"
     return value, None
+
+
+def _member(value: Any, allowed: list[Any]) -> bool:
+    """``value in allowed`` for JSON values (no unhashable or cross-type surprises)."""
+    return any(type(value) is type(option) and value == option for option in allowed)
 
 
 def validate_arguments(spec: ToolSpec, arguments: Any) -> tuple[dict[str, Any], list[str]]:
@@ -194,10 +208,13 @@ def validate_arguments(spec: ToolSpec, arguments: Any) -> tuple[dict[str, Any], 
         return {}, [f"arguments must be a JSON object, got {type(arguments).__name__}"]
     properties = spec.parameters["properties"]
     problems: list[str] = []
-    unknown = sorted(set(arguments) - set(properties))
+    unknown = sorted(key if isinstance(key, str) and len(key) <= 40 else excerpt(key, 40)
+                     for key in arguments if key not in properties)
     if unknown:
         valid = ", ".join(properties) or "none"
-        problems.append(f"unknown argument(s) {', '.join(unknown)}; valid: {valid}")
+        listed = ", ".join(unknown[:10]) + (f" and {len(unknown) - 10} more"
+                                            if len(unknown) > 10 else "")
+        problems.append(f"unknown argument(s) {listed}; valid: {valid}")
     values: dict[str, Any] = {}
     for name, schema in properties.items():
         if name not in arguments:

@@ -153,3 +153,90 @@ def test_an_estop_trial_on_the_twin_refuses_motion_until_the_twin_releases_it(
     assert measures is not None and measures["events"] == ["estop", "estop_release"]
     assert measures["estop_refused"] == 0 and measures["kind"] == "estop"
     assert env.safety_fault is None  # the release cleared the latched emergency stop
+
+
+def no_operator(_prompt: str) -> str:
+    """A closed standard input."""
+    raise EOFError
+
+
+@pytest.fixture
+def toy_agent() -> Iterator[None]:
+    from support.toy_agent import TOY_FAILURE, make_toy
+
+    from agentic_env.agents.base import register_agent, unregister_agent
+
+    register_agent("toy", make_toy, failure_sources=(TOY_FAILURE,))
+    yield
+    unregister_agent("toy")
+
+
+def test_a_closed_input_leaves_the_episode_stored_unscored(
+        stacking_trial: Path, tmp_path: Path, toy_agent: None) -> None:
+    db = tmp_path / "db.sqlite"
+    asked: list[str] = []
+
+    def operator(prompt: str) -> str:
+        asked.append(prompt)
+        if len(asked) == 1:
+            return ""  # the layout
+        with ResultStore(db) as store:  # stored before the rubric's first question
+            assert [row["failure"] for row in store.episodes()] == [trial.UNSCORED]
+        raise EOFError
+
+    assert trial_cli.main([str(stacking_trial), "--backend", "real", "--twin", "--db", str(db),
+                           "--out", str(tmp_path / "real"), "--agent", "toy"],
+                          ask=operator) == 0
+    with ResultStore(db) as store:
+        (row,) = store.episodes()
+    assert row["failure"] == trial.UNSCORED and "input ended" in row["failure_detail"]
+    assert row["actions"] == 1 and row["n_required"] == 12 and not row["success"]
+
+
+def test_answers_that_are_not_a_number_are_asked_a_bounded_number_of_times(
+        stacking_trial: Path, tmp_path: Path, toy_agent: None) -> None:
+    db = tmp_path / "db.sqlite"
+    asked: list[str] = []
+
+    def yes(prompt: str) -> str:  # `yes | agentic-env trial ...`
+        asked.append(prompt)
+        assert len(asked) < 100
+        return "y"
+
+    assert trial_cli.main([str(stacking_trial), "--backend", "real", "--twin", "--db", str(db),
+                           "--out", str(tmp_path / "real"), "--agent", "toy"], ask=yes) == 0
+    assert len(asked) == 1 + 1 + 12 + trial.RUBRIC_TRIES
+    with ResultStore(db) as store:
+        (row,) = store.episodes()
+    assert row["failure"] == trial.UNSCORED and "not a number" in row["failure_detail"]
+
+
+def test_a_scored_rubric_replaces_the_unscored_row(
+        stacking_trial: Path, tmp_path: Path, toy_agent: None) -> None:
+    db = tmp_path / "db.sqlite"
+    answers = ["", "n", *["n"] * 12, "oops", "1"]
+    assert trial_cli.main([str(stacking_trial), "--backend", "real", "--twin", "--db", str(db),
+                           "--out", str(tmp_path / "real"), "--agent", "toy"],
+                          ask=scripted(answers)) == 0
+    with ResultStore(db) as store:
+        (row,) = store.episodes()
+        assert len(store.calls()) == 0
+    assert row["failure"] != trial.UNSCORED and row["n_extra"] == 1
+
+
+@pytest.mark.slow  # two whole episodes, one of them with its trace video
+def test_the_auto_rubric_runs_the_paired_trial_unattended(stacking_trial: Path,
+                                                           tmp_path: Path) -> None:
+    db = tmp_path / "db.sqlite"
+    for backend in (["sim"], ["real", "--twin", "--rubric", "auto"]):
+        assert trial_cli.main([str(stacking_trial), "--backend", *backend, "--db", str(db),
+                               "--out", str(tmp_path / backend[0]),
+                               "--agent", "planner-executor"], ask=no_operator) == 0
+    with ResultStore(db) as store:
+        sim, real = store.episodes()
+    assert real["failure"] != trial.UNSCORED and real["success"] and real["score"] == 1.0
+    assert real["n_done"] == real["n_required"] == 12
+    assert trial_report_main([str(db), "--out", str(tmp_path / "report.md")]) == 0
+    assert "1 paired trials" in (tmp_path / "report.md").read_text()
+    assert trial_cli.main([str(stacking_trial), "--backend", "sim", "--rubric", "auto",
+                           "--db", str(db)], ask=no_operator) == 1

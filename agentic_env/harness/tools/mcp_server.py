@@ -8,7 +8,9 @@ and ``task://instruction`` (text).
 
 Transports: stdio, or streamable HTTP (``/mcp``) bound to 127.0.0.1 unless
 :func:`check_bind` allows another address (explicit opt-in plus a bearer token, which
-:class:`BearerAuth` then requires on every request).
+:class:`BearerAuth` then requires on every request). On any loopback address (127.0.0.2 and
+``::1`` too) the ``Host`` and ``Origin`` headers must name that address
+(:func:`loopback_security`: no DNS rebinding from a web page).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from agentic_env.harness.tools.episode import ToolEpisode
 
 if TYPE_CHECKING:
     from mcp.server import Server
+    from mcp.server.transport_security import TransportSecuritySettings
 
 #: Camera images served as resources: URI -> observation key.
 CAMERA_RESOURCES: dict[str, str] = {"camera://shoulder_rgb": "shoulder_rgb",
@@ -44,6 +47,32 @@ def png_base64(pixels: np.ndarray) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an address) is this machine's loopback."""
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def loopback_security(host: str) -> TransportSecuritySettings | None:
+    """Host and Origin checks for serving on loopback address ``host`` (any port): the
+    headers must name ``host`` itself or ``localhost`` (on ``localhost``, 127.0.0.1 and
+    ``::1`` too); ``None`` for a non-loopback address, which needs the bearer token
+    instead."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    if not is_loopback(host):
+        return None
+    names = {f"[{host}]" if ":" in host else host, "localhost"}
+    if host == "localhost":
+        names |= {"127.0.0.1", "[::1]"}
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=sorted(f"{name}:*" for name in names),
+        allowed_origins=sorted(f"http://{name}:*" for name in names))
+
+
 def check_bind(host: str, allow_remote: bool, token: str | None) -> None:
     """Refuse to serve HTTP on a non-loopback address without an explicit opt-in and a token.
 
@@ -51,11 +80,7 @@ def check_bind(host: str, allow_remote: bool, token: str | None) -> None:
         InvalidConfigError: ``host`` is not loopback and ``allow_remote`` is false or no
             bearer token is set.
     """
-    try:
-        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = False
-    if loopback:
+    if is_loopback(host):
         return
     if not allow_remote or not token:
         raise InvalidConfigError(
@@ -197,7 +222,8 @@ async def serve_http(server: Server, host: str = "127.0.0.1", port: int = 8765,
     def stop() -> None:
         servers[0].should_exit = True
 
-    watch = SessionWatch(server.streamable_http_app(host=host), stop)
+    watch = SessionWatch(server.streamable_http_app(
+        host=host, transport_security=loopback_security(host)), stop)
     app: Any = BearerAuth(watch, token) if token else watch
     http = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
                                          lifespan="on"))
