@@ -7,6 +7,9 @@ limits so that the fix is obvious from the message alone.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 
 class AgenticEnvError(Exception):
     """Base class of every error raised by agentic_env."""
@@ -37,3 +40,16 @@ class MotionPlanningError(AgenticEnvError, RuntimeError):
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
         self.reason = reason
+
+
+def check_keys(data: Mapping[str, Any], valid: Iterable[str], where: str) -> None:
+    """Refuse keys of ``data`` not in ``valid``, naming them and the valid ones.
+
+    Raises:
+        InvalidConfigError: an unknown key.
+    """
+    valid = tuple(valid)
+    unknown = [k for k in data if k not in valid]
+    if unknown:
+        raise InvalidConfigError(f"{where}: unknown key(s) {', '.join(map(str, unknown))}; "
+                                 f"valid: {', '.join(valid)}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -241,3 +242,13 @@ class EpisodeResult:
         data["spec"] = self.spec.to_dict()
         data["model_s"], data["episode_s"] = self.model_s, self.episode_s
         return data
+
+
+def models_label(model: str, modules: Sequence[tuple[str, str]] = (),
+                 judges: Sequence[str] = ()) -> str:
+    """The model column of reports (:func:`agentic_env.harness.sweep.model_label`) from its
+    parts: the model spec, the (module, spec) overrides sorted by module, and the trace
+    judges."""
+    overrides = ",".join([*(f"{module}={spec}" for module, spec in modules),
+                          *([f"judges={'+'.join(judges)}"] if judges else [])])
+    return f"{model} [{overrides}]" if overrides else model

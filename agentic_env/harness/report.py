@@ -22,7 +22,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from agentic_env.errors import InvalidConfigError
-from agentic_env.harness import findings, metrics, plots
+from agentic_env.harness import findings, metrics, paper_tables, plots
 from agentic_env.harness.db import ResultStore
 from agentic_env.harness.episode import EpisodeSpec
 from agentic_env.harness.interventions import format_table, intervention_rows
@@ -98,7 +98,8 @@ def write_report(db_path: str | pathlib.Path, out_dir: str | pathlib.Path) -> Re
     with ResultStore(db) as store:
         episodes, calls, instances = store.episodes(), store.calls(), store.module_instances()
         paper = findings.parse_findings(store.meta("paper_findings"))
-    blocks = build_blocks(episodes, calls, instances, out, paper)
+        table = paper_tables.parse_paper_table(store.meta("paper_table"))
+    blocks = build_blocks(episodes, calls, instances, out, paper, table)
     title = f"Benchmark report: {db.name}"
     figure_dir = out / "plots"
     figure_dir.mkdir(parents=True, exist_ok=True)
@@ -137,11 +138,14 @@ def options_label(options: dict[str, Any]) -> str:
 
 def build_blocks(episodes: Sequence[dict[str, Any]], calls: Sequence[dict[str, Any]],
                  instances: Sequence[dict[str, Any]], out_dir: pathlib.Path,
-                 paper: Sequence[findings.Finding] = ()) -> list[Block]:
+                 paper: Sequence[findings.Finding] = (),
+                 table: paper_tables.PaperTable | None = None) -> list[Block]:
     """The report's content from database rows (see :class:`ResultStore`) and the sweep's
-    paper findings, if it had any."""
+    paper findings and paper table, if it had any."""
     rows = _enrich(episodes, calls)
     blocks: list[Block] = [Para(_overview(rows))]
+    if table is not None:
+        blocks += _paper_table_section(paper_tables.compare(table, rows))
     if paper:
         blocks += _paper_section(paper, rows)
     if rows:
@@ -243,6 +247,43 @@ def _paper_section(paper: Sequence[findings.Finding], rows: Sequence[dict[str, A
                   tuple((v.finding.id, v.finding.source, v.finding.claim, v.measured,
                          v.label.upper() if v.agrees is False else v.label)
                         for v in verdicts))]
+
+
+def _paper_table_section(comparison: paper_tables.Comparison) -> list[Block]:
+    def number(value: float | None, unit: str = "") -> str:
+        return "–" if value is None else f"{value:,.0f}{unit}"
+
+    def statistic(value: float | None) -> str:
+        return "–" if value is None else f"{value:.2f}"
+
+    counts = Counter(c.label for c in comparison.rows)
+    summary = ", ".join(f"{counts[k]} {k}" for k in ("agree", "disagree", "no data")
+                        if counts[k])
+    table = comparison.table
+    return [Heading(f"{table.source} beside the simulation's prediction"),
+            Para(f"Each row of {table.source} as the paper reports it, beside the same "
+                 f"configuration run here ({summary}). Predicted success carries its 95 % "
+                 "Wilson interval: the simulation's sampling uncertainty only (the profiles' "
+                 "own numbers are taken as exact); a row agrees when the paper's success lies "
+                 "in it. Time per episode is robot motion plus virtual model time; time and "
+                 "tokens are means over the successful episodes, as the paper gives '–' "
+                 "where no trial succeeded; 'all' is the mean time over every "
+                 "episode."),
+            Table(("row", "paper success", "predicted success [95 % CI]", "verdict",
+                   "paper time s", "predicted time s", "predicted time s (all)",
+                   "paper tokens", "predicted tokens"),
+                  tuple((c.row.label, _pct(c.row.success),
+                         f"{c.successes}/{c.n} = {_pct(c.success)} "
+                         f"[{_pct(c.ci_low)}, {_pct(c.ci_high)}]" if c.n else "–",
+                         c.label.upper() if c.agrees is False else c.label,
+                         number(c.row.time_s), number(c.time_s), number(c.time_all_s),
+                         number(c.row.tokens), number(c.tokens))
+                        for c in comparison.rows)),
+            Para(f"Across rows: Spearman's rank correlation of predicted and paper success "
+                 f"ρ = {statistic(comparison.spearman)}; SIMPLER's Mean Maximum Rank "
+                 f"Violation MMRV = {statistic(comparison.mmrv)} (per row, the largest paper-"
+                 "success gap to a row the prediction orders the other way, averaged; 0 = "
+                 "the paper's order kept).")]
 
 
 def _ablation_section(rows: Sequence[dict[str, Any]]) -> list[Block]:

@@ -66,6 +66,8 @@ def run_sweep(sweep: Sweep, db_path: str | pathlib.Path, *, workers: int = 1,
     with ResultStore(db_path) as store:
         if sweep.findings:
             store.set_meta("paper_findings", [f.to_dict() for f in sweep.findings])
+        if sweep.paper_table is not None:
+            store.set_meta("paper_table", sweep.paper_table.to_dict())
         if retry_errors:
             store.delete_errors(s.key() for s in sweep.specs)
         done = store.finished_keys()

@@ -24,6 +24,8 @@ A sweep file looks like::
       seeds: [0, 1]                               # a list, an int n (0..n-1) or {start, count}
     episode: {max_actions: 40, max_replans: 5, max_wall_s: 600}   # fixed EpisodeSpec fields
     paper: [...]      # optional: the paper's findings to check (agentic_env.harness.findings)
+    paper_table: {...}  # optional: the paper's end-to-end table the grid predicts
+                        # (agentic_env.harness.paper_tables)
 
 The grid is the Cartesian product of every axis, in the order above, with duplicates
 removed. Each disturbances entry is one *scenario*: ``none``, a kind name, one disturbance
@@ -42,10 +44,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentic_env.contract.events import parse_events
-from agentic_env.errors import InvalidConfigError
-from agentic_env.harness.episode import VERIFICATION_MODES, EpisodeSpec, freeze_events
+from agentic_env.errors import InvalidConfigError, check_keys
+from agentic_env.harness.episode import (
+    VERIFICATION_MODES,
+    EpisodeSpec,
+    freeze_events,
+    models_label,
+)
 from agentic_env.harness.extras import require
 from agentic_env.harness.findings import Finding, parse_findings
+from agentic_env.harness.paper_tables import PaperTable, parse_paper_table
 
 #: Episode function used when a sweep file names none.
 DEFAULT_EPISODE_FN = "agentic_env.harness.runner:run_episode"
@@ -63,7 +71,7 @@ AXES: dict[str, list[Any] | None] = {
     "events": ["none"],
     "seeds": [0],
 }
-_TOP_LEVEL = ("name", "episode_fn", "grid", "episode", "paper")
+_TOP_LEVEL = ("name", "episode_fn", "grid", "episode", "paper", "paper_table")
 _EPISODE_FIELDS = ("max_actions", "max_replans", "max_wall_s")
 
 
@@ -77,12 +85,15 @@ class Sweep:
         specs: the expanded grid, in declaration order, without duplicates.
         findings: the paper's findings the report checks on the results (``paper:``, see
             :mod:`agentic_env.harness.findings`).
+        paper_table: the paper's end-to-end table the report sets beside the results
+            (``paper_table:``, see :mod:`agentic_env.harness.paper_tables`), ``None`` if none.
     """
 
     name: str
     episode_fn: str
     specs: tuple[EpisodeSpec, ...]
     findings: tuple[Finding, ...] = ()
+    paper_table: PaperTable | None = None
 
 
 def load_sweep(path: str | pathlib.Path, seeds: Any = None) -> Sweep:
@@ -106,20 +117,21 @@ def parse_sweep(data: Any, default_name: str = "sweep") -> Sweep:
     """Validate a sweep mapping (the YAML document) and expand its grid."""
     if not isinstance(data, Mapping):
         raise InvalidConfigError("a sweep file is a mapping with keys " + ", ".join(_TOP_LEVEL))
-    _check_keys(data, _TOP_LEVEL, "sweep file")
+    check_keys(data, _TOP_LEVEL, "sweep file")
     grid = data.get("grid")
     if not isinstance(grid, Mapping):
         raise InvalidConfigError("sweep file needs a 'grid' mapping with at least 'tasks'")
-    _check_keys(grid, tuple(AXES), "grid")
+    check_keys(grid, tuple(AXES), "grid")
     fixed = data.get("episode") or {}
     if not isinstance(fixed, Mapping):
         raise InvalidConfigError("'episode' is a mapping of " + ", ".join(_EPISODE_FIELDS))
-    _check_keys(fixed, _EPISODE_FIELDS, "episode")
+    check_keys(fixed, _EPISODE_FIELDS, "episode")
     episode_fn = str(data.get("episode_fn") or DEFAULT_EPISODE_FN)
     if episode_fn.count(":") != 1:
         raise InvalidConfigError(f"episode_fn {episode_fn!r}: write it as 'module:function'")
     return Sweep(name=str(data.get("name") or default_name), episode_fn=episode_fn,
-                 specs=expand_grid(grid, fixed), findings=parse_findings(data.get("paper")))
+                 specs=expand_grid(grid, fixed), findings=parse_findings(data.get("paper")),
+                 paper_table=parse_paper_table(data.get("paper_table")))
 
 
 def expand_grid(grid: Mapping[str, Any], fixed: Mapping[str, Any] | None = None
@@ -158,9 +170,7 @@ def _schedule(entry: Any) -> tuple[tuple[tuple[str, Any], ...], ...]:
 def model_label(spec: EpisodeSpec) -> str:
     """The model column of reports: the model spec, plus per-module overrides and the trace
     judges (``judges=A+B+C``) if any."""
-    overrides = ",".join([*(f"{module}={model}" for module, model in spec.modules),
-                          *([f"judges={'+'.join(spec.judges)}"] if spec.judges else [])])
-    return f"{spec.model} [{overrides}]" if overrides else spec.model
+    return models_label(spec.model, spec.modules, spec.judges)
 
 
 def disturbance_label(spec: EpisodeSpec) -> str:
@@ -173,13 +183,6 @@ def disturbance_label(spec: EpisodeSpec) -> str:
         occurrence = "last" if d.get("occurrence") == -1 else d.get("occurrence", 1)
         parts.append(f"{d['kind']}@{d.get('primitive', 'pick')}#{occurrence}")
     return "+".join(parts)
-
-
-def _check_keys(data: Mapping[str, Any], valid: Sequence[str], where: str) -> None:
-    unknown = [k for k in data if k not in valid]
-    if unknown:
-        raise InvalidConfigError(f"{where}: unknown key(s) {', '.join(map(str, unknown))}; "
-                                 f"valid: {', '.join(valid)}")
 
 
 def _axis(grid: Mapping[str, Any], name: str) -> list[Any]:
@@ -242,11 +245,11 @@ def _model_entry(entry: Any
         parse_model_spec(entry)
         return entry, (), ()
     if isinstance(entry, Mapping) and "model" in entry:
-        _check_keys(entry, ("model", "modules", "judges"), "grid.models entry")
+        check_keys(entry, ("model", "modules", "judges"), "grid.models entry")
         modules = entry.get("modules") or {}
         if not isinstance(modules, Mapping):
             raise InvalidConfigError("grid.models: 'modules' maps module names to model specs")
-        _check_keys(modules, module_names(), "grid.models modules")
+        check_keys(modules, module_names(), "grid.models modules")
         for spec in (entry["model"], *modules.values()):
             parse_model_spec(str(spec))
         judges = entry.get("judges") or []

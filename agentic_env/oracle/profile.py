@@ -25,7 +25,10 @@ Sections (all but ``title`` may come from the defaults):
 * ``perception.min_visible_px``: pixels of the image sent below which an object is not seen;
 * ``planner_turn_share``: the share of a measured module's error rate that one turn of a
   tool-calling planner (a single call, not a whole plan) carries;
-* ``assumptions``: sentences stating what is assumed beyond single numbers (the role map).
+* ``assumptions``: sentences stating what is assumed beyond single numbers (the role map);
+* ``measures``: the measured modules the model does (default: all five); a model that does
+  only some (LangSAM: a detector and nothing else) gives only those, and emulates only the
+  roles they emulate: the others raise for it, as a model that cannot answer them.
 
 Fidelity rule: a profile is built from module-level measurements only; end-to-end results
 (AgenticLab Table I) are what its predictions are compared with, never inputs.
@@ -55,7 +58,7 @@ KINDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "goal": ("false_fail", "false_pass"),
 })
 _TOP_KEYS = ("title", "modules", "tokens", "roles", "kinds", "perception",
-             "planner_turn_share", "assumptions")
+             "planner_turn_share", "assumptions", "measures")
 _MODULE_KEYS = ("success", "seconds", "input_tokens", "output_tokens")
 _SOURCE_KEYS = ("paper", "table", "row", "column")
 _NUMBER_KEYS = ("value", *_SOURCE_KEYS, "assumption", "note")
@@ -95,8 +98,9 @@ class ModelProfile:
     Attributes:
         name: the file's stem (``gemini-3-flash``).
         title: the model's name in the papers.
-        modules: measured module -> its numbers.
-        roles: module name (any agent's role) -> the measured module that emulates it.
+        modules: measured module -> its numbers (only the modules the model does).
+        roles: module name (any agent's role) -> the measured module that emulates it (only
+            roles emulated by a module the model does).
         kinds: measured module -> error kind -> relative weight (> 0).
         min_visible_px: an object with fewer pixels than this in the image sent is not seen.
         planner_turn_share: share in [0, 1] of the error rate one planner turn carries.
@@ -187,6 +191,14 @@ def _number(where: str, raw: Any, low: float, high: float) -> Number:
     return Number(float(value), source, str(raw.get("assumption", "")))
 
 
+def _measures(where: str, raw: Any) -> tuple[str, ...]:
+    """The ``measures`` list: a non-empty subset of :data:`MEASURED_MODULES`, in their order."""
+    if not isinstance(raw, list) or not raw or not set(raw) <= set(MEASURED_MODULES):
+        raise InvalidConfigError(f"{where}: 'measures' lists the modules the model does, some "
+                                 f"of {', '.join(MEASURED_MODULES)}; got {raw!r}")
+    return tuple(m for m in MEASURED_MODULES if m in raw)
+
+
 def parse_profile(name: str, data: Mapping[str, Any],
                   defaults: Mapping[str, Any] | None = None) -> ModelProfile:
     """A :class:`ModelProfile` from a profile's TOML data laid over ``defaults``'.
@@ -205,16 +217,17 @@ def parse_profile(name: str, data: Mapping[str, Any],
     for key in ("modules", "tokens", "roles", "kinds", "perception"):
         if not isinstance(merged.get(key), Mapping):
             raise InvalidConfigError(f"{where}: missing table [{key}]")
+    measures = _measures(where, merged.get("measures", list(MEASURED_MODULES)))
     _unknown(f"{where} [modules]", merged["modules"], MEASURED_MODULES)
     _unknown(f"{where} [tokens]", merged["tokens"], ("input", "output"))
     tokens = {k: _number(f"{where} tokens.{k}", merged["tokens"].get(k), 0, 1e6)
               for k in ("input", "output")}
     modules = {}
-    for module in MEASURED_MODULES:
+    for module in measures:
         raw = merged["modules"].get(module)
         if not isinstance(raw, Mapping):
             raise InvalidConfigError(f"{where}: missing [modules.{module}] (measured modules "
-                                     f"are {', '.join(MEASURED_MODULES)})")
+                                     f"are {', '.join(measures)})")
         _unknown(f"{where} [modules.{module}]", raw, _MODULE_KEYS)
         at = f"{where} modules.{module}"
         modules[module] = ModuleProfile(
@@ -230,10 +243,13 @@ def parse_profile(name: str, data: Mapping[str, Any],
         if measured not in MEASURED_MODULES:
             raise InvalidConfigError(f"{where} roles.{role} = {measured!r}: a role is emulated "
                                      f"by one of {', '.join(MEASURED_MODULES)}")
+    roles = {role: measured for role, measured in roles.items() if measured in measures}
     _unknown(f"{where} [kinds]", merged["kinds"], MEASURED_MODULES)
     kinds = {}
     for module, weights in merged["kinds"].items():
         _unknown(f"{where} [kinds.{module}]", weights, KINDS[module])
+        if module not in measures:
+            continue
         kinds[module] = MappingProxyType({
             kind: _number(f"{where} kinds.{module}.{kind}", raw, 0.0, 1e6)
             for kind, raw in weights.items()})

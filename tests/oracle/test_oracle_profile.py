@@ -9,6 +9,7 @@ import pytest
 
 from agentic_env.agents.models.base import MODULES
 from agentic_env.errors import InvalidConfigError
+from agentic_env.oracle.emulated import error_rates
 from agentic_env.oracle.profile import (
     KINDS,
     MEASURED_MODULES,
@@ -37,7 +38,30 @@ def _raw(name: str) -> dict:
 
 
 def test_every_table_ii_model_has_a_profile() -> None:
-    assert set(profile_names()) == set(_TABLE_II)
+    assert set(profile_names()) == set(_TABLE_II) | {"langsam"}
+
+
+def test_the_langsam_profile_only_detects_on_stated_assumptions() -> None:
+    profile = load_profile("langsam")
+    assert list(profile.modules) == ["detector"]
+    assert set(profile.roles) == {"detector", "descriptor", "localizer"}
+    assert set(profile.kinds) == {"detector"}
+    detector = profile.modules["detector"]
+    assert detector.success.value == 0.74 and not detector.success.source
+    assert "arXiv 2303.05499, Table 5" in detector.success.assumption
+    assert detector.success.assumption in profile.assumptions
+    assert (detector.input_tokens.value, detector.output_tokens.value) == (0, 0)
+    assert error_rates(profile) == pytest.approx(
+        {"detector": 0.26, "descriptor": 0.26, "localizer": 0.26})
+
+
+def test_measures_names_some_measured_modules() -> None:
+    data = {"title": "Only eyes", "measures": ["detector"],
+            "modules": {"detector": _valid()["modules"]["detector"]}}
+    assert list(parse_profile("eyes", data, _defaults()).modules) == ["detector"]
+    for bad in ([], ["eyes"], "detector"):
+        with pytest.raises(InvalidConfigError, match="'measures' lists the modules"):
+            parse_profile("eyes", {**data, "measures": bad}, _defaults())
 
 
 @pytest.mark.parametrize("name", sorted(_TABLE_II))
