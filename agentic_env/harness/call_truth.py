@@ -18,7 +18,7 @@ from agentic_env.agents.models.base import CallRecord
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.evaluations import EpisodeEvaluation
 from agentic_env.oracle.mallvi import subtask_truth
-from agentic_env.oracle.naming import name_book
+from agentic_env.oracle.name_book import name_book
 
 if TYPE_CHECKING:
     from agentic_env.agents.base import AgentReport

@@ -46,7 +46,7 @@ from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 from agentic_env.harness.evaluations import EpisodeEvaluation
 from agentic_env.oracle import OracleJudge
-from agentic_env.oracle.naming import NameBook, name_book, replace_names
+from agentic_env.oracle.name_book import NameBook, name_book, replace_names
 from agentic_env.pddl.planning import PlanNotFoundError
 from agentic_env.tasks.base import SymbolicTask
 from agentic_env.tasks.subtasks import (

@@ -254,10 +254,10 @@ class _Rollout:
     def _parser(self, ctx: Any, obs: Any, instruction: str, domain: str, example: str,
                 true_domain: str, problem: str, env: Any) -> ModuleInstance:
         """Graded on the simulator's ids: the model's own object names are bound to scene
-        objects first (:class:`~agentic_env.oracle.naming.NameBook`), so the grade does not
+        objects first (:class:`~agentic_env.oracle.name_book.NameBook`), so the grade does not
         depend on how it spelt them."""
         from agentic_env.agents.agenticlab.modules import parse_task
-        from agentic_env.oracle.naming import NameBook
+        from agentic_env.oracle.name_book import NameBook
 
         parsed, error = self._ask(lambda: parse_task(ctx, obs, instruction, domain, example))
         if parsed is None:

@@ -42,7 +42,7 @@ from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.harness.sealed import sealed
 from agentic_env.harness.trace import EpisodeTrace, call_verdict
 from agentic_env.oracle import SimOracle, oracle_factories
-from agentic_env.oracle.naming import name_book, new_name_book
+from agentic_env.oracle.name_book import name_book, new_name_book
 from agentic_env.pddl.planning import PlanNotFoundError, load_domain
 
 
@@ -56,7 +56,7 @@ def episode_models(spec: EpisodeSpec, oracle_env: SimEnv | None,
     The agent gets a router of :class:`~agentic_env.agents.models.registry.ModelHandle` s
     and ``on_call`` sealed (:func:`~agentic_env.harness.sealed.sealed`), so nothing it holds
     leads to the env. Each answered call is first shown to the episode's name book
-    (:class:`~agentic_env.oracle.naming.NameBook`), which binds the names models introduce.
+    (:class:`~agentic_env.oracle.name_book.NameBook`), which binds the names models introduce.
 
     Args:
         spec: names the model specs and seeds the sim-oracle's error draws.

@@ -28,7 +28,7 @@ from agentic_env.agents.models.modules import module_names
 from agentic_env.errors import InvalidConfigError
 from agentic_env.oracle.answers import answer_for
 from agentic_env.oracle.described import DescribedNames
-from agentic_env.oracle.naming import NameBook, name_book
+from agentic_env.oracle.name_book import NameBook, name_book
 from agentic_env.tasks.base import SymbolicTask
 
 if TYPE_CHECKING:
@@ -129,7 +129,7 @@ class SimOracle:
         min_visible_px: an object with fewer pixels than this in the image sent is not seen.
 
     Queries are read in ids (every name a model introduced in the episode is bound to its id
-    through the episode's :class:`~agentic_env.oracle.naming.NameBook`) and answers written
+    through the episode's :class:`~agentic_env.oracle.name_book.NameBook`) and answers written
     in the names the agent knows, so the oracle answers correctly whatever model named things.
 
     Raises:

@@ -6,7 +6,7 @@ A real model names what it sees: ``white-container``, ``left-red-block``, ``squa
 person would name (not the table, not the task's named poses) and answers under them: its
 answers' ids become its names, its queries' names become ids again before it answers. The
 other modules (oracles or models) learn the names only from its answers, through the
-episode's :class:`~agentic_env.oracle.naming.NameBook`, exactly as they would learn a real
+episode's :class:`~agentic_env.oracle.name_book.NameBook`, exactly as they would learn a real
 model's, so a mixed configuration with this oracle in the naming role tests that every
 module works with names that are not the simulator's.
 """
@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agentic_env.oracle.naming import Mention, SceneThing, replace_names, scene_things
+from agentic_env.oracle.name_book import replace_names
+from agentic_env.oracle.naming import Mention, SceneThing, scene_things
 from agentic_env.tasks.vocabulary import thing_words
 
 if TYPE_CHECKING:

@@ -12,7 +12,8 @@ from agentic_env.agents.models.base import CallRecord, ModelQuery, ModelReply, U
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.oracle import SimOracle
 from agentic_env.oracle.described import described_names
-from agentic_env.oracle.naming import Mention, NameBook, align, scene_things, thing_geoms
+from agentic_env.oracle.name_book import NameBook
+from agentic_env.oracle.naming import Mention, align, scene_things, thing_geoms
 from agentic_env.tasks import BENCHMARK_TASKS
 
 
