@@ -20,4 +20,4 @@ def test_the_name_book_does_not_keep_its_env_alive() -> None:
     del env, book
     gc.collect()
     assert gone() is None
-    assert len(books._BOOKS) == books_before
+    assert len(books._BOOKS) <= books_before
