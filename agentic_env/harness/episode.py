@@ -16,6 +16,8 @@ from typing import Any
 
 from agentic_env.errors import InvalidConfigError
 
+#: Failure label of a real episode the operator's rubric has not scored (yet, or ever).
+UNSCORED = "unscored"
 #: Verification modes of the AgenticLab ablation (paper section VI-D).
 VERIFICATION_MODES: tuple[str, ...] = ("none", "goal", "full")
 

@@ -41,7 +41,7 @@ from agentic_env.contract.events import parse_events
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
-from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, freeze_events
+from agentic_env.harness.episode import UNSCORED, EpisodeResult, EpisodeSpec, freeze_events
 from agentic_env.harness.interventions import kind_success, measure
 from agentic_env.harness.real_events import ScheduledRealEnv, operator_hands
 from agentic_env.harness.robot_io import EnvRobotIO
@@ -66,8 +66,6 @@ BACKENDS: tuple[str, ...] = ("sim", "real")
 REAL_KEY_SUFFIX = ":real"
 #: ``ask(prompt) -> answer``: how the operator is asked (``input`` on a terminal).
 Ask = Callable[[str], str]
-#: Failure label of a real episode the rubric has not scored (yet, or ever).
-UNSCORED = "unscored"
 #: Answers the operator may give to the rubric's number question before it counts as none.
 RUBRIC_TRIES = 3
 
@@ -102,17 +100,20 @@ def rubric_score(answers: RubricAnswers, reference: list[PlanStep],
     return progress_score(executed, reference, goal_checker_error)
 
 
-def ask_rubric(reference: list[PlanStep], report: AgentReport, ask: Ask) -> RubricAnswers:
-    """Ask the operator the rubric questions (the robot's primitives are listed first).
+def ask_rubric(reference: list[PlanStep], report: AgentReport | None, ask: Ask
+               ) -> RubricAnswers:
+    """Ask the operator the rubric questions (the robot's primitives are listed first, when
+    ``report`` has them).
 
     Raises:
         RubricUnansweredError: the input ended or was interrupted, or the number question
             got :data:`RUBRIC_TRIES` answers that are not a number in [0, 99].
     """
-    primitives = [e for e in report.events if e["kind"] == "primitive"]
-    lines = [f"  {i + 1}. {e['primitive']} ({'ok' if e['ok'] else e['reason']}): {e['why']}"
-             for i, e in enumerate(primitives)]
-    print("The robot executed:\n" + ("\n".join(lines) or "  nothing"))
+    if report is not None:
+        primitives = [e for e in report.events if e["kind"] == "primitive"]
+        lines = [f"  {i + 1}. {e['primitive']} ({'ok' if e['ok'] else e['reason']}): "
+                 f"{e['why']}" for i, e in enumerate(primitives)]
+        print("The robot executed:\n" + ("\n".join(lines) or "  nothing"))
     try:
         success = parse_yes(ask("Does the table now satisfy the instruction? [y/n] "))
         done = tuple(parse_yes(ask(f"Required action {i + 1}/{len(reference)}: {step} - "

@@ -71,18 +71,19 @@ class OperatorJudge:
         """Nothing to follow: the operator judges at the end."""
 
     def verdict(self, claimed_success: bool | None) -> Verdict:
-        """Ask the rubric questions and score the answers."""
-        from agentic_env.harness.trial import RubricAnswers, rubric_score
+        """Ask the rubric questions and score the answers; an unanswered rubric (end of
+        input, an interrupt, no number after bounded re-asks) leaves the episode unscored."""
+        from agentic_env.harness.trial import RubricUnansweredError, ask_rubric, rubric_score
 
-        success = _yes(self._ask("Does the table now satisfy the instruction? [y/n] "))
-        done = tuple(_yes(self._ask(f"Required action {i + 1}/{len(self._reference)}: {step}"
-                                    " - done? [y/n] ")) for i, step in enumerate(self._reference))
-        extra = self._ask("How many executed actions were redundant or wrong? [0-99] ").strip()
-        answers = RubricAnswers(success, done, int(extra) if extra.isdigit() else 0)
-        wrong_claim = claimed_success is not None and claimed_success != success
+        try:
+            answers = ask_rubric(self._reference, None, self._ask)
+        except RubricUnansweredError as error:
+            return Verdict(False, 0.0, 0.0, n_required=len(self._reference),
+                           unscored=str(error))
+        wrong_claim = claimed_success is not None and claimed_success != answers.success
         score = rubric_score(answers, self._reference, wrong_claim)
-        return Verdict(success, score.n_done / score.n_required if score.n_required
-                       else float(success), score.score, score.n_done, score.n_extra,
+        return Verdict(answers.success, score.n_done / score.n_required if score.n_required
+                       else float(answers.success), score.score, score.n_done, score.n_extra,
                        score.n_required)
 
 

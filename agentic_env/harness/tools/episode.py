@@ -21,7 +21,7 @@ from agentic_env.agents.base import RobotIO
 from agentic_env.agents.skills.result import SkillResult
 from agentic_env.agents.tools.registry import ToolRegistry, build_tool_set
 from agentic_env.agents.tools.robot import ToolContext
-from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
+from agentic_env.harness.episode import UNSCORED, EpisodeResult, EpisodeSpec, ModuleCall
 from agentic_env.pddl.planning import PlanNotFoundError, PlanStep
 from agentic_env.tasks.base import SymbolicTask
 from agentic_env.tasks.symbolic import EpisodeScorer
@@ -40,6 +40,8 @@ class Verdict:
         success: the goal holds.
         progress: fraction of goal predicates satisfied, 0..1.
         score / n_done / n_extra / n_required: AgenticLab progress score and its counts.
+        unscored: why the judge could not score the end state (an operator's rubric left
+            unanswered), ``None`` when it did.
     """
 
     success: bool
@@ -48,6 +50,7 @@ class Verdict:
     n_done: int = 0
     n_extra: int = 0
     n_required: int = 0
+    unscored: str | None = None
 
 
 class Judge(Protocol):
@@ -158,7 +161,9 @@ class ToolEpisode:
         log = self.context.log
         verdict = self.judge.verdict(log.claimed_success)
         failure, detail = None, ""
-        if not verdict.success:
+        if verdict.unscored is not None:
+            failure, detail = UNSCORED, f"unscored: {verdict.unscored}"
+        elif not verdict.success:
             if not log.finished:
                 failure, detail = "limits", "the agent stopped without calling finish"
             elif log.claimed_success:
