@@ -181,7 +181,8 @@ class SimOracle:
         if self._described is not None:
             fields, messages = self._described.to_ids(fields), self._described.to_ids(messages)
         book = self._context.names
-        return replace(query, fields=book.to_ids(fields), messages=tuple(book.to_ids(messages)))
+        return replace(query, fields=book.to_ids(fields),
+                       messages=tuple(book.to_ids(messages, learn=False)))
 
     def _speak(self, result: dict[str, Any] | Completion) -> dict[str, Any] | Completion:
         """``result`` in the agent's names: this oracle's own (``names=described``), then

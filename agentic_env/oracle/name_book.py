@@ -88,7 +88,8 @@ class NameBook:
         a name not yet bound landed."""
         if record.reply is None:
             return
-        parsed = record.reply.parsed
+        # a tool query's parsed answer repeats its tool calls: a tool's name is no object's
+        parsed = {k: v for k, v in record.reply.parsed.items() if k != "tool_calls"}
         for named in _entries_with_names(parsed):
             self.introduce([Mention(str(e["name"]), str(e.get("description") or ""),
                                     str(e.get("type") or e.get("kind") or "")) for e in named])
@@ -217,16 +218,21 @@ class NameBook:
         """The name the agent knows ``thing`` by (the first a model introduced), else the id."""
         return self._names_of.get(thing, thing)
 
-    def to_ids(self, value: Any, key: str = "") -> Any:
+    def to_ids(self, value: Any, key: str = "", learn: bool = True) -> Any:
         """``value`` (a query's fields) with every known model name written as its id; whole
         values of :data:`NAME_FIELDS` and the arguments of literals in :data:`LITERAL_FIELDS`
-        met for the first time are resolved by their words."""
+        met for the first time are resolved by their words. ``learn=False`` (a conversation:
+        its names were learnt when they were answered; a tool's ``name`` is no object's) only
+        writes the known names."""
         if isinstance(value, dict):
-            return {k: self.to_ids(v, str(k)) for k, v in value.items()}
+            return {k: self.to_ids(v, str(k), learn) for k, v in value.items()}
         if isinstance(value, list | tuple):
-            return [self.to_ids(v, key) for v in value]
+            return [self.to_ids(v, key, learn) for v in value]
         if not isinstance(value, str):
             return value
+        known = {n: t for n, t in self.alignment.bound.items() if n != t}
+        if not learn:
+            return replace_names(value, known)
         if key in NAME_FIELDS and value.strip() and value.strip() not in self._ids:
             bound = self.resolve(value)
             if bound is not None:
@@ -234,7 +240,7 @@ class NameBook:
         if key in LITERAL_FIELDS:
             return re.sub(r"\(([^()]*)\)", lambda m: "(" + self._literal(m.group(1)) + ")",
                           value)
-        return replace_names(value, {n: t for n, t in self.alignment.bound.items() if n != t})
+        return replace_names(value, known)
 
     def _literal(self, body: str) -> str:
         words = body.split()

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from agentic_env.agents.models.base import CallRecord, ModelQuery, ModelReply, Usage
+from agentic_env.agents.models.base import CallRecord, ModelQuery, ModelReply, ToolCall, Usage
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.oracle import SimOracle
 from agentic_env.oracle.described import described_names
@@ -152,3 +152,20 @@ def test_the_described_oracle_never_speaks_a_simulator_id(envs: dict[str, SimEnv
     bound = book.introduce([Mention(o["name"], o["description"], o["type"])
                             for o in answer["objects_identified"]]).bound
     assert sorted(bound.values()) == sorted(ids)
+
+
+def test_a_tools_name_is_no_objects_name(envs: dict[str, SimEnv]) -> None:
+    """ALRM's ``open_drawer`` tool once bound to the kitchen's drawer (``open`` + ``drawer``),
+    and the oracle then called the drawer ``open_drawer``."""
+    env = envs["kitchen"]
+    env.reset(seed=2)
+    book = NameBook(env)
+    call = ToolCall("call_1", "open_drawer", {"name": "top-drawer"})
+    answer = {"tool_calls": [call.to_dict()], "tool_mode": "native", "text": ""}
+    reply = ModelReply(answer, "", Usage(), "a-model", tool_calls=(call,))
+    book.observe(CallRecord(ModelQuery("task_executor", "tap", ""), reply, None, ("",),
+                            Usage(), "a-model"))
+    messages = [{"role": "assistant", "tool_calls": [
+        {"id": "call_1", "function": {"name": "open_drawer", "arguments": "{}"}}]}]
+    assert book.to_ids(messages, learn=False) == messages
+    assert book.summary() == {"bound": {}, "unbound": [], "ambiguous": {}}
