@@ -37,7 +37,9 @@ PLANNER_MEASURE = "parser"
 def error_rates(profile: ModelProfile) -> dict[str, float]:
     """Each role's (and, for a model that writes plans, each planner error kind's)
     probability of a wrong answer."""
-    rates = {role: 1.0 - profile.module_for(role).success.value for role in profile.roles}
+    share = profile.planner_turn_share.value
+    rates = {role: (1.0 - profile.module_for(role).success.value)
+             * (share if role in profile.turn_roles else 1.0) for role in profile.roles}
     if PLANNER_MEASURE not in profile.modules:
         return rates
     turn = (1.0 - profile.modules[PLANNER_MEASURE].success.value) \

@@ -25,6 +25,8 @@ Sections (all but ``title`` may come from the defaults):
 * ``perception.min_visible_px``: pixels of the image sent below which an object is not seen;
 * ``planner_turn_share``: the share of a measured module's error rate that one turn of a
   tool-calling planner (a single call, not a whole plan) carries;
+* ``turn_roles``: the roles asked once per step of a plan (ALRM's task planner and
+  executor), which err at their module's rate times ``planner_turn_share``;
 * ``assumptions``: sentences stating what is assumed beyond single numbers (the role map);
 * ``measures``: the measured modules the model does (default: all five); a model that does
   only some (LangSAM: a detector and nothing else) gives only those, and emulates only the
@@ -58,7 +60,7 @@ KINDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "goal": ("false_fail", "false_pass"),
 })
 _TOP_KEYS = ("title", "modules", "tokens", "roles", "kinds", "perception",
-             "planner_turn_share", "assumptions", "measures")
+             "planner_turn_share", "turn_roles", "assumptions", "measures")
 _MODULE_KEYS = ("success", "seconds", "input_tokens", "output_tokens")
 _SOURCE_KEYS = ("paper", "table", "row", "column")
 _NUMBER_KEYS = ("value", *_SOURCE_KEYS, "assumption", "note")
@@ -104,6 +106,8 @@ class ModelProfile:
         kinds: measured module -> error kind -> relative weight (> 0).
         min_visible_px: an object with fewer pixels than this in the image sent is not seen.
         planner_turn_share: share in [0, 1] of the error rate one planner turn carries.
+        turn_roles: roles asked once per step of a plan (they err at that share of their
+            module's rate).
         assumptions: every assumption: the stated sentences, then each assumed number's.
     """
 
@@ -114,6 +118,7 @@ class ModelProfile:
     kinds: Mapping[str, Mapping[str, Number]]
     min_visible_px: Number
     planner_turn_share: Number
+    turn_roles: tuple[str, ...]
     assumptions: tuple[str, ...]
 
     def module_for(self, role: str) -> ModuleProfile:
@@ -259,6 +264,10 @@ def parse_profile(name: str, data: Mapping[str, Any],
     visible = _number(f"{where} perception.min_visible_px",
                       merged["perception"].get("min_visible_px"), 1, 1e6)
     turn = _number(f"{where} planner_turn_share", merged.get("planner_turn_share"), 0.0, 1.0)
+    turn_roles = merged.get("turn_roles", [])
+    if not isinstance(turn_roles, list) or any(r not in module_names() for r in turn_roles):
+        raise InvalidConfigError(f"{where}: 'turn_roles' lists module names "
+                                 f"({', '.join(module_names())})")
     stated = merged.get("assumptions", [])
     if not isinstance(stated, list) or not all(isinstance(s, str) for s in stated):
         raise InvalidConfigError(f"{where}: 'assumptions' is a list of sentences")
@@ -266,4 +275,4 @@ def parse_profile(name: str, data: Mapping[str, Any],
                                         if n.assumption)])
     return ModelProfile(name, merged["title"], MappingProxyType(modules),
                         MappingProxyType(roles), MappingProxyType(kinds), visible, turn,
-                        tuple(assumed))
+                        tuple(r for r in turn_roles if r in roles), tuple(assumed))

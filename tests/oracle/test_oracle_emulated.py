@@ -165,3 +165,17 @@ def test_checker_error_kinds_split_the_rate_by_their_weights(sorting) -> None:
     accepted = sum(_ask(oracle, "checker", conditions=["(not (hand-empty))"])[0]["success"]
                    for _ in range(n))
     assert _within_binomial(denied, n, 0.3) and _within_binomial(accepted, n, 0.1)
+
+
+def test_roles_asked_once_per_step_err_at_a_turns_share() -> None:
+    """ALRM's task planner plans one subtask per call: it carries a turn's share of the
+    parser's whole-plan error rate; MALLVI's Decomposer plans the whole task at once."""
+    from agentic_env.oracle.emulated import error_rates
+
+    profile = load_profile("qwen3-vl-plus")
+    rates = error_rates(profile)
+    whole = 1.0 - profile.modules["parser"].success.value
+    share = profile.planner_turn_share.value
+    assert rates["decomposer"] == pytest.approx(whole)
+    assert rates["task_planner"] == rates["task_executor"] == pytest.approx(whole * share)
+    assert any("once per step" in a for a in profile.assumptions)
