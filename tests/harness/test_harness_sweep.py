@@ -110,3 +110,9 @@ def test_seeds_override_replaces_the_files_seeds():
     assert {s.seed for s in load_sweep(CI_SWEEP, _seeds_override("40:3")).specs} == {40, 41, 42}
     with pytest.raises(InvalidConfigError, match="START:COUNT"):
         _seeds_override("a:b")
+
+
+@pytest.mark.parametrize("path", sorted((pathlib.Path(__file__).resolve().parents[2] / "sweeps")
+                                        .glob("*.yaml")), ids=lambda p: p.name)
+def test_every_shipped_sweep_parses(path: pathlib.Path) -> None:
+    assert load_sweep(path).specs
