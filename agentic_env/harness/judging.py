@@ -37,6 +37,7 @@ from agentic_env.agents.alrm.judge import (
 from agentic_env.agents.base import AgentReport
 from agentic_env.agents.models.base import Backend, ModelError
 from agentic_env.agents.models.registry import (
+    EMULATED,
     SIM_ORACLE,
     BackendFactory,
     build_backend,
@@ -45,7 +46,7 @@ from agentic_env.agents.models.registry import (
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 from agentic_env.harness.evaluations import EpisodeEvaluation
-from agentic_env.oracle import OracleJudge
+from agentic_env.oracle import OracleJudge, load_profile
 from agentic_env.oracle.name_book import NameBook, name_book, replace_names
 from agentic_env.pddl.planning import PlanNotFoundError
 from agentic_env.tasks.base import SymbolicTask
@@ -144,9 +145,13 @@ def build_panel(spec: EpisodeSpec, *,
     judges: list[Backend] = []
     for seat, text in enumerate(panel_seats(panel_specs(spec))):
         parsed = parse_model_spec(text)
+        seed = (parsed.seed * PANEL_SIZE + seat) * 100_003 + spec.seed
         if parsed.kind == SIM_ORACLE:
-            seed = (parsed.seed * PANEL_SIZE + seat) * 100_003 + spec.seed
             judges.append(OracleJudge(parsed.error_rates.get(JUDGE_MODULE, 0.0), seed=seed))
+            continue
+        if parsed.kind == EMULATED:  # the profile's judge (its goal checker's error rate)
+            judge = load_profile(str(parsed.model)).module_for(JUDGE_MODULE)
+            judges.append(OracleJudge(1.0 - judge.success.value, seed=seed, name=text))
             continue
         if text not in built:
             built[text] = build_backend(parsed, factories=factories)

@@ -120,12 +120,14 @@ class OracleJudge:
     Args:
         error_rate: probability in [0, 1] that a score is wrong.
         seed: seed of the error injection.
+        name: the name to report instead (an emulated model's spec, whose profile gave
+            ``error_rate``).
     """
 
-    def __init__(self, error_rate: float = 0.0, seed: int = 0) -> None:
+    def __init__(self, error_rate: float = 0.0, seed: int = 0, name: str | None = None) -> None:
         if not 0.0 <= error_rate <= 1.0:
             raise InvalidConfigError(f"judge error rate must be in [0, 1], got {error_rate}")
-        self.name = f"sim-oracle?{JUDGE_MODULE}={error_rate:g}&seed={seed}"
+        self.name = name or f"sim-oracle?{JUDGE_MODULE}={error_rate:g}&seed={seed}"
         self._rate = error_rate
         self._rng = np.random.default_rng(seed)
 

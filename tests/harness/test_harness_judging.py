@@ -11,7 +11,7 @@ import sqlite3
 import numpy as np
 import pytest
 
-from agentic_env.agents.alrm.judge import judge_query, judge_trace
+from agentic_env.agents.alrm.judge import judge_query, judge_trace, panel_notes
 from agentic_env.agents.base import AgentReport
 from agentic_env.agents.models import Completion, ModelQuery, Usage
 from agentic_env.agents.models.registry import ModelSpec
@@ -198,3 +198,17 @@ def test_the_run_command_refuses_a_malformed_panel(capsys: pytest.CaptureFixture
     assert run_cli.main(["--agent", "alrm", "--judges", "openai/gpt-5.2,,x", "--quiet"]) == 2
     error = capsys.readouterr().err
     assert "separated by commas" in error and "sim-oracle" in error
+
+
+def test_a_panel_of_emulated_models_judges_at_their_profiles_rates() -> None:
+    """Each emulated judge errs at its profile's goal-checker rate (Table II) and reports
+    its own spec; three such judges are a panel of three distinct models."""
+    specs = ("emulated:gemini-3-flash", "emulated:claude-4.5-sonnet", "emulated:gpt-4o")
+    judges = build_panel(spec("sim-oracle", judges=specs))
+    assert [judge.name for judge in judges] == list(specs)
+    wrong = np.array([[judge_trace(judge, "sort", TRUTH, TRUTH).score != 2 for judge in judges]
+                      for _ in range(400)]).mean(axis=0)
+    assert wrong[0] == 0.0  # Gemini 3 Flash: goal checker 100 %
+    assert abs(wrong[1] - (1 - 0.781)) < 0.07  # Claude 4.5 Sonnet: 78.1 %
+    assert abs(wrong[2] - (1 - 0.938)) < 0.04  # GPT-4o: 93.8 %
+    assert not panel_notes(specs, under_test=("sim-oracle",))
