@@ -19,12 +19,10 @@ from agentic_env.oracle.backend import OracleContext
 from agentic_env.oracle.naming import thing_geoms
 
 
-@pytest.fixture(scope="module")
-def sorting():
-    env = SimEnv("sorting")
-    obs, _ = env.reset(seed=0)
-    yield env, obs
-    env.close()
+def _shoulder_size(env: SimEnv) -> list[int]:
+    """(height, width) of the shoulder camera's image, pixels."""
+    camera = next(c for c in env.cameras if c.name == "shoulder")
+    return [camera.height, camera.width]
 
 
 def _ask(model: SimOracle, module: str, **fields) -> tuple[dict, float]:
@@ -41,8 +39,8 @@ def _pixels(env: SimEnv, name: str) -> np.ndarray:
     return np.isin(env.segmentation("shoulder"), thing_geoms(env, name))
 
 
-def test_checker_errors_over_many_calls_match_the_profile(sorting) -> None:
-    env, _ = sorting
+def test_checker_errors_over_many_calls_match_the_profile(sorting_env) -> None:
+    env = sorting_env
     profile = load_profile("gpt-5.2")
     model = EmulatedModel(env, profile, seed=4)
     rate = 1 - profile.modules["checker"].success.value
@@ -57,11 +55,11 @@ def test_checker_errors_over_many_calls_match_the_profile(sorting) -> None:
     assert time.perf_counter() - started < n * 0.05  # nothing slept
 
 
-def test_detector_errors_match_the_profile_and_each_kind_occurs(sorting) -> None:
-    env, obs = sorting
+def test_detector_errors_match_the_profile_and_each_kind_occurs(sorting_env) -> None:
+    env = sorting_env
     profile = load_profile("gpt-4o")
     model = EmulatedModel(env, profile, seed=1)
-    size = list(obs["shoulder_rgb"].shape[:2])
+    size = _shoulder_size(env)
     names = list(env.task.pddl_objects())
     seen = [n for n in names if _pixels(env, n).sum() >= profile.min_visible_px.value]
     segmentation = env.segmentation("shoulder")
@@ -84,9 +82,9 @@ def test_detector_errors_match_the_profile_and_each_kind_occurs(sorting) -> None
     assert kinds == {"no_answer", "off_object", "another object"}
 
 
-def test_an_object_below_the_visibility_threshold_is_never_detected(sorting) -> None:
-    env, obs = sorting
-    size = list(obs["shoulder_rgb"].shape[:2])
+def test_an_object_below_the_visibility_threshold_is_never_detected(sorting_env) -> None:
+    env = sorting_env
+    size = _shoulder_size(env)
     item = next(n for n, t in env.task.pddl_objects().items() if t == "item")
     count = int(_pixels(env, item).sum())
     assert count > 0
@@ -143,19 +141,19 @@ def test_an_emulated_episode_adds_virtual_model_time_to_robot_time(tmp_path) -> 
         assert store.episodes()[0]["model_s"] == pytest.approx(expected)
 
 
-def test_modules_mix_an_emulated_model_with_the_sim_oracle(sorting) -> None:
+def test_modules_mix_an_emulated_model_with_the_sim_oracle(sorting_env) -> None:
     from agentic_env.agents.models.registry import build_backends
     from agentic_env.oracle import oracle_factories
 
-    env, _ = sorting
+    env = sorting_env
     router = build_backends("sim-oracle", {"detector": "emulated:qwen3-vl-plus"},
                             factories=oracle_factories(env))
     assert router.backend_for("detector").name == "emulated:qwen3-vl-plus"
     assert router.backend_for("parser").name == "sim-oracle"
 
 
-def test_checker_error_kinds_split_the_rate_by_their_weights(sorting) -> None:
-    env, _ = sorting
+def test_checker_error_kinds_split_the_rate_by_their_weights(sorting_env) -> None:
+    env = sorting_env
     # 'not holding' after a good pick three times as often as the reverse
     oracle = SimOracle(env, {"checker": 0.2}, seed=5,
                        kinds={"checker": {"false_fail": 3.0, "false_pass": 1.0}})
