@@ -30,7 +30,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from agentic_env.sim.cameras import camera_pose_in_world
-from agentic_env.tasks.catalogue import entries
+from agentic_env.tasks.catalogue import CATALOGUE
 from agentic_env.tasks.vocabulary import thing_words
 
 if TYPE_CHECKING:
@@ -171,7 +171,7 @@ def _thing(env: SimEnv, thing_id: str, kind: str, extra: Mapping[str, str]) -> S
     if kind == "pose":
         return SceneThing(thing_id, kind, frozenset({stem.replace("-", " "),
                                                      *table["poses"].get(stem, [])}))
-    catalogue = {e.kind: e for e in entries()}.get(stem)
+    catalogue = CATALOGUE.get(stem)
     parts = stem.split("-")
     colour = catalogue.colour if catalogue else None
     for size in (2, 1):  # colour words of the name itself: dark-blue-..., red-...

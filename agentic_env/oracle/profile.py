@@ -46,7 +46,7 @@ from types import MappingProxyType
 from typing import Any
 
 from agentic_env.agents.models.modules import module_names
-from agentic_env.errors import InvalidConfigError
+from agentic_env.errors import InvalidConfigError, check_keys
 
 #: The modules a profile measures (AgenticLab Table II's columns).
 MEASURED_MODULES: tuple[str, ...] = ("parser", "checker", "detector", "grasp", "goal")
@@ -166,19 +166,11 @@ def _merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _unknown(where: str, keys: Mapping[str, Any], valid: tuple[str, ...]) -> None:
-    extra = sorted(set(keys) - set(valid))
-    if extra:
-        raise InvalidConfigError(f"{where}: unknown key{'s' if len(extra) > 1 else ''} "
-                                 f"{', '.join(map(repr, extra))}; valid keys are "
-                                 f"{', '.join(valid)}")
-
-
 def _number(where: str, raw: Any, low: float, high: float) -> Number:
     if not isinstance(raw, Mapping) or "value" not in raw:
         raise InvalidConfigError(f"{where}: give a table {{value = ..., paper, table, row, "
                                  f"column}} or {{value = ..., assumption = '...'}}")
-    _unknown(where, raw, _NUMBER_KEYS)
+    check_keys(raw, _NUMBER_KEYS, where)
     value = raw["value"]
     if isinstance(value, bool) or not isinstance(value, int | float) \
             or not low <= value <= high:
@@ -215,7 +207,7 @@ def parse_profile(name: str, data: Mapping[str, Any],
             unknown error kind.
     """
     where = f"model profile {name!r}"
-    _unknown(where, data, _TOP_KEYS)
+    check_keys(data, _TOP_KEYS, where)
     merged = _merge(defaults or {}, data)
     if not isinstance(merged.get("title"), str):
         raise InvalidConfigError(f"{where}: give the model's 'title' (its name in the papers)")
@@ -223,8 +215,8 @@ def parse_profile(name: str, data: Mapping[str, Any],
         if not isinstance(merged.get(key), Mapping):
             raise InvalidConfigError(f"{where}: missing table [{key}]")
     measures = _measures(where, merged.get("measures", list(MEASURED_MODULES)))
-    _unknown(f"{where} [modules]", merged["modules"], MEASURED_MODULES)
-    _unknown(f"{where} [tokens]", merged["tokens"], ("input", "output"))
+    check_keys(merged["modules"], MEASURED_MODULES, f"{where} [modules]")
+    check_keys(merged["tokens"], ("input", "output"), f"{where} [tokens]")
     tokens = {k: _number(f"{where} tokens.{k}", merged["tokens"].get(k), 0, 1e6)
               for k in ("input", "output")}
     modules = {}
@@ -233,7 +225,7 @@ def parse_profile(name: str, data: Mapping[str, Any],
         if not isinstance(raw, Mapping):
             raise InvalidConfigError(f"{where}: missing [modules.{module}] (measured modules "
                                      f"are {', '.join(measures)})")
-        _unknown(f"{where} [modules.{module}]", raw, _MODULE_KEYS)
+        check_keys(raw, _MODULE_KEYS, f"{where} [modules.{module}]")
         at = f"{where} modules.{module}"
         modules[module] = ModuleProfile(
             _number(f"{at}.success", raw.get("success"), 0.0, 1.0),
@@ -243,22 +235,22 @@ def parse_profile(name: str, data: Mapping[str, Any],
             _number(f"{at}.output_tokens", raw["output_tokens"], 0, 1e6)
             if "output_tokens" in raw else tokens["output"])
     roles = dict(merged["roles"])
-    _unknown(f"{where} [roles]", roles, module_names())
+    check_keys(roles, module_names(), f"{where} [roles]")
     for role, measured in roles.items():
         if measured not in MEASURED_MODULES:
             raise InvalidConfigError(f"{where} roles.{role} = {measured!r}: a role is emulated "
                                      f"by one of {', '.join(MEASURED_MODULES)}")
     roles = {role: measured for role, measured in roles.items() if measured in measures}
-    _unknown(f"{where} [kinds]", merged["kinds"], MEASURED_MODULES)
+    check_keys(merged["kinds"], MEASURED_MODULES, f"{where} [kinds]")
     kinds = {}
     for module, weights in merged["kinds"].items():
-        _unknown(f"{where} [kinds.{module}]", weights, KINDS[module])
+        check_keys(weights, KINDS[module], f"{where} [kinds.{module}]")
         if module not in measures:
             continue
         kinds[module] = MappingProxyType({
             kind: _number(f"{where} kinds.{module}.{kind}", raw, 0.0, 1e6)
             for kind, raw in weights.items()})
-    _unknown(f"{where} [perception]", merged["perception"], ("min_visible_px",))
+    check_keys(merged["perception"], ("min_visible_px",), f"{where} [perception]")
     numbers = [*tokens.values(), *(n for m in modules.values() for n in vars(m).values()),
                *(n for w in kinds.values() for n in w.values())]
     visible = _number(f"{where} perception.min_visible_px",
