@@ -59,6 +59,7 @@ class NameBook:
         self.alignment = Alignment()
         self._names_of: dict[str, str] = {}
         self._domain: frozenset[str] | None = None
+        self._just_words: set[str] = set()
 
     _env = property(lambda self: self._env_ref())
 
@@ -119,13 +120,15 @@ class NameBook:
                 and 0 < len(value.split()) <= 6:
             self.resolve(value)
         elif isinstance(value, str):  # names written into free text: plans, reflections
-            for word in set(re.findall(r"(?<![\w-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])",
-                                       value)):
-                if word not in self._domain_words() and word not in self.alignment.bound \
-                        and word not in self._ids:
-                    found = align([Mention(word)], scene_things(self._env))
-                    if word in found.bound and word not in found.ambiguous:
-                        self._learn(found)  # other hyphenated words are just words
+            words = set(re.findall(r"(?<![\w-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])", value))
+            words -= self._domain_words() | self._just_words | self.alignment.bound.keys() \
+                | self._ids
+            for word in words:
+                found = align([Mention(word)], scene_things(self._env))
+                if word in found.bound and word not in found.ambiguous:
+                    self._learn(found)
+                else:  # a hyphenated word that names nothing: not looked at again
+                    self._just_words.add(word)
 
     def _domain_words(self) -> frozenset[str]:
         """The hyphenated words of the task's PDDL domain (actions, predicates, types), which
