@@ -150,7 +150,7 @@ def build_blocks(episodes: Sequence[dict[str, Any]], calls: Sequence[dict[str, A
         blocks += _paper_section(paper, rows)
     if rows:
         blocks += _success_section(rows) + _failure_section(rows) + _ablation_section(rows)
-        blocks += _options_section(rows) + _compounding_section(rows)
+        blocks += _options_section(rows) + _agents_section(rows) + _compounding_section(rows)
         blocks += _intervention_section(rows) + _verdict_section(calls, rows)
     if calls:
         blocks += _calls_section(calls)
@@ -293,15 +293,17 @@ def _ablation_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
     return [Heading("Verification ablation (score vs time)"),
             Para("Verification modes of the paper's section VI-D: none (no checks), goal "
                  "(goal checker only), full (action pre/effect checks and the goal checker)."),
-            Table(("task", "disturbance", "verification", "n", "score ± std", "time s ± std",
-                   "success"),
+            Table(("task", "disturbance", "verification", "n", "score ± std",
+                   "episode s ± std", "model s", "success"),
                   tuple((*map(str, s.group), str(s.n),
                          f"{s.mean_score:.2f} ± {s.std_score:.2f}",
-                         f"{s.mean_wall_s:.1f} ± {s.std_wall_s:.1f}", _pct(s.success_rate))
+                         f"{s.mean_episode_s:.1f} ± {s.std_episode_s:.1f}",
+                         f"{s.mean_model_s:.1f}", _pct(s.success_rate))
                         for s in stats)),
             Figure("ablation", plots.ablation_plot(stats),
-                   "Mean progress score against mean episode time per verification mode and "
-                   "disturbance (± std; like the paper's Fig. 7).")]
+                   "Mean progress score against mean episode time (robot motion + model "
+                   "time) per verification mode and disturbance (± std; like the paper's "
+                   "Fig. 7).")]
 
 
 def _intervention_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
@@ -336,10 +338,33 @@ def _options_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
             Para("Each agent switch set (agent options; default = the agent as published) "
                  "on the same tasks, models and seeds."),
             Table(("task", "agent", "agent options", "model", "success [95 % CI]",
-                   "score ± std", "time s"),
+                   "score ± std", "episode s"),
                   tuple((*map(str, s.group), _ci(s),
-                         f"{s.mean_score:.2f} ± {s.std_score:.2f}", f"{s.mean_wall_s:.1f}")
+                         f"{s.mean_score:.2f} ± {s.std_score:.2f}", f"{s.mean_episode_s:.1f}")
                         for s in stats))]
+
+
+def _agents_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
+    """The agent designs side by side under the same models (two or more agents)."""
+    if len({r["agent"] for r in rows}) < 2:
+        return []
+    headers = ("success [95 % CI]", "score", "model calls", "model s", "robot s", "tokens")
+
+    def cells(s: metrics.GroupStats) -> tuple[str, ...]:
+        return (_ci(s), f"{s.mean_score:.2f}", f"{s.mean_calls:.1f}", f"{s.mean_model_s:.0f}",
+                f"{s.mean_sim_s:.0f}", f"{s.mean_tokens:,.0f}")
+
+    by_setting = metrics.group_stats(rows, ("setting", "agent", "model"))
+    return [Heading("Agent designs side by side"),
+            Para("Each agent design under the same models, tasks and seeds: success, progress "
+                 "score, and per episode the model calls, model time (an emulated model's is "
+                 "virtual: its profile's seconds per call), robot motion time and tokens."),
+            Table(("agent", "model", *headers),
+                  tuple((*map(str, s.group), *cells(s))
+                        for s in metrics.group_stats(rows, ("agent", "model")))),
+            Heading("per setting", 3),
+            Table(("setting", "agent", "model", *headers),
+                  tuple((*map(str, s.group), *cells(s)) for s in by_setting))]
 
 
 def _verdict_section(calls: Sequence[dict[str, Any]], rows: Sequence[dict[str, Any]]
