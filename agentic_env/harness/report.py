@@ -193,16 +193,19 @@ def _overview(rows: Sequence[dict[str, Any]]) -> str:
 def _success_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
     stats = metrics.group_stats(rows, ("task", "setting", "model"))
     table = Table(("task", "setting", "model", "success [95 % CI]", "score ± std",
-                   "time s", "tokens", "cost"),
+                   "episode s", "tokens", "cost"),
                   tuple((*map(str, s.group), _ci(s), f"{s.mean_score:.2f} ± {s.std_score:.2f}",
-                         f"{s.mean_wall_s:.1f}", f"{s.mean_tokens:,.0f}",
+                         f"{s.mean_episode_s:.1f}", f"{s.mean_tokens:,.0f}",
                          _cost(s.mean_cost_usd)) for s in stats))
     per_model = metrics.group_stats(rows, ("model",))
-    table_one = Table(("model", "success [95 % CI]", "score", "time s", "tokens", "cost"),
+    table_one = Table(("model", "success [95 % CI]", "score", "episode s", "tokens", "cost"),
                       tuple((str(s.group[0]), _ci(s), f"{s.mean_score:.2f}",
-                             f"{s.mean_wall_s:.1f}", f"{s.mean_tokens:,.0f}",
+                             f"{s.mean_episode_s:.1f}", f"{s.mean_tokens:,.0f}",
                              _cost(s.mean_cost_usd)) for s in per_model))
-    return [Heading("Success and progress by task, setting and model"), table,
+    return [Heading("Success and progress by task, setting and model"),
+            Para("Episode s: the episode's time as on the real robot, robot motion plus model "
+                 "time (an emulated model's is virtual: its profile's seconds per call)."),
+            table,
             Figure("success", plots.success_plot(stats),
                    "Bars: success rate with 95 % Wilson interval (top), mean progress score "
                    "± std (bottom), per task and setting, one colour per model."),
