@@ -7,6 +7,7 @@ The command lines of :mod:`agentic_env.harness.run`, :mod:`agentic_env.harness.r
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
 import pathlib
@@ -17,8 +18,12 @@ from agentic_env.errors import AgenticEnvError, InvalidConfigError
 def _sweep_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agentic-env sweep",
-        description="Run a sweep file's episodes (resumable) and store the results in SQLite.")
-    parser.add_argument("file", type=pathlib.Path, help="sweep file (YAML)")
+        description="Run a sweep file's episodes (resumable) and store the results in SQLite; "
+                    "given a folder, run each of its sweep files in turn (a suite, e.g. "
+                    "sweeps/paper/) and print the wall time per sweep and in total.")
+    parser.add_argument("file", type=pathlib.Path,
+                        help="sweep file (YAML), or a folder: its *.yaml files in name order, "
+                             "each into its own default database")
     parser.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1),
                         help="local worker processes (default: min(4, CPUs))")
     parser.add_argument("--ray", metavar="ADDRESS", default=None,
@@ -36,41 +41,87 @@ def _sweep_parser() -> argparse.ArgumentParser:
                         help="run these seeds instead of the file's (e.g. 5 for seeds 0-4): a "
                              "quicker, smaller sample of the same grid; episodes already "
                              "stored are reused")
+    parser.add_argument("--tasks", nargs="+", default=None, metavar="TASK",
+                        help="run only these tasks' episodes of the grid (with a folder: of "
+                             "every sweep; a sweep without them runs nothing), e.g. a quick "
+                             "slice of a suite with --seeds 1")
     parser.add_argument("--retry-errors", action="store_true",
                         help="run again the episodes stored as errors")
     parser.add_argument("--hard-timeout", type=float, default=None, metavar="SECONDS",
                         help="local pool: kill an episode after this long (default: its "
                              "max_wall_s x 1.5 + 60 s)")
+    parser.add_argument("--report", action="store_true",
+                        help="then write each sweep's report ('report/' beside its database)")
     return parser
 
 
 def sweep_main(argv: list[str] | None = None) -> int:
-    """``agentic-env sweep FILE``: run a sweep's missing episodes and record them."""
-    from agentic_env.harness.run import run_sweep
-    from agentic_env.harness.sweep import load_sweep
-
-    args = _sweep_parser().parse_args(argv)
+    """``agentic-env sweep FILE|FOLDER``: run a sweep's missing episodes and record them; a
+    folder runs each of its sweep files in turn and prints the wall time per sweep and in
+    total."""
+    parser = _sweep_parser()
+    args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.workers < 1:
-        _sweep_parser().error("--workers must be >= 1")
+        parser.error("--workers must be >= 1")
+    suite = args.file.is_dir()
+    if suite and args.db is not None:
+        parser.error("--db names one database: with a folder each sweep writes its own")
+    files = sorted(args.file.glob("*.yaml")) if suite else [args.file]
+    if not files:
+        print(f"error: no sweep files (*.yaml) in {args.file}")
+        return 2
+    timings: list[tuple[str, int, float]] = []
     try:
-        sweep = load_sweep(args.file, _seeds_override(args.seeds))
-        db = args.db or pathlib.Path("runs") / "sweeps" / sweep.name / "results.db"
-        traces = None if args.no_traces else (args.traces or db.parent / "traces")
-        summary = run_sweep(sweep, db, workers=args.workers, ray_address=args.ray,
-                            trace_root=traces, retry_errors=args.retry_errors,
-                            episode_fn=args.episode_fn, hard_timeout_s=args.hard_timeout)
+        for file in files:
+            name, ran, wall_s = _run_one(file, args, suite)
+            timings.append((name, ran, wall_s))
     except AgenticEnvError as exc:
         print(f"error: {exc}")
         return 2
     except KeyboardInterrupt:
         print("interrupted: finished episodes are saved; run the same command to resume")
         return 130
+    if suite:
+        width = max(len(name) for name, _, _ in timings)
+        print(f"suite {args.file}: wall time per sweep (episodes run)")
+        for name, ran, wall_s in timings:
+            print(f"  {name:<{width}}  {ran:5d}  {wall_s / 60:7.1f} min")
+        total_ran, total_s = sum(t[1] for t in timings), sum(t[2] for t in timings)
+        print(f"  {'total':<{width}}  {total_ran:5d}  {total_s / 60:7.1f} min")
+    return 0
+
+
+def _run_one(file: pathlib.Path, args: argparse.Namespace, suite: bool
+             ) -> tuple[str, int, float]:
+    """Run one sweep file as the command line asks (its report too with ``--report``);
+    returns its name, the episodes run and the wall time, seconds."""
+    from agentic_env.harness.run import run_sweep
+    from agentic_env.harness.sweep import load_sweep
+
+    sweep = load_sweep(file, _seeds_override(args.seeds))
+    if args.tasks is not None:
+        sweep = dataclasses.replace(
+            sweep, specs=tuple(s for s in sweep.specs if s.task in set(args.tasks)))
+    db = args.db or pathlib.Path("runs") / "sweeps" / sweep.name / "results.db"
+    traces = None
+    if not args.no_traces:
+        traces = db.parent / "traces" if args.traces is None else (
+            args.traces / sweep.name if suite else args.traces)
+    summary = run_sweep(sweep, db, workers=args.workers, ray_address=args.ray,
+                        trace_root=traces, retry_errors=args.retry_errors,
+                        episode_fn=args.episode_fn, hard_timeout_s=args.hard_timeout)
     print(f"{sweep.name}: {summary.declared} episodes declared, {summary.skipped} already "
           f"done, {summary.ran} run ({summary.succeeded} succeeded, {summary.failed} failed, "
           f"{summary.errors} errors) in {summary.wall_s:.1f} s")
-    print(f"results: {db}    report: agentic-env report {db} --out {db.parent / 'report'}")
-    return 0
+    if args.report:
+        from agentic_env.harness.report import write_report
+
+        files = write_report(db, db.parent / "report")
+        print(f"results: {db}    report: {files.html}")
+    else:
+        print(f"results: {db}    report: agentic-env report {db} --out {db.parent / 'report'}")
+    return sweep.name, summary.ran, summary.wall_s
 
 
 def _seeds_override(text: str | None) -> int | dict[str, int] | None:

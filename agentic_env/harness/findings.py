@@ -8,7 +8,9 @@ simulation's episodes::
       - id: stacking-none-fails
         source: AgenticLab Fig. 7 / Sec. VI-D
         claim: "In stacking, disabling verification leads to zero task success."
-        metric: success                 # success (rate) | score | progress | actions | replans
+        metric: success                 # one of METRICS: success (rate), score, progress,
+                                        # actions, replans, wall_s, sim_s, model_s, episode_s,
+                                        # tokens
         where: {task: stacking, verification: none}   # column filters; a list = any of
         at_most: 0.2                    # a range check: the mean lies in [at_least, at_most]
       - id: score-rises-with-checks
@@ -22,6 +24,17 @@ simulation's episodes::
         margin: 0.05                    # each step must gain at least this much (default 0)
         tolerance: 0.02                 # slack for ties
         per: [disturbance]              # checked separately per group; all must agree
+
+An ``order`` level may itself be a list of values, whose episodes are pooled into one level:
+``order: [high_level, [canonical, lexical, syntactic, semantic]]`` compares the hardest
+category with the others together, ``order: [lab, [kitchen, outdoor]]`` the lab with the
+shifted settings, and a configuration labelled differently on some tasks (a model swapped in
+for one task) is one level.
+
+Times are seconds per episode: ``wall_s`` the host's wall clock, ``sim_s`` the robot's motion
+(simulated time), ``model_s`` the model calls' latencies summed (an emulated model's are
+virtual: its profile's seconds per call), ``episode_s`` the episode's time as on the real
+robot (``sim_s + model_s``); ``tokens`` is input plus output tokens per episode.
 
 :func:`check` turns findings and episode rows (``ResultStore.episodes()``) into
 :class:`Verdict` objects: agree, disagree, or no data.
@@ -37,9 +50,12 @@ from typing import Any
 
 from agentic_env.errors import InvalidConfigError
 
-#: Episode columns a finding can measure.
+#: Episode columns a finding can measure (``episode_s`` and ``tokens`` are derived: see the
+#: module docstring).
 METRICS: tuple[str, ...] = ("success", "score", "progress", "actions", "replans", "wall_s",
-                            "sim_s")
+                            "sim_s", "model_s", "episode_s", "tokens")
+#: One level of an order check: a column value, or several pooled.
+Level = str | tuple[str, ...]
 _KEYS = ("id", "source", "claim", "metric", "where", "at_least", "at_most", "axis", "order",
          "direction", "margin", "tolerance", "per")
 
@@ -56,7 +72,7 @@ class Finding:
     at_least: float | None = None
     at_most: float | None = None
     axis: str | None = None
-    order: tuple[str, ...] = ()
+    order: tuple[Level, ...] = ()
     direction: str = "increasing"
     margin: float = 0.0
     tolerance: float = 0.0
@@ -97,7 +113,7 @@ class Finding:
                         for k, v in where.items()),
             at_least=_optional_float(data.get("at_least")),
             at_most=_optional_float(data.get("at_most")),
-            axis=data.get("axis"), order=tuple(str(v) for v in data.get("order") or ()),
+            axis=data.get("axis"), order=tuple(_level(v) for v in data.get("order") or ()),
             direction=direction, margin=float(data.get("margin", 0.0)),
             tolerance=float(data.get("tolerance", 0.0)),
             per=tuple(data.get("per") or ()))
@@ -108,7 +124,9 @@ class Finding:
                                "metric": self.metric,
                                "where": {k: list(v) for k, v in self.where}}
         if self.axis:
-            out |= {"axis": self.axis, "order": list(self.order), "direction": self.direction,
+            out |= {"axis": self.axis,
+                    "order": [v if isinstance(v, str) else list(v) for v in self.order],
+                    "direction": self.direction,
                     "margin": self.margin, "tolerance": self.tolerance}
         else:
             out |= {k: v for k, v in (("at_least", self.at_least), ("at_most", self.at_most))
@@ -176,8 +194,17 @@ def _check(finding: Finding, rows: Sequence[Mapping[str, Any]]) -> Verdict:
     return Verdict(finding, "; ".join(parts), all(results))
 
 
+def _value(row: Mapping[str, Any], metric: str) -> float:
+    """One episode's ``metric`` (the derived ones computed from their columns)."""
+    if metric == "episode_s":
+        return float(row.get("sim_s") or 0.0) + float(row.get("model_s") or 0.0)
+    if metric == "tokens":
+        return float(row.get("input_tokens") or 0) + float(row.get("output_tokens") or 0)
+    return float(row.get(metric) or 0.0)
+
+
 def _mean(rows: Sequence[Mapping[str, Any]], metric: str) -> float:
-    return statistics.fmean(float(r[metric] or 0.0) for r in rows)
+    return statistics.fmean(_value(r, metric) for r in rows)
 
 
 def _range(finding: Finding, rows: Sequence[Mapping[str, Any]]) -> tuple[str, bool | None]:
@@ -193,10 +220,12 @@ def _order(finding: Finding, rows: Sequence[Mapping[str, Any]]) -> tuple[str, bo
     axis = str(finding.axis)
     values = []
     for level in finding.order:
-        members = [r for r in rows if str(r.get(axis)) == level]
+        pooled = {level} if isinstance(level, str) else set(level)
+        members = [r for r in rows if str(r.get(axis)) in pooled]
         if not members:
             return "", None
-        values.append((level, _mean(members, finding.metric), len(members)))
+        name = level if isinstance(level, str) else "(" + " | ".join(level) + ")"
+        values.append((name, _mean(members, finding.metric), len(members)))
     sign = 1.0 if finding.direction == "increasing" else -1.0
     ok = all(sign * (b[1] - a[1]) >= finding.margin - finding.tolerance
              for a, b in itertools.pairwise(values))
@@ -206,6 +235,16 @@ def _order(finding: Finding, rows: Sequence[Mapping[str, Any]]) -> tuple[str, bo
         text += f" {('≤' if sign > 0 else '≥') if holds else ('>' if sign > 0 else '<')} "
         text += f"{level} {value:.2f}"
     return f"{finding.metric}: {text} (n={min(n for *_, n in values)}+ each)", ok
+
+
+def _level(value: Any) -> Level:
+    """One ``order`` entry: a value, or a list of values pooled into one level."""
+    if isinstance(value, list | tuple):
+        if len(value) < 1:
+            raise InvalidConfigError("paper finding: a pooled order level lists at least one "
+                                     "value")
+        return tuple(str(v) for v in value)
+    return str(value)
 
 
 def _optional_float(value: Any) -> float | None:

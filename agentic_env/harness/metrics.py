@@ -64,6 +64,11 @@ class GroupStats:
         mean_wall_s / std_wall_s: episode wall time, seconds.
         mean_tokens: input + output tokens per episode.
         mean_cost_usd: mean over episodes with a known cost, ``None`` if none known.
+        mean_episode_s / std_episode_s: the episode's time as on the real robot, seconds:
+            robot motion (``sim_s``) plus model time (``model_s``; an emulated model's is
+            virtual, its profile's seconds per call).
+        mean_model_s / mean_sim_s: the two parts of it, seconds per episode.
+        mean_calls: model calls per episode (rows without ``module_calls`` count none).
     """
 
     group: tuple[Any, ...]
@@ -80,6 +85,11 @@ class GroupStats:
     std_wall_s: float
     mean_tokens: float
     mean_cost_usd: float | None
+    mean_episode_s: float = 0.0
+    std_episode_s: float = 0.0
+    mean_model_s: float = 0.0
+    mean_sim_s: float = 0.0
+    mean_calls: float = 0.0
 
 
 def _std(values: Sequence[float]) -> float:
@@ -97,7 +107,8 @@ def group_stats(rows: Iterable[Row], by: Sequence[str]) -> list[GroupStats]:
     """Per-group success (Wilson 95 %), score, time, tokens and cost, sorted by group.
 
     Rows need ``success``, ``score``, ``progress``, ``wall_s``, ``input_tokens``,
-    ``output_tokens``, ``cost_usd``, ``failure`` and the ``by`` columns.
+    ``output_tokens``, ``cost_usd``, ``failure`` and the ``by`` columns; ``sim_s``,
+    ``model_s`` and ``module_calls`` (module -> calls) are read when present.
     """
     out = []
     for group, members in _groups(rows, by).items():
@@ -107,6 +118,9 @@ def group_stats(rows: Iterable[Row], by: Sequence[str]) -> list[GroupStats]:
         scores = [float(r["score"]) for r in members]
         walls = [float(r["wall_s"] or 0.0) for r in members]
         costs = [float(r["cost_usd"]) for r in members if r["cost_usd"] is not None]
+        models = [float(r.get("model_s") or 0.0) for r in members]
+        robot = [float(r.get("sim_s") or 0.0) for r in members]
+        episode = [m + r for m, r in zip(models, robot, strict=True)]
         out.append(GroupStats(
             group=group, n=n, successes=successes,
             errors=sum(r["failure"] == "error" for r in members),
@@ -116,7 +130,11 @@ def group_stats(rows: Iterable[Row], by: Sequence[str]) -> list[GroupStats]:
             mean_wall_s=statistics.fmean(walls), std_wall_s=_std(walls),
             mean_tokens=statistics.fmean(
                 int(r["input_tokens"] or 0) + int(r["output_tokens"] or 0) for r in members),
-            mean_cost_usd=statistics.fmean(costs) if costs else None))
+            mean_cost_usd=statistics.fmean(costs) if costs else None,
+            mean_episode_s=statistics.fmean(episode), std_episode_s=_std(episode),
+            mean_model_s=statistics.fmean(models), mean_sim_s=statistics.fmean(robot),
+            mean_calls=statistics.fmean(sum((r.get("module_calls") or {}).values())
+                                        for r in members)))
     return out
 
 

@@ -109,12 +109,12 @@ def ablation_plot(stats: Sequence[GroupStats]) -> bytes:
                 if not cell:
                     continue
                 s = cell[0]
-                axes.errorbar(s.mean_wall_s, s.mean_score, xerr=s.std_wall_s,
+                axes.errorbar(s.mean_episode_s, s.mean_score, xerr=s.std_episode_s,
                               yerr=s.std_score, fmt=markers[d % len(markers)], capsize=3,
                               color=_COLOURS[m % len(_COLOURS)],
                               label=f"{mode} / {disturbance}")
         axes.set_title(task)
-        axes.set_xlabel("episode time (s)")
+        axes.set_xlabel("episode time: robot + model (s)")
         axes.set_ylabel("progress score")
         axes.set_ylim(-0.05, 1.05)
     panels[-1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0),

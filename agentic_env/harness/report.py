@@ -150,7 +150,7 @@ def build_blocks(episodes: Sequence[dict[str, Any]], calls: Sequence[dict[str, A
         blocks += _paper_section(paper, rows)
     if rows:
         blocks += _success_section(rows) + _failure_section(rows) + _ablation_section(rows)
-        blocks += _options_section(rows) + _compounding_section(rows)
+        blocks += _options_section(rows) + _agents_section(rows) + _compounding_section(rows)
         blocks += _intervention_section(rows) + _verdict_section(calls, rows)
     if calls:
         blocks += _calls_section(calls)
@@ -193,16 +193,19 @@ def _overview(rows: Sequence[dict[str, Any]]) -> str:
 def _success_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
     stats = metrics.group_stats(rows, ("task", "setting", "model"))
     table = Table(("task", "setting", "model", "success [95 % CI]", "score ± std",
-                   "time s", "tokens", "cost"),
+                   "episode s", "tokens", "cost"),
                   tuple((*map(str, s.group), _ci(s), f"{s.mean_score:.2f} ± {s.std_score:.2f}",
-                         f"{s.mean_wall_s:.1f}", f"{s.mean_tokens:,.0f}",
+                         f"{s.mean_episode_s:.1f}", f"{s.mean_tokens:,.0f}",
                          _cost(s.mean_cost_usd)) for s in stats))
     per_model = metrics.group_stats(rows, ("model",))
-    table_one = Table(("model", "success [95 % CI]", "score", "time s", "tokens", "cost"),
+    table_one = Table(("model", "success [95 % CI]", "score", "episode s", "tokens", "cost"),
                       tuple((str(s.group[0]), _ci(s), f"{s.mean_score:.2f}",
-                             f"{s.mean_wall_s:.1f}", f"{s.mean_tokens:,.0f}",
+                             f"{s.mean_episode_s:.1f}", f"{s.mean_tokens:,.0f}",
                              _cost(s.mean_cost_usd)) for s in per_model))
-    return [Heading("Success and progress by task, setting and model"), table,
+    return [Heading("Success and progress by task, setting and model"),
+            Para("Episode s: the episode's time as on the real robot, robot motion plus model "
+                 "time (an emulated model's is virtual: its profile's seconds per call)."),
+            table,
             Figure("success", plots.success_plot(stats),
                    "Bars: success rate with 95 % Wilson interval (top), mean progress score "
                    "± std (bottom), per task and setting, one colour per model."),
@@ -293,15 +296,17 @@ def _ablation_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
     return [Heading("Verification ablation (score vs time)"),
             Para("Verification modes of the paper's section VI-D: none (no checks), goal "
                  "(goal checker only), full (action pre/effect checks and the goal checker)."),
-            Table(("task", "disturbance", "verification", "n", "score ± std", "time s ± std",
-                   "success"),
+            Table(("task", "disturbance", "verification", "n", "score ± std",
+                   "episode s ± std", "model s", "success"),
                   tuple((*map(str, s.group), str(s.n),
                          f"{s.mean_score:.2f} ± {s.std_score:.2f}",
-                         f"{s.mean_wall_s:.1f} ± {s.std_wall_s:.1f}", _pct(s.success_rate))
+                         f"{s.mean_episode_s:.1f} ± {s.std_episode_s:.1f}",
+                         f"{s.mean_model_s:.1f}", _pct(s.success_rate))
                         for s in stats)),
             Figure("ablation", plots.ablation_plot(stats),
-                   "Mean progress score against mean episode time per verification mode and "
-                   "disturbance (± std; like the paper's Fig. 7).")]
+                   "Mean progress score against mean episode time (robot motion + model "
+                   "time) per verification mode and disturbance (± std; like the paper's "
+                   "Fig. 7).")]
 
 
 def _intervention_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
@@ -336,10 +341,33 @@ def _options_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
             Para("Each agent switch set (agent options; default = the agent as published) "
                  "on the same tasks, models and seeds."),
             Table(("task", "agent", "agent options", "model", "success [95 % CI]",
-                   "score ± std", "time s"),
+                   "score ± std", "episode s"),
                   tuple((*map(str, s.group), _ci(s),
-                         f"{s.mean_score:.2f} ± {s.std_score:.2f}", f"{s.mean_wall_s:.1f}")
+                         f"{s.mean_score:.2f} ± {s.std_score:.2f}", f"{s.mean_episode_s:.1f}")
                         for s in stats))]
+
+
+def _agents_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
+    """The agent designs side by side under the same models (two or more agents)."""
+    if len({r["agent"] for r in rows}) < 2:
+        return []
+    headers = ("success [95 % CI]", "score", "model calls", "model s", "robot s", "tokens")
+
+    def cells(s: metrics.GroupStats) -> tuple[str, ...]:
+        return (_ci(s), f"{s.mean_score:.2f}", f"{s.mean_calls:.1f}", f"{s.mean_model_s:.0f}",
+                f"{s.mean_sim_s:.0f}", f"{s.mean_tokens:,.0f}")
+
+    by_setting = metrics.group_stats(rows, ("setting", "agent", "model"))
+    return [Heading("Agent designs side by side"),
+            Para("Each agent design under the same models, tasks and seeds: success, progress "
+                 "score, and per episode the model calls, model time (an emulated model's is "
+                 "virtual: its profile's seconds per call), robot motion time and tokens."),
+            Table(("agent", "model", *headers),
+                  tuple((*map(str, s.group), *cells(s))
+                        for s in metrics.group_stats(rows, ("agent", "model")))),
+            Heading("per setting", 3),
+            Table(("setting", "agent", "model", *headers),
+                  tuple((*map(str, s.group), *cells(s)) for s in by_setting))]
 
 
 def _verdict_section(calls: Sequence[dict[str, Any]], rows: Sequence[dict[str, Any]]

@@ -28,10 +28,13 @@ A sweep file looks like::
                         # (agentic_env.harness.paper_tables)
 
 The grid is the Cartesian product of every axis, in the order above, with duplicates
-removed. Each disturbances entry is one *scenario*: ``none``, a kind name, one disturbance
-mapping or a list of them (see :class:`agentic_env.sim.disturbances.DisturbanceSpec`). Each
-``kinds`` entry is a trial kind (``task`` or one of :data:`agentic_env.tasks.variants.KINDS`);
-each ``events`` entry is ``none`` or a schedule: a list of event mappings (see
+removed. ``grid`` may also be a list of such mappings: the sweep is then their union, in
+order (a configuration that holds for some tasks only, e.g. a model swapped in for one task,
+is a grid entry of its own). Each disturbances entry is one *scenario*: ``none``, a kind
+name, one disturbance mapping or a list of them (see
+:class:`agentic_env.sim.disturbances.DisturbanceSpec`). Each ``kinds`` entry is a trial kind
+(``task`` or one of :data:`agentic_env.tasks.variants.KINDS`); each ``events`` entry is
+``none`` or a schedule: a list of event mappings (see
 :class:`agentic_env.contract.events.EventSpec`), replayed after the kind's own events.
 """
 
@@ -39,7 +42,7 @@ from __future__ import annotations
 
 import itertools
 import pathlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,8 +111,13 @@ def load_sweep(path: str | pathlib.Path, seeds: Any = None) -> Sweep:
         data = yaml.safe_load(file.read_text())
     except yaml.YAMLError as exc:
         raise InvalidConfigError(f"sweep file {file.name}: not valid YAML: {exc}") from exc
-    if seeds is not None and isinstance(data, Mapping) and isinstance(data.get("grid"), Mapping):
-        data = {**data, "grid": {**data["grid"], "seeds": seeds}}
+    if seeds is not None and isinstance(data, Mapping):
+        grid = data.get("grid")
+        if isinstance(grid, Mapping):
+            data = {**data, "grid": {**grid, "seeds": seeds}}
+        elif isinstance(grid, list):
+            data = {**data, "grid": [{**g, "seeds": seeds} if isinstance(g, Mapping) else g
+                                     for g in grid]}
     return parse_sweep(data, default_name=file.stem)
 
 
@@ -119,9 +127,12 @@ def parse_sweep(data: Any, default_name: str = "sweep") -> Sweep:
         raise InvalidConfigError("a sweep file is a mapping with keys " + ", ".join(_TOP_LEVEL))
     check_keys(data, _TOP_LEVEL, "sweep file")
     grid = data.get("grid")
-    if not isinstance(grid, Mapping):
-        raise InvalidConfigError("sweep file needs a 'grid' mapping with at least 'tasks'")
-    check_keys(grid, tuple(AXES), "grid")
+    grids = grid if isinstance(grid, list) and grid else [grid]
+    if not all(isinstance(g, Mapping) for g in grids):
+        raise InvalidConfigError("sweep file needs a 'grid' mapping with at least 'tasks' (or "
+                                 "a list of such mappings)")
+    for entry in grids:
+        check_keys(entry, tuple(AXES), "grid")
     fixed = data.get("episode") or {}
     if not isinstance(fixed, Mapping):
         raise InvalidConfigError("'episode' is a mapping of " + ", ".join(_EPISODE_FIELDS))
@@ -130,7 +141,8 @@ def parse_sweep(data: Any, default_name: str = "sweep") -> Sweep:
     if episode_fn.count(":") != 1:
         raise InvalidConfigError(f"episode_fn {episode_fn!r}: write it as 'module:function'")
     return Sweep(name=str(data.get("name") or default_name), episode_fn=episode_fn,
-                 specs=expand_grid(grid, fixed), findings=parse_findings(data.get("paper")),
+                 specs=_union(expand_grid(entry, fixed) for entry in grids),
+                 findings=parse_findings(data.get("paper")),
                  paper_table=parse_paper_table(data.get("paper_table")))
 
 
@@ -157,6 +169,15 @@ def expand_grid(grid: Mapping[str, Any], fixed: Mapping[str, Any] | None = None
                            instruction_category=None if category is None else str(category),
                            kind=str(kind), events=events, **dict(fixed or {}))
         specs.setdefault(spec.key(), spec)
+    return tuple(specs.values())
+
+
+def _union(grids: Iterable[tuple[EpisodeSpec, ...]]) -> tuple[EpisodeSpec, ...]:
+    """The specs of several grids in order, each configuration once."""
+    specs: dict[str, EpisodeSpec] = {}
+    for grid in grids:
+        for spec in grid:
+            specs.setdefault(spec.key(), spec)
     return tuple(specs.values())
 
 

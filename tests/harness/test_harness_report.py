@@ -146,3 +146,34 @@ def test_a_database_from_before_scored_calls_gains_the_truth_column(tmp_path):
     with sqlite3.connect(db) as conn:
         assert "truth" in {row[1] for row in conn.execute("PRAGMA table_info(calls)")}
     conn.close()
+
+
+def test_report_sets_the_agent_designs_side_by_side_with_their_usage(tmp_path):
+    """Two or more agents: success, score, model calls, model time, robot time and tokens
+    per agent and model, then per setting."""
+    sweep = parse_sweep({"grid": {"tasks": ["sorting"], "settings": ["lab", "kitchen"],
+                                  "agents": ["agenticlab", "mallvi"], "seeds": 2}})
+    db = tmp_path / "results.db"
+    with ResultStore(db) as store:
+        for spec in sweep.specs:
+            mallvi = spec.agent == "mallvi"
+            calls = tuple(ModuleCall("checker", spec.model, 5.0, 3000, 400, None, 1, None)
+                          for _ in range(3 if mallvi else 2))
+            result = EpisodeResult(spec=spec, success=not mallvi, progress=1.0,
+                                   score=0.5 if mallvi else 1.0, sim_s=40.0, calls=calls,
+                                   input_tokens=3000 * len(calls),
+                                   output_tokens=400 * len(calls))
+            store.record(Finished(key=spec.key(), result=result, run_s=0.1, worker="test"))
+    markdown = write_report(db, tmp_path / "out").markdown.read_text()
+    section = markdown.split("## Agent designs side by side", 1)[1]
+    assert ("| agent | model | success [95 % CI] | score | model calls | model s | robot s "
+            "| tokens |") in section
+    assert ("| agenticlab | sim-oracle | 4/4 = 100.0 % [51.0 %, 100.0 %] | 1.00 | 2.0 | 10 "
+            "| 40 | 6,800 |") in section
+    assert "| mallvi | sim-oracle | 0/4 = 0.0 % [0.0 %, 49.0 %] | 0.50 | 3.0 | 15 | 40 |" in section
+    assert "| kitchen | mallvi | sim-oracle | 0/2 = 0.0 %" in section.split("### per setting")[1]
+
+
+def test_one_agent_has_no_side_by_side_table(tmp_path):
+    files = write_report(_database(tmp_path), tmp_path / "out")
+    assert "Agent designs side by side" not in files.markdown.read_text()

@@ -206,3 +206,47 @@ def test_ray_and_pool_give_the_same_results_with_the_agent_runtime(tmp_path):
     with ResultStore(tmp_path / "pool.db") as store:
         assert all(r["failure"] != "error" for r in store.episodes())
         assert len(store.calls()) > 10
+
+
+def test_a_folder_runs_each_sweep_and_prints_the_wall_time_per_sweep_and_in_total(
+        tmp_path, monkeypatch, capsys):
+    from agentic_env.cli.harness import sweep_main
+
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    for name, tasks in (("b-second", ["stacking"]), ("a-first", ["sorting", "stacking"])):
+        (suite / f"{name}.yaml").write_text(textwrap.dedent(f"""\
+            name: {name}
+            episode_fn: {FAKE}
+            grid: {{tasks: {tasks}, seeds: 5}}
+            """))
+    (suite / "notes.txt").write_text("not a sweep")
+    monkeypatch.chdir(tmp_path)
+    assert sweep_main([str(suite), "--workers", "1", "--seeds", "2", "--no-traces",
+                       "--report"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert [line.split(":")[0] for line in lines if "episodes declared" in line] == [
+        "a-first", "b-second"]
+    assert "a-first: 4 episodes declared, 0 already done, 4 run" in out
+    table = lines[lines.index(f"suite {suite}: wall time per sweep (episodes run)") + 1:]
+    assert [row.split()[:2] for row in table] == [["a-first", "4"], ["b-second", "2"],
+                                                 ["total", "6"]]
+    assert all(row.endswith(" min") for row in table)
+    for name in ("a-first", "b-second"):
+        assert (tmp_path / "runs" / "sweeps" / name / "report" / "report.html").is_file()
+    # run again: everything is stored, nothing runs
+    assert sweep_main([str(suite), "--workers", "1", "--seeds", "2", "--no-traces"]) == 0
+    rerun = capsys.readouterr().out.splitlines()
+    assert rerun[-1].split()[:2] == ["total", "0"]
+    # --tasks slices every sweep: a sweep without the task runs nothing
+    assert sweep_main([str(suite), "--workers", "1", "--seeds", "3:1", "--no-traces",
+                       "--tasks", "sorting"]) == 0
+    sliced = capsys.readouterr().out.splitlines()
+    assert [row.split()[:2] for row in sliced[-3:]] == [["a-first", "1"], ["b-second", "0"],
+                                                        ["total", "1"]]
+    with pytest.raises(SystemExit):
+        sweep_main([str(suite), "--db", str(tmp_path / "one.db")])
+    assert "each sweep writes its own" in capsys.readouterr().err
+    assert sweep_main([str(tmp_path / "runs")]) == 2
+    assert "no sweep files" in capsys.readouterr().out

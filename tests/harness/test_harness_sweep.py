@@ -5,6 +5,7 @@ from __future__ import annotations
 import pathlib
 
 import pytest
+import yaml
 
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.sweep import (
@@ -59,6 +60,27 @@ def test_defaults_duplicates_and_seed_forms():
                                                   "seeds": [4, 2, 4]}}).specs] == [4, 2]
 
 
+def test_a_list_of_grids_is_their_union_in_order_each_configuration_once(tmp_path):
+    grids = [{"tasks": ["sorting", "stacking"], "models": ["sim-oracle"], "seeds": 2},
+             {"tasks": ["reorientation", "sorting"],
+              "models": ["sim-oracle", "sim-oracle?checker=0.1"], "seeds": 2}]
+    sweep = parse_sweep({"name": "u", "grid": grids})
+    cells = [(s.task, s.model, s.seed) for s in sweep.specs]
+    assert cells == [
+        ("sorting", "sim-oracle", 0), ("sorting", "sim-oracle", 1),
+        ("stacking", "sim-oracle", 0), ("stacking", "sim-oracle", 1),
+        ("reorientation", "sim-oracle", 0), ("reorientation", "sim-oracle", 1),
+        ("reorientation", "sim-oracle?checker=0.1", 0),
+        ("reorientation", "sim-oracle?checker=0.1", 1),
+        # (sorting, sim-oracle) is the first entry's already
+        ("sorting", "sim-oracle?checker=0.1", 0), ("sorting", "sim-oracle?checker=0.1", 1)]
+    # --seeds replaces every entry's seeds
+    file = tmp_path / "u.yaml"
+    file.write_text(yaml.safe_dump({"name": "u", "grid": grids}))
+    assert {s.seed for s in load_sweep(file, {"start": 7, "count": 1}).specs} == {7}
+    assert len(load_sweep(file, 1).specs) == 5
+
+
 @pytest.mark.parametrize(("data", "message"), [
     ({"grid": {"settings": ["lab"]}}, "'tasks' is required"),
     ({"grid": {"tasks": ["sortin"]}}, "valid: crossword, kitchen"),
@@ -76,6 +98,8 @@ def test_defaults_duplicates_and_seed_forms():
     ({"grid": {"tasks": ["sorting"]}, "episode": {"max_steps": 3}}, "valid: max_actions"),
     ({"grid": {"tasks": ["sorting"]}, "episode_fn": "pkg.fn"}, "'module:function'"),
     ({"grid": {"tasks": "sorting"}}, "non-empty list"),
+    ({"grid": [{"tasks": ["sorting"]}, "stacking"]}, "or a list of such mappings"),
+    ({"grid": [{"tasks": ["sorting"]}, {"task": ["stacking"]}]}, "unknown key(s) task"),
 ])
 def test_bad_sweeps_name_the_valid_values(data, message):
     with pytest.raises(InvalidConfigError) as info:
