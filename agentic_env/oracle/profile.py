@@ -22,6 +22,8 @@ Sections (all but ``title`` may come from the defaults):
 * ``tokens``: ``input`` / ``output`` tokens per call where a module gives none;
 * ``roles``: every agent role (module name) -> the measured module it is emulated by;
 * ``kinds.<measured>``: the relative weights of the module's error kinds (:data:`KINDS`);
+  ``kinds.plan`` those of the planner roles (:data:`PLAN_ROLES`; a role weighs only the
+  kinds it can make), kept with the plan-writing module (``parser``);
 * ``perception.min_visible_px``: pixels of the image sent below which an object is not seen;
 * ``planner_turn_share``: the share of a measured module's error rate that one turn of a
   tool-calling planner (a single call, not a whole plan) carries;
@@ -58,7 +60,17 @@ KINDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "detector": ("neighbour", "distractor", "off_object", "no_answer"),
     "grasp": ("false_reject", "false_execute"),
     "goal": ("false_fail", "false_pass"),
+    "plan": ("skipped_step", "reordered_steps", "wrong_object", "premature_done",
+             "nested_call"),
 })
+#: The measured module the plan error kinds (``kinds.plan``) belong to: a model that does
+#: not measure it makes no plans.
+PLAN_MEASURE = "parser"
+#: Each planner role and the plan error kinds it can make (:mod:`agentic_env.oracle.plan_errors`):
+#: a mis-nested call only where the role writes tool calls or code (ALRM's task executor).
+PLAN_ROLES: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    role: KINDS["plan"][:4] for role in ("decomposer", "single_agent", "task_planner",
+                                          "planner")} | {"task_executor": KINDS["plan"]})
 _TOP_KEYS = ("title", "modules", "tokens", "roles", "kinds", "perception",
              "planner_turn_share", "turn_roles", "assumptions", "measures")
 _MODULE_KEYS = ("success", "seconds", "input_tokens", "output_tokens")
@@ -103,7 +115,7 @@ class ModelProfile:
         modules: measured module -> its numbers (only the modules the model does).
         roles: module name (any agent's role) -> the measured module that emulates it (only
             roles emulated by a module the model does).
-        kinds: measured module -> error kind -> relative weight (> 0).
+        kinds: measured module (and ``plan``) -> error kind -> relative weight (>= 0).
         min_visible_px: an object with fewer pixels than this in the image sent is not seen.
         planner_turn_share: share in [0, 1] of the error rate one planner turn carries.
         turn_roles: roles asked once per step of a plan (they err at that share of their
@@ -241,11 +253,11 @@ def parse_profile(name: str, data: Mapping[str, Any],
             raise InvalidConfigError(f"{where} roles.{role} = {measured!r}: a role is emulated "
                                      f"by one of {', '.join(MEASURED_MODULES)}")
     roles = {role: measured for role, measured in roles.items() if measured in measures}
-    check_keys(merged["kinds"], MEASURED_MODULES, f"{where} [kinds]")
+    check_keys(merged["kinds"], tuple(KINDS), f"{where} [kinds]")
     kinds = {}
     for module, weights in merged["kinds"].items():
         check_keys(weights, KINDS[module], f"{where} [kinds.{module}]")
-        if module not in measures:
+        if (PLAN_MEASURE if module == "plan" else module) not in measures:
             continue
         kinds[module] = MappingProxyType({
             kind: _number(f"{where} kinds.{module}.{kind}", raw, 0.0, 1e6)

@@ -6,6 +6,7 @@ import json
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
 import pytest
 
 from agentic_env.agents.base import AgentSetup, TaskContext, make_agent
@@ -115,7 +116,9 @@ def oracle(success: bool = False, plan: list[PlanStep] | None = None,
     env = SimpleNamespace(
         task=SimpleNamespace(evaluate=lambda _s: SimpleNamespace(success=success)),
         scene_state=None, trial=SimpleNamespace(instruction="sort the fruit"))
-    answers = PlannerOracle(env, lambda kind: kind == wrong)  # type: ignore[arg-type]
+    draws = SimpleNamespace(env=env, wrong=lambda kind, _verdict=None: kind == wrong,
+                            error_kind=lambda _role: None, rng=np.random.default_rng(0))
+    answers = PlannerOracle(draws)  # type: ignore[arg-type]
     answers._plan = lambda: plan  # type: ignore[method-assign]
     return answers
 
