@@ -53,13 +53,15 @@ def error_rates(profile: ModelProfile) -> dict[str, float]:
 
 def kind_weights(profile: ModelProfile) -> dict[str, dict[str, float]]:
     """Each role's error kinds' weights: a planner role's (:data:`PLAN_ROLES`) the plan
-    kinds it can make, any other role's those of the measured module that emulates it."""
+    kinds it can make (those weighed above zero; none: its module's kinds), any other
+    role's those of the measured module that emulates it."""
     weights = {role: {kind: n.value for kind, n in profile.kinds[module].items()}
                for role, module in profile.roles.items() if module in profile.kinds}
     plan = profile.kinds.get("plan", {})
     for role, kinds in PLAN_ROLES.items():
-        if role in profile.roles and plan:
-            weights[role] = {kind: plan[kind].value for kind in kinds if kind in plan}
+        own = {kind: plan[kind].value for kind in kinds if kind in plan and plan[kind].value}
+        if role in profile.roles and own:
+            weights[role] = own
     return weights
 
 

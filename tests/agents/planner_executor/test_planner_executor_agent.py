@@ -145,6 +145,24 @@ def test_the_oracle_critic_answers_all_three_verdicts(
     assert answer["verdict"] == verdict
 
 
+@pytest.mark.parametrize(("module", "kind", "success", "fields", "wrong_answer"), [
+    ("router", "false_fail", False, {"utterance": "sort the fruit"}, "conversational"),
+    ("router", "false_pass", False, {"utterance": "what is on the table?"}, "actionable"),
+    ("critic", "false_fail", True, {"round_actions": 3}, "continue"),
+    ("critic", "false_pass", False, {"round_actions": 3}, "achieved"),
+])
+def test_the_oracle_router_and_critic_err_by_their_verdict_kinds(
+        module: str, kind: str, success: bool, fields: dict, wrong_answer: str) -> None:
+    """A verdict errs only by the kind its truth allows: ``false_fail`` denies what holds."""
+    answers = oracle(success, PLAN)
+    other = "false_pass" if kind == "false_fail" else "false_fail"
+    key = "route" if module == "router" else "verdict"
+    answers._wrong = lambda m, k=None: (m, k) == (module, kind)  # type: ignore[method-assign]
+    assert getattr(answers, module)(fields)[key] == wrong_answer
+    answers._wrong = lambda m, k=None: (m, k) == (module, other)  # type: ignore[method-assign]
+    assert getattr(answers, module)(fields)[key] != wrong_answer
+
+
 def calls(answers: PlannerOracle, turns: int = 20) -> list[Any]:
     out = []
     for _ in range(turns):
