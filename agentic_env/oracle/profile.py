@@ -30,12 +30,17 @@ Sections (all but ``title`` may come from the defaults):
 * ``turn_roles``: the roles asked once per step of a plan (ALRM's task planner and
   executor), which err at their module's rate times ``planner_turn_share``;
 * ``assumptions``: sentences stating what is assumed beyond single numbers (the role map);
+* ``built_from``: the end-to-end results (``"ALRM Table III"``) the profile's numbers were
+  derived from, where there are any: a comparison of the profile's runs with one of them
+  agrees by construction and is no prediction (default: none);
 * ``measures``: the measured modules the model does (default: all five); a model that does
   only some (LangSAM: a detector and nothing else) gives only those, and emulates only the
   roles they emulate: the others raise for it, as a model that cannot answer them.
 
-Fidelity rule: a profile is built from module-level measurements only; end-to-end results
-(AgenticLab Table I) are what its predictions are compared with, never inputs.
+Fidelity rule: a profile is built from module-level measurements; end-to-end results
+(AgenticLab Table I) are what its predictions are compared with, never inputs. A profile of a
+model measured only end to end (ALRM Table III) names that result in ``built_from``, so any
+comparison with it is labelled as agreeing by construction.
 """
 
 from __future__ import annotations
@@ -72,7 +77,7 @@ PLAN_ROLES: Mapping[str, tuple[str, ...]] = MappingProxyType({
     role: KINDS["plan"][:4] for role in ("decomposer", "single_agent", "task_planner",
                                           "planner")} | {"task_executor": KINDS["plan"]})
 _TOP_KEYS = ("title", "modules", "tokens", "roles", "kinds", "perception",
-             "planner_turn_share", "turn_roles", "assumptions", "measures")
+             "planner_turn_share", "turn_roles", "assumptions", "measures", "built_from")
 _MODULE_KEYS = ("success", "seconds", "input_tokens", "output_tokens")
 _SOURCE_KEYS = ("paper", "table", "row", "column")
 _NUMBER_KEYS = ("value", *_SOURCE_KEYS, "assumption", "note")
@@ -121,6 +126,8 @@ class ModelProfile:
         turn_roles: roles asked once per step of a plan (they err at that share of their
             module's rate).
         assumptions: every assumption: the stated sentences, then each assumed number's.
+        built_from: end-to-end results the numbers were derived from (a comparison with one
+            agrees by construction); ``()`` for a profile of module-level measurements.
     """
 
     name: str
@@ -132,6 +139,7 @@ class ModelProfile:
     planner_turn_share: Number
     turn_roles: tuple[str, ...]
     assumptions: tuple[str, ...]
+    built_from: tuple[str, ...] = ()
 
     def module_for(self, role: str) -> ModuleProfile:
         """The measured module that emulates ``role`` (a module name)."""
@@ -275,8 +283,12 @@ def parse_profile(name: str, data: Mapping[str, Any],
     stated = merged.get("assumptions", [])
     if not isinstance(stated, list) or not all(isinstance(s, str) for s in stated):
         raise InvalidConfigError(f"{where}: 'assumptions' is a list of sentences")
+    built_from = merged.get("built_from", [])
+    if not isinstance(built_from, list) or not all(isinstance(b, str) for b in built_from):
+        raise InvalidConfigError(f"{where}: 'built_from' lists end-to-end results by name")
     assumed = dict.fromkeys([*stated, *(n.assumption for n in (*numbers, visible, turn)
                                         if n.assumption)])
     return ModelProfile(name, merged["title"], MappingProxyType(modules),
                         MappingProxyType(roles), MappingProxyType(kinds), visible, turn,
-                        tuple(r for r in turn_roles if r in roles), tuple(assumed))
+                        tuple(r for r in turn_roles if r in roles), tuple(assumed),
+                        tuple(built_from))

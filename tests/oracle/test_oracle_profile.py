@@ -63,6 +63,8 @@ def test_alrm_profiles_are_per_call_quantities_of_table_iii_said_to_agree_by_con
     assert parser.seconds.value == pytest.approx(latency / calls, abs=1e-3)
     assert not parser.success.source and "Table III" in parser.success.assumption
     assert any("agrees by construction" in a for a in profile.assumptions)
+    assert profile.built_from == ("ALRM Table III",)
+    assert all(not load_profile(other).built_from for other in _TABLE_II)
     assert error_rates(profile)["task_executor"] == pytest.approx(1 - parser.success.value)
 
 
