@@ -17,21 +17,38 @@ Which kind a wrong answer makes is drawn by the weights of the oracle's profile
 (:meth:`~agentic_env.oracle.backend.OracleContext.error_kind`), or uniformly among the
 role's kinds when no profile weighs them (a plain ``sim-oracle?decomposer=0.2`` spec). An
 answer that cannot make the kind drawn (no second step to swap, no look-alike in the scene)
-stays right. Privileged: only the sim-oracle's answers use it.
+stays right. Each error drawn (and the planner-executor's router and critic verdict errors)
+is noted for the episode's trace (:func:`errors_drawn`, the ``plan_errors`` of its
+``episode.json``). Privileged: only the sim-oracle's answers and the harness use it.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentic_env.oracle.agenticlab import same_category
 from agentic_env.oracle.profile import PLAN_ROLES
 
 if TYPE_CHECKING:
+    from agentic_env.envs.sim_env import SimEnv
     from agentic_env.oracle.backend import OracleContext
 
 StepT = TypeVar("StepT")
+#: Each simulator's errors drawn so far (weak: an env's list goes with it).
+_DRAWN: weakref.WeakKeyDictionary[SimEnv, list[dict[str, Any]]] = weakref.WeakKeyDictionary()
+
+
+def note_error(oracle: OracleContext, role: str, kind: str) -> None:
+    """Note that an answer of ``role`` errs by ``kind`` now (simulated time, s)."""
+    _DRAWN.setdefault(oracle.env, []).append(
+        {"role": role, "kind": kind, "sim_time_s": round(float(oracle.env.data.time), 3)})
+
+
+def errors_drawn(env: SimEnv) -> list[dict[str, Any]]:
+    """The errors drawn so far over ``env`` (``role``, ``kind``, ``sim_time_s``), in order."""
+    return [dict(entry) for entry in _DRAWN.get(env, ())]
 
 
 def plan_error(oracle: OracleContext, role: str) -> str | None:
@@ -41,9 +58,10 @@ def plan_error(oracle: OracleContext, role: str) -> str | None:
         return None
     kinds = PLAN_ROLES[role]
     kind = oracle.error_kind(role)
-    if kind in kinds:
-        return kind
-    return kinds[int(oracle.rng.integers(len(kinds)))]
+    if kind not in kinds:
+        kind = kinds[int(oracle.rng.integers(len(kinds)))]
+    note_error(oracle, role, str(kind))
+    return kind
 
 
 def look_alike(oracle: OracleContext, obj: str) -> str | None:

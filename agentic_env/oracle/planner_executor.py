@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentic_env.agents.models.base import Completion, ModelQuery, ToolCall, Usage
-from agentic_env.oracle.plan_errors import look_alike, plan_error, reshaped
+from agentic_env.oracle.plan_errors import look_alike, note_error, plan_error, reshaped
 from agentic_env.pddl.planning import PDDLError, PlanNotFoundError, PlanStep
 from agentic_env.tasks.subtasks import subtasks_from_plan
 from agentic_env.tasks.symbolic import reference_plan
@@ -119,7 +119,7 @@ class PlannerOracle:
             actionable = self._expect() != "answer"
         else:
             actionable = not utterance.endswith("?")
-        if self._wrong("router", "false_fail" if actionable else "false_pass"):
+        if self._verdict_wrong("router", "false_fail" if actionable else "false_pass"):
             actionable = not actionable
         route = "actionable" if actionable else "conversational"
         return {"route": route, "reasoning": f"the utterance is {route}"}
@@ -143,11 +143,18 @@ class PlannerOracle:
             verdict, reason = "continue", "the last round only talked; act on the goal"
         else:
             verdict, reason = "continue", "the goal is not met yet and a way to it remains"
-        if verdict != "best_effort_stop" and self._wrong(
+        if verdict != "best_effort_stop" and self._verdict_wrong(
                 "critic", "false_fail" if verdict == "achieved" else "false_pass"):
             verdict = "continue" if verdict == "achieved" else "achieved"
             reason = "misjudged"
         return {"verdict": verdict, "reason": reason}
+
+    def _verdict_wrong(self, module: str, kind: str) -> bool:
+        """Draw whether ``module``'s verdict errs by ``kind`` (noted for the trace)."""
+        wrong = self._wrong(module, kind)
+        if wrong:
+            note_error(self._oracle, module, kind)
+        return wrong
 
     # -- the planner (tool calls) ------------------------------------------------------------
 

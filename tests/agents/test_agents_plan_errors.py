@@ -1,6 +1,7 @@
 """Every plan error kind (and the router's and critic's verdict kinds) occurs in each agent
 that has the role, and the agent's own recovery carries the episode to its end: a success or
-one of its declared failure sources, never an exception."""
+one of its declared failure sources, never an exception; the trace lists the errors drawn
+(``plan_errors`` of its ``episode.json``) beside the calls that made them."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ import pytest
 from agentic_env.agents.base import COMMON_FAILURE_SOURCES, agent_entry
 from agentic_env.harness.episode import EpisodeSpec
 from agentic_env.harness.runner import run_episode
-from agentic_env.oracle.backend import OracleContext
 from agentic_env.oracle.profile import (
     KINDS,
     MEASURED_MODULES,
@@ -59,22 +59,6 @@ def _run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, agent: str, role: str,
          max_actions: int = 12) -> None:
     profile = _profile(role, kind)
     monkeypatch.setattr("agentic_env.oracle.load_profile", lambda _name: profile)
-    made: list[tuple[str, str]] = []
-    wrong, error_kind = OracleContext.wrong, OracleContext.error_kind
-
-    def spied_wrong(self: OracleContext, module: str, verdict: str | None = None) -> bool:
-        drawn = wrong(self, module, verdict)
-        if drawn and verdict is not None:
-            made.append((module, verdict))
-        return drawn
-
-    def spied_kind(self: OracleContext, module: str) -> str | None:
-        drawn = error_kind(self, module)
-        made.append((module, str(drawn)))
-        return drawn
-
-    monkeypatch.setattr(OracleContext, "wrong", spied_wrong)
-    monkeypatch.setattr(OracleContext, "error_kind", spied_kind)
     spec = EpisodeSpec(task, seed=8311, agent=agent, model="emulated:test-model",
                        max_actions=max_actions, agent_options=options)
     result = run_episode(spec, trace_root=tmp_path, video=False)
@@ -82,8 +66,10 @@ def _run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, agent: str, role: str,
     assert result.error is None, result.error
     assert result.success or result.failure in sources, (result.failure,
                                                           result.failure_detail)
-    assert (role, kind) in made, made
-    calls = sorted((Path(result.trace_dir or "") / "calls").glob(f"*-{role}.json"))
+    trace = Path(result.trace_dir or "")
+    drawn = json.loads((trace / "episode.json").read_text())["plan_errors"]
+    assert {(e["role"], e["kind"]) for e in drawn} == {(role, kind)}, drawn
+    calls = sorted((trace / "calls").glob(f"*-{role}.json"))
     assert calls and all(json.loads(c.read_text())["raw_responses"] for c in calls)
 
 

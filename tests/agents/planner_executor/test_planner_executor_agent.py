@@ -111,11 +111,18 @@ def test_malformed_router_answers_are_retried_then_blamed_on_the_router() -> Non
 # -- the sim-oracle's answers ---------------------------------------------------------------
 
 
+class _Env(SimpleNamespace):
+    """A stand-in simulator, hashable and weakly referable as the oracle's error notes
+    need."""
+
+    __hash__ = object.__hash__
+
+
 def oracle(success: bool = False, plan: list[PlanStep] | None = None,
            wrong: str | None = None) -> PlannerOracle:
-    env = SimpleNamespace(
-        task=SimpleNamespace(evaluate=lambda _s: SimpleNamespace(success=success)),
-        scene_state=None, trial=SimpleNamespace(instruction="sort the fruit"))
+    env = _Env(task=SimpleNamespace(evaluate=lambda _s: SimpleNamespace(success=success)),
+               scene_state=None, trial=SimpleNamespace(instruction="sort the fruit"),
+               data=SimpleNamespace(time=0.0))
     draws = SimpleNamespace(env=env, wrong=lambda kind, _verdict=None: kind == wrong,
                             error_kind=lambda _role: None, rng=np.random.default_rng(0))
     answers = PlannerOracle(draws)  # type: ignore[arg-type]
