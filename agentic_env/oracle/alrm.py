@@ -116,9 +116,9 @@ class AlrmOracle:
 
     def _code(self, calls: list[tuple[str, dict[str, Any]]]) -> str:
         """The CaP program of ``calls``, with the executor's plan error when one is drawn."""
-        kind = plan_error(self._oracle, "task_executor")
+        kind = plan_error(self._oracle, "task_executor") if calls else None
         if kind == "wrong_object":
-            calls = [self._mistaken_call(calls[0]), *calls[1:]] if calls else calls
+            calls = [self._mistaken_call(calls[0]), *calls[1:]]
         elif kind is not None and (made := reshaped(calls, kind, self._oracle)) is not None:
             calls = made
         return _program(calls, nested=kind == "nested_call")
