@@ -43,6 +43,7 @@ from agentic_env.harness.sealed import sealed
 from agentic_env.harness.trace import EpisodeTrace, call_verdict
 from agentic_env.oracle import SimOracle, oracle_factories
 from agentic_env.oracle.name_book import name_book, new_name_book
+from agentic_env.oracle.plan_errors import errors_drawn
 from agentic_env.pddl.planning import PlanNotFoundError, load_domain
 
 
@@ -249,7 +250,8 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
                                    f"{spec.model} / seed {spec.seed}",
                           "instruction": info["instruction"], "trial": env.trial.to_dict(),
                           "result": result.to_dict(), "report": asdict(report),
-                          "names": name_book(env).summary()})
+                          "names": name_book(env).summary(),
+                          "plan_errors": errors_drawn(env)})
         return result
     finally:
         if trace is not None and trace.video is not None:

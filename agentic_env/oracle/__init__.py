@@ -12,7 +12,8 @@ and hands agents only :class:`~agentic_env.agents.models.registry.ModelHandle` s
   and their answer modules :mod:`~agentic_env.oracle.agenticlab`,
   :mod:`~agentic_env.oracle.alrm`, :mod:`~agentic_env.oracle.judge`,
   :mod:`~agentic_env.oracle.mallvi`, :mod:`~agentic_env.oracle.planner_executor`, and
-  :mod:`~agentic_env.oracle.listing` (the typed scene listing any agent may ask for);
+  :mod:`~agentic_env.oracle.listing` (the typed scene listing any agent may ask for), with
+  :mod:`~agentic_env.oracle.plan_errors` (the planner roles' error kinds);
 * :mod:`~agentic_env.oracle.emulated`: :class:`EmulatedModel`, a paper's model as a
   sim-oracle driven by its :mod:`~agentic_env.oracle.profile` (``profiles/*.toml``);
 * :mod:`~agentic_env.oracle.tool_oracle` and :mod:`~agentic_env.oracle.tool_reference`: the

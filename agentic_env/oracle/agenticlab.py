@@ -242,7 +242,7 @@ class AgenticLabOracle:
             return np.zeros_like(mask)
         seen = self._visible_others(segmentation, target)
         if kind == "distractor":
-            kin = _same_category(self._env, target)
+            kin = same_category(self._env, target)
             seen = [(m, name) for m, name in seen if name in kin] or seen
         if kind in ("neighbour", "distractor") and seen:
             if not mask.any():
@@ -331,7 +331,7 @@ class AgenticLabOracle:
         return inside, bool(fingertip[2] > _TABLE_CLEARANCE)
 
 
-def _same_category(env: SimEnv, target: str) -> set[str]:
+def same_category(env: SimEnv, target: str) -> set[str]:
     """The other task objects of ``target``'s PDDL type that share a noun or a label with
     it (another fruit, another letter block): what a model may take for it."""
     things = {t.id: t for t in scene_things(env)}

@@ -3,23 +3,35 @@ subtask, and the task executor's tool calls (TaP) or program (CaP), from ground 
 
 Privileged (it reads the simulator and the task's reference plan); only the sim-oracle uses
 it. Each answer has the shape a real model's must have, so the agent's own parsing, tool
-validation and sandbox run for real. Errors are injected at the module's seeded rate:
+validation and sandbox run for real. Errors are the plan error kinds
+(:mod:`agentic_env.oracle.plan_errors`), drawn per answer at the role's seeded rate:
 
-* ``planner``: the task is declared done while subtasks remain;
-* ``executor`` (TaP): the right tool with a misnamed argument (``object_name=`` for
-  ``name=``), which the tool registry answers with ``BAD_ARGS``; the next turn owes the
-  right call again, so a model that reads the result corrects itself;
-* ``executor`` (CaP): a program that calls a function which does not exist (``NameError``).
+* ``task_planner`` (one subtask per turn): ``premature_done`` (done while subtasks remain),
+  ``skipped_step`` (the next subtask believed done: never issued, the task declared done
+  once only such remain), ``reordered_steps`` (the subtask after the next one first),
+  ``wrong_object`` (the next subtask about a look-alike);
+* ``task_executor`` (TaP, one call per turn): ``skipped_step`` (the next call believed made
+  for the rest of the subtask), ``reordered_steps`` (the call after the next one first),
+  ``wrong_object`` (a look-alike's name), ``premature_done`` ("Subtask done." before the
+  calls are made), ``nested_call`` (the subtask's later calls nested as arguments of the
+  next one, or a misnamed argument when one call is left, which the tool registry answers
+  with ``BAD_ARGS``); the next turn owes the right call again, so a model that reads the
+  results corrects itself;
+* ``task_executor`` (CaP, one program per subtask): a call left out, two calls swapped, a
+  look-alike's name, the program's tail cut, or ``nested_call``: the first call nested in
+  the second's argument (``place(target=pick(name='apple'))``), or a function that does not
+  exist (``NameError``) when the subtask has one call.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentic_env.agents.models.base import Completion, ModelQuery, ToolCall, Usage
-from agentic_env.pddl.planning import PlanNotFoundError
+from agentic_env.oracle.plan_errors import look_alike, plan_error, reshaped
+from agentic_env.pddl.planning import PlanNotFoundError, PlanStep
 from agentic_env.sim.state import body_box
 from agentic_env.tasks.subtasks import Subtask, ground_truth_subtasks, object_words
 
@@ -49,39 +61,45 @@ def _subtask_calls(subtask: Subtask) -> list[tuple[str, dict[str, Any]]]:
     return calls
 
 
-def _program(calls: Sequence[tuple[str, Mapping[str, Any]]], broken: bool) -> str:
-    """A CaP program making ``calls`` and printing each result (``broken``: a NameError)."""
+def _expression(name: str, arguments: Mapping[str, Any]) -> str:
+    return f"{name}({', '.join(f'{key}={value!r}' for key, value in arguments.items())})"
+
+
+def _program(calls: Sequence[tuple[str, Mapping[str, Any]]], nested: bool = False) -> str:
+    """A CaP program making ``calls`` and printing each result (``nested``: the first call
+    nested in the second's first argument, or, with one call, a function that does not
+    exist)."""
     lines = ["# one subtask, one run: each call's result goes to the log"]
-    for index, (name, arguments) in enumerate(calls):
-        args = ", ".join(f"{key}={value!r}" for key, value in arguments.items())
-        callee = "grab" if broken and index == 0 else name
-        lines.append(f"print({callee}({args}))")
+    expressions = [_expression(name, arguments) for name, arguments in calls]
+    if nested and len(calls) > 1 and calls[1][1]:
+        (name, arguments), key = calls[1], next(iter(calls[1][1]))
+        rest = ", ".join(f"{k}={v!r}" for k, v in arguments.items() if k != key)
+        expressions[:2] = [f"{name}({key}={expressions[0]}{', ' + rest if rest else ''})"]
+    elif nested and expressions:
+        expressions[0] = "grab" + expressions[0][expressions[0].index("("):]
+    lines.extend(f"print({expression})" for expression in expressions)
     return "\n".join(lines) + "\n"
-
-
-def _built(oracle: OracleContext) -> AlrmOracle:
-    """The answers over ``oracle``'s simulator and error draws (kept per oracle)."""
-    return AlrmOracle(oracle.env, oracle.wrong)
 
 
 def answer(oracle: OracleContext, query: ModelQuery) -> Completion:
     """The sim-oracle's answer to one of ALRM's queries (its task planner, task executor or
     object list; the backend stamps the usage)."""
-    return oracle.part(_built).complete(query)
+    return oracle.part(AlrmOracle).complete(query)
 
 
 class AlrmOracle:
     """ALRM's modules answered from one episode's simulator.
 
     Args:
-        env: the episode's simulator (a symbolic task).
-        wrong: draws whether a module's answer is corrupted (the sim-oracle's seeded draw).
+        oracle: the episode's simulator (a symbolic task) and error draws.
     """
 
-    def __init__(self, env: SimEnv, wrong: Callable[[str], bool]) -> None:
-        self._env = env
-        self._wrong = wrong
+    def __init__(self, oracle: OracleContext) -> None:
+        self._oracle = oracle
+        self._env: SimEnv = oracle.env
         self._issued: dict[str, Subtask] = {}
+        self._believed: set[tuple[str, str, str | None]] = set()  # subtasks skipped as done
+        self._skipped: dict[str, set[int]] = {}  # subtask -> its calls skipped as made
 
     def complete(self, query: ModelQuery) -> Completion:
         """The answer to one of ALRM's queries (the backend stamps its usage)."""
@@ -92,10 +110,28 @@ class AlrmOracle:
         subtask = self._subtask(str(query.fields.get("subtask", "")))
         calls = _subtask_calls(subtask) if subtask is not None else []
         if not query.tools:
-            code = _program(calls, self._wrong("task_executor"))
             return Completion(json.dumps({"thought": "the subtask as function calls",
-                                          "code": code}), Usage())
+                                          "code": self._code(calls)}), Usage())
         return self._tool_turn(query, calls)
+
+    def _code(self, calls: list[tuple[str, dict[str, Any]]]) -> str:
+        """The CaP program of ``calls``, with the executor's plan error when one is drawn."""
+        kind = plan_error(self._oracle, "task_executor") if calls else None
+        if kind == "wrong_object":
+            calls = [self._mistaken_call(calls[0]), *calls[1:]]
+        elif kind is not None and (made := reshaped(calls, kind, self._oracle)) is not None:
+            calls = made
+        return _program(calls, nested=kind == "nested_call")
+
+    def _mistaken_call(self, call: tuple[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+        """``call`` with its object (``name``, else ``target``) a look-alike's, if any."""
+        name, arguments = call
+        for key in ("name", "target"):
+            alike = look_alike(self._oracle, str(arguments.get(key))) if key in arguments \
+                else None
+            if alike is not None:
+                return name, {**arguments, key: alike}
+        return call
 
     # -- perception -------------------------------------------------------------------------
 
@@ -135,15 +171,35 @@ class AlrmOracle:
             return []
 
     def _planner(self) -> dict[str, Any]:
-        remaining = self._remaining()
-        if not remaining or self._wrong("task_planner"):
+        """The next remaining subtask (none believed done), with the planner's plan error
+        when one is drawn; done when none remains."""
+        remaining = [s for s in self._remaining() if _key(s) not in self._believed]
+        kind = plan_error(self._oracle, "task_planner") if remaining else None
+        if kind == "skipped_step":
+            self._believed.add(_key(remaining.pop(0)))
+        if not remaining or kind == "premature_done":
             return {"thought": "every object the instruction names is where it should be",
                     "subtask": "", "done": True}
-        subtask = remaining[0]
+        subtask = remaining[1] if kind == "reordered_steps" and len(remaining) > 1 \
+            else remaining[0]
+        if kind == "wrong_object":
+            subtask = self._mistaken_subtask(subtask)
         self._issued[subtask.text] = subtask
         return {"thought": f"{len(remaining)} subtasks remain; next the "
                            f"{subtask.obj.replace('-', ' ')}",
                 "subtask": subtask.text, "done": False}
+
+    def _mistaken_subtask(self, subtask: Subtask) -> Subtask:
+        """``subtask`` about a look-alike of its object (itself when there is none)."""
+        alike = look_alike(self._oracle, subtask.obj)
+        if alike is None or alike == subtask.destination:
+            return subtask
+        words = object_words(sorted(self._env.task.pddl_objects()))  # type: ignore[attr-defined]
+        text = subtask.text.replace(f"the {words.get(subtask.obj, subtask.obj)}",
+                                    f"the {words.get(alike, alike)}", 1)
+        steps = tuple(PlanStep(s.name, tuple(alike if a == subtask.obj else a for a in s.args))
+                      for s in subtask.steps)
+        return Subtask(text, subtask.kind, alike, subtask.destination, steps)
 
     def _subtask(self, text: str) -> Subtask | None:
         """The subtask ``text`` stands for: one this oracle issued, else the remaining
@@ -162,23 +218,46 @@ class AlrmOracle:
 
     def _tool_turn(self, query: ModelQuery, calls: list[tuple[str, dict[str, Any]]]
                    ) -> Completion:
-        """The next tool call of ``calls`` not yet made correctly in the conversation, or a
-        text summary once all are made (or one failed)."""
+        """The next tool call of ``calls`` not yet made correctly in the conversation (nor
+        skipped as made), or a text summary once all are made (or one failed); with the
+        executor's plan error when one is drawn."""
         made, results = _made_calls(query.messages)
+        skipped = self._skipped.setdefault(str(query.fields.get("subtask", "")), set())
+        if not made:
+            skipped.clear()  # a new conversation about the subtask
         position = 0
         for (name, arguments), result in zip(made, results, strict=True):
+            while position in skipped:
+                position += 1
             if position < len(calls) and (name, arguments) == calls[position]:
                 if not result.startswith("OK"):
                     return Completion(f"The subtask failed: {result}", Usage(), (), "native")
                 position += 1
-        if position >= len(calls):
+        while position in skipped:
+            position += 1
+        kind = plan_error(self._oracle, "task_executor") if position < len(calls) else None
+        if kind == "skipped_step":
+            skipped.add(position)
+            position += 1
+        if position >= len(calls) or kind == "premature_done":
             summary = results[-1] if results else "nothing to do"
             return Completion(f"Subtask done. {summary}", Usage(), (), "native")
         name, arguments = calls[position]
-        if self._wrong("task_executor"):
+        if kind == "reordered_steps" and position + 1 < len(calls):
+            name, arguments = calls[position + 1]
+        elif kind == "wrong_object":
+            name, arguments = self._mistaken_call(calls[position])
+        elif kind == "nested_call" and position + 1 < len(calls):
+            arguments = {**arguments, **dict(calls[position + 1:])}
+        elif kind == "nested_call":
             arguments = {f"object_{key}": value for key, value in arguments.items()}
         return Completion("", Usage(), (ToolCall(f"call_{len(made) + 1}", name, arguments),),
                           "native")
+
+
+def _key(subtask: Subtask) -> tuple[str, str, str | None]:
+    """What a subtask does, whatever its words: (kind, object, destination)."""
+    return subtask.kind, subtask.obj, subtask.destination
 
 
 def _made_calls(messages: Sequence[Mapping[str, Any]]

@@ -5,8 +5,12 @@ An :class:`EmulatedModel` is a :class:`~agentic_env.oracle.backend.SimOracle` dr
 
 * each role errs at ``1 - success`` of the measured module that emulates it (the profile's
   role map), by the kinds the profile weighs (a checker's ``false_fail`` after a good pick,
-  a detector's neighbour or same-category distractor...); the planner-executor's planner
-  error kinds at the parser's rate times the profile's ``planner_turn_share``;
+  a detector's neighbour or same-category distractor...); the planner roles (MALLVI's
+  Decomposer, ALRM's task planner and executor, the planner-executor's planner) by the plan
+  kinds (a skipped or reordered step, a wrong object, a premature "done", ALRM's nested-call
+  failure: :mod:`agentic_env.oracle.plan_errors`); the router and the critic by their
+  verdict kinds; the planner-executor's own planner error kinds (``verbal``...) at the
+  parser's rate times the profile's ``planner_turn_share``;
 * it names things by their looks (``names="described"``), so the episode's name alignment
   binds its names to the scene's objects as it would a real model's;
 * its detector answers see only what the image shows (the profile's visible-pixel
@@ -25,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from agentic_env.agents.models.base import PLANNER_ERRORS, Completion, ModelError, ModelQuery, Usage
 from agentic_env.oracle.backend import SimOracle
-from agentic_env.oracle.profile import ModelProfile
+from agentic_env.oracle.profile import PLAN_ROLES, ModelProfile
 
 if TYPE_CHECKING:
     from agentic_env.envs.sim_env import SimEnv
@@ -48,9 +52,17 @@ def error_rates(profile: ModelProfile) -> dict[str, float]:
 
 
 def kind_weights(profile: ModelProfile) -> dict[str, dict[str, float]]:
-    """Each role's error kinds' weights: those of the measured module that emulates it."""
-    return {role: {kind: n.value for kind, n in profile.kinds[module].items()}
-            for role, module in profile.roles.items() if module in profile.kinds}
+    """Each role's error kinds' weights: a planner role's (:data:`PLAN_ROLES`) the plan
+    kinds it can make (those weighed above zero; none: its module's kinds), any other
+    role's those of the measured module that emulates it."""
+    weights = {role: {kind: n.value for kind, n in profile.kinds[module].items()}
+               for role, module in profile.roles.items() if module in profile.kinds}
+    plan = profile.kinds.get("plan", {})
+    for role, kinds in PLAN_ROLES.items():
+        own = {kind: plan[kind].value for kind in kinds if kind in plan and plan[kind].value}
+        if role in profile.roles and own:
+            weights[role] = own
+    return weights
 
 
 class EmulatedModel(SimOracle):

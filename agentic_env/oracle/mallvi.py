@@ -5,7 +5,9 @@ answer is the JSON a real model must give (the agent's parsing and control code 
 real); errors are injected per role at the oracle's seeded rates:
 
 * ``decomposer``: the reference plan's moves (picks and places, turns into a pose, drawer
-  moves, each with its typed ``kind``) lose one subtask (or two places swap destinations);
+  moves, each with its typed ``kind``), with a plan error when injected (a move skipped,
+  two moves swapped, a look-alike object, the plan cut short:
+  :mod:`agentic_env.oracle.plan_errors`);
 * ``descriptor``: every object of the task with its category, words, position on the table
   and relations (what it is in or on, its nearest neighbour's direction); one object is
   missed or one relation is wrong when injected;
@@ -13,7 +15,7 @@ real); errors are injected per role at the oracle's seeded rates:
 * ``thinker``: the pick candidates are ranked wrong-first, or the place mode is swapped
   (``on`` <-> ``in``, ``drawer`` -> ``on``);
 * ``reflector``: the ``task_complete`` verdict is flipped (``false_fail`` / ``false_pass``);
-* ``single_agent``: one move of the plan is lost, like the decomposer's error.
+* ``single_agent``: the decomposer's plan errors on its pick-and-place moves.
 
 :func:`subtask_truth` is the simulator's truth of one move's outcome; the harness uses the
 same function to score each Reflector verdict.
@@ -31,6 +33,7 @@ from agentic_env.agents.runtime.listing import Kind
 from agentic_env.oracle.agenticlab import AgenticLabOracle, describe
 from agentic_env.oracle.listing import true_kinds
 from agentic_env.oracle.naming import thing_geoms
+from agentic_env.oracle.plan_errors import look_alike, plan_error, reshaped
 from agentic_env.robot.reorienting import handle_direction
 from agentic_env.tasks.symbolic import reference_plan
 
@@ -234,17 +237,29 @@ class MallviOracle:
                 "reasoning": f"{len(moves)} moves reach the instruction's goal"}
 
     def _corrupt(self, moves: list[dict[str, Any]], role: str) -> list[dict[str, Any]]:
-        if not moves or not self._oracle.wrong(role):
-            return moves
-        rng = self._oracle.rng
-        placing = [i for i, m in enumerate(moves) if m["kind"] in ("place", "table")]
-        if len(placing) > 1 and rng.random() < 0.5:
-            i, j = rng.choice(placing, 2, replace=False)
-            for key in ("kind", "destination"):
-                moves[i][key], moves[j][key] = moves[j][key], moves[i][key]
-            return moves
-        drop = int(rng.integers(len(moves)))
-        return moves[:drop] + moves[drop + 1:]
+        """``moves`` with ``role``'s plan error made when one is drawn
+        (:mod:`agentic_env.oracle.plan_errors`): a move left out, two neighbours swapped, a
+        look-alike moved instead (or to instead), or the plan cut short."""
+        kind = plan_error(self._oracle, role) if moves else None
+        if kind == "wrong_object":
+            return self._mistaken_move(moves)
+        made = reshaped(moves, kind, self._oracle) if kind else None
+        return moves if made is None else made
+
+    def _mistaken_move(self, moves: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``moves`` with one move's source (else destination) a look-alike of it (a turn
+        turns the look-alike)."""
+        for end in ("source", "destination"):
+            order = [int(i) for i in self._oracle.rng.permutation(len(moves))]
+            for index in order:
+                alike = look_alike(self._oracle, moves[index][end])
+                if alike is not None and alike not in (moves[index]["source"],
+                                                       moves[index]["destination"]):
+                    turn = moves[index]["source"] == moves[index]["destination"]
+                    moves[index] = {**moves[index], end: alike,
+                                    **({"source": alike, "destination": alike} if turn else {})}
+                    return moves
+        return moves
 
     def descriptor(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         """Every object of the task as it stands now, named by its simulator id: category

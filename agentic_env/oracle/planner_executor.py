@@ -6,18 +6,25 @@ paper's loop (reflect, snapshot, then per plan step: perceive, act, check events
 from the true state after a failed ``act``. Injected errors are the paper's failure modes
 (:data:`~agentic_env.agents.models.base.PLANNER_ERRORS`): ``verbal`` (a text reply instead of
 a call, which ends the planner's round), ``skip_events`` / ``repeat_events`` (an event check
-left out / made twice), ``blind_place`` (a place without perceiving the surface first).
-Module errors: ``router`` (the route flipped) and ``critic`` (``achieved`` <-> ``continue``).
+left out / made twice), ``blind_place`` (a place without perceiving the surface first), each
+per turn at its own rate; and, once per plan at the ``planner``'s rate, a plan error kind
+(:mod:`agentic_env.oracle.plan_errors`): a subtask's calls skipped, two subtasks swapped, a
+subtask about a look-alike, or the plan cut short and the instruction said carried out
+when its calls run out. Module errors are verdict kinds: ``router`` (``false_fail``: an
+instruction taken for talk, ``false_pass``: talk taken for an instruction) and ``critic``
+(``false_fail``: ``continue`` when the goal holds, ``false_pass``: ``achieved`` when not).
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentic_env.agents.models.base import Completion, ModelQuery, ToolCall, Usage
+from agentic_env.oracle.plan_errors import look_alike, note_error, plan_error, reshaped
 from agentic_env.pddl.planning import PDDLError, PlanNotFoundError, PlanStep
+from agentic_env.tasks.subtasks import subtasks_from_plan
 from agentic_env.tasks.symbolic import reference_plan
 
 if TYPE_CHECKING:
@@ -59,15 +66,10 @@ def step_calls(step: PlanStep, turn_to: str | None = None) -> list[Call]:
     return [*calls, ("check_events", {})]
 
 
-def _built(oracle: OracleContext) -> PlannerOracle:
-    """The answers over ``oracle``'s simulator and error draws (kept per oracle)."""
-    return PlannerOracle(oracle.env, oracle.wrong)
-
-
 def answer(oracle: OracleContext, query: ModelQuery) -> dict[str, Any] | Completion:
     """The sim-oracle's answer to one of the planner-executor's queries: the planner's next
     tool call (or closing text), or a JSON module's answer (the backend stamps the usage)."""
-    modules = oracle.part(_built)
+    modules = oracle.part(PlannerOracle)
     if query.module != "planner":
         handlers = {"router": modules.router, "chatbot": modules.chatbot,
                     "critic": modules.critic}
@@ -83,13 +85,15 @@ class PlannerOracle:
     """Answers of the planner-executor's four modules from ground truth.
 
     Args:
-        env: the episode's simulator (a symbolic task).
-        wrong: draws whether an error of a kind (a module or a planner error kind) happens.
+        oracle: the episode's simulator (a symbolic task) and error draws (a module's, or a
+            planner error kind's).
     """
 
-    def __init__(self, env: SimEnv, wrong: Callable[[str], bool]) -> None:
-        self._env = env
-        self._wrong = wrong
+    def __init__(self, oracle: OracleContext) -> None:
+        self._oracle = oracle
+        self._env: SimEnv = oracle.env
+        self._wrong = oracle.wrong
+        self._premature = False  # the plan was cut short: its end is said to be the goal's
         self._queue: deque[Call] = deque()
         self._plans = 0
         self._read = 0  # messages already read for events
@@ -115,7 +119,7 @@ class PlannerOracle:
             actionable = self._expect() != "answer"
         else:
             actionable = not utterance.endswith("?")
-        if self._wrong("router"):
+        if self._verdict_wrong("router", "false_fail" if actionable else "false_pass"):
             actionable = not actionable
         route = "actionable" if actionable else "conversational"
         return {"route": route, "reasoning": f"the utterance is {route}"}
@@ -139,10 +143,18 @@ class PlannerOracle:
             verdict, reason = "continue", "the last round only talked; act on the goal"
         else:
             verdict, reason = "continue", "the goal is not met yet and a way to it remains"
-        if verdict != "best_effort_stop" and self._wrong("critic"):
+        if verdict != "best_effort_stop" and self._verdict_wrong(
+                "critic", "false_fail" if verdict == "achieved" else "false_pass"):
             verdict = "continue" if verdict == "achieved" else "achieved"
             reason = "misjudged"
         return {"verdict": verdict, "reason": reason}
+
+    def _verdict_wrong(self, module: str, kind: str) -> bool:
+        """Draw whether ``module``'s verdict errs by ``kind`` (noted for the trace)."""
+        wrong = self._wrong(module, kind)
+        if wrong:
+            note_error(self._oracle, module, kind)
+        return wrong
 
     # -- the planner (tool calls) ------------------------------------------------------------
 
@@ -166,12 +178,14 @@ class PlannerOracle:
         if failed:  # a failed action may still have changed the scene: check, then replan
             self._queue.append(("check_events", {}))
         if not self._queue:
-            if self._success():
+            if self._success() or self._premature:
+                self._premature = False
                 return "The instruction is carried out."
             plan = self._plan() if self._plans < MAX_PLANS else None
             if plan is None:
                 return "I cannot find a way to carry out the instruction; I stop here."
             self._plans += 1
+            plan = self._mistaken(plan)
             steps = "; ".join(str(s) for s in plan)
             self._queue.extend([("reflect", {"text": f"plan: {steps}"}),
                                 ("get_state_snapshot", {})])
@@ -194,6 +208,23 @@ class PlannerOracle:
             call = self._queue[0]
         self._queue.popleft()
         return call
+
+    def _mistaken(self, plan: list[PlanStep]) -> list[PlanStep]:
+        """``plan`` with the planner's plan error when one is drawn, made on its subtasks
+        (a pick and its place are one): one left out, two swapped, one about a look-alike,
+        or the tail cut (then the instruction is said carried out when the plan ends)."""
+        kind = plan_error(self._oracle, "planner") if plan else None
+        units = [list(s.steps) for s in subtasks_from_plan(plan)]
+        if kind == "wrong_object":
+            index = int(self._oracle.rng.integers(len(units)))
+            obj = units[index][0].args[0] if units[index][0].args else ""
+            alike = look_alike(self._oracle, obj) if obj else None
+            if alike is not None and not any(alike in s.args for s in units[index]):
+                units[index] = [PlanStep(s.name, tuple(alike if a == obj else a
+                                                       for a in s.args)) for s in units[index]]
+        elif kind is not None and (made := reshaped(units, kind, self._oracle)) is not None:
+            units, self._premature = made, kind == "premature_done"
+        return [step for unit in units for step in unit]
 
     def _refuse(self) -> Call | str:
         if self._refused or self._wrong("verbal"):

@@ -22,18 +22,25 @@ Sections (all but ``title`` may come from the defaults):
 * ``tokens``: ``input`` / ``output`` tokens per call where a module gives none;
 * ``roles``: every agent role (module name) -> the measured module it is emulated by;
 * ``kinds.<measured>``: the relative weights of the module's error kinds (:data:`KINDS`);
+  ``kinds.plan`` those of the planner roles (:data:`PLAN_ROLES`; a role weighs only the
+  kinds it can make), kept with the plan-writing module (``parser``);
 * ``perception.min_visible_px``: pixels of the image sent below which an object is not seen;
 * ``planner_turn_share``: the share of a measured module's error rate that one turn of a
   tool-calling planner (a single call, not a whole plan) carries;
 * ``turn_roles``: the roles asked once per step of a plan (ALRM's task planner and
   executor), which err at their module's rate times ``planner_turn_share``;
 * ``assumptions``: sentences stating what is assumed beyond single numbers (the role map);
+* ``built_from``: the end-to-end results (``"ALRM Table III"``) the profile's numbers were
+  derived from, where there are any: a comparison of the profile's runs with one of them
+  agrees by construction and is no prediction (default: none);
 * ``measures``: the measured modules the model does (default: all five); a model that does
   only some (LangSAM: a detector and nothing else) gives only those, and emulates only the
   roles they emulate: the others raise for it, as a model that cannot answer them.
 
-Fidelity rule: a profile is built from module-level measurements only; end-to-end results
-(AgenticLab Table I) are what its predictions are compared with, never inputs.
+Fidelity rule: a profile is built from module-level measurements; end-to-end results
+(AgenticLab Table I) are what its predictions are compared with, never inputs. A profile of a
+model measured only end to end (ALRM Table III) names that result in ``built_from``, so any
+comparison with it is labelled as agreeing by construction.
 """
 
 from __future__ import annotations
@@ -58,9 +65,19 @@ KINDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "detector": ("neighbour", "distractor", "off_object", "no_answer"),
     "grasp": ("false_reject", "false_execute"),
     "goal": ("false_fail", "false_pass"),
+    "plan": ("skipped_step", "reordered_steps", "wrong_object", "premature_done",
+             "nested_call"),
 })
+#: The measured module the plan error kinds (``kinds.plan``) belong to: a model that does
+#: not measure it makes no plans.
+PLAN_MEASURE = "parser"
+#: Each planner role and the plan error kinds it can make (:mod:`agentic_env.oracle.plan_errors`):
+#: a mis-nested call only where the role writes tool calls or code (ALRM's task executor).
+PLAN_ROLES: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    role: KINDS["plan"][:4] for role in ("decomposer", "single_agent", "task_planner",
+                                          "planner")} | {"task_executor": KINDS["plan"]})
 _TOP_KEYS = ("title", "modules", "tokens", "roles", "kinds", "perception",
-             "planner_turn_share", "turn_roles", "assumptions", "measures")
+             "planner_turn_share", "turn_roles", "assumptions", "measures", "built_from")
 _MODULE_KEYS = ("success", "seconds", "input_tokens", "output_tokens")
 _SOURCE_KEYS = ("paper", "table", "row", "column")
 _NUMBER_KEYS = ("value", *_SOURCE_KEYS, "assumption", "note")
@@ -103,12 +120,14 @@ class ModelProfile:
         modules: measured module -> its numbers (only the modules the model does).
         roles: module name (any agent's role) -> the measured module that emulates it (only
             roles emulated by a module the model does).
-        kinds: measured module -> error kind -> relative weight (> 0).
+        kinds: measured module (and ``plan``) -> error kind -> relative weight (>= 0).
         min_visible_px: an object with fewer pixels than this in the image sent is not seen.
         planner_turn_share: share in [0, 1] of the error rate one planner turn carries.
         turn_roles: roles asked once per step of a plan (they err at that share of their
             module's rate).
         assumptions: every assumption: the stated sentences, then each assumed number's.
+        built_from: end-to-end results the numbers were derived from (a comparison with one
+            agrees by construction); ``()`` for a profile of module-level measurements.
     """
 
     name: str
@@ -120,6 +139,7 @@ class ModelProfile:
     planner_turn_share: Number
     turn_roles: tuple[str, ...]
     assumptions: tuple[str, ...]
+    built_from: tuple[str, ...] = ()
 
     def module_for(self, role: str) -> ModuleProfile:
         """The measured module that emulates ``role`` (a module name)."""
@@ -241,11 +261,11 @@ def parse_profile(name: str, data: Mapping[str, Any],
             raise InvalidConfigError(f"{where} roles.{role} = {measured!r}: a role is emulated "
                                      f"by one of {', '.join(MEASURED_MODULES)}")
     roles = {role: measured for role, measured in roles.items() if measured in measures}
-    check_keys(merged["kinds"], MEASURED_MODULES, f"{where} [kinds]")
+    check_keys(merged["kinds"], tuple(KINDS), f"{where} [kinds]")
     kinds = {}
     for module, weights in merged["kinds"].items():
         check_keys(weights, KINDS[module], f"{where} [kinds.{module}]")
-        if module not in measures:
+        if (PLAN_MEASURE if module == "plan" else module) not in measures:
             continue
         kinds[module] = MappingProxyType({
             kind: _number(f"{where} kinds.{module}.{kind}", raw, 0.0, 1e6)
@@ -263,8 +283,12 @@ def parse_profile(name: str, data: Mapping[str, Any],
     stated = merged.get("assumptions", [])
     if not isinstance(stated, list) or not all(isinstance(s, str) for s in stated):
         raise InvalidConfigError(f"{where}: 'assumptions' is a list of sentences")
+    built_from = merged.get("built_from", [])
+    if not isinstance(built_from, list) or not all(isinstance(b, str) for b in built_from):
+        raise InvalidConfigError(f"{where}: 'built_from' lists end-to-end results by name")
     assumed = dict.fromkeys([*stated, *(n.assumption for n in (*numbers, visible, turn)
                                         if n.assumption)])
     return ModelProfile(name, merged["title"], MappingProxyType(modules),
                         MappingProxyType(roles), MappingProxyType(kinds), visible, turn,
-                        tuple(r for r in turn_roles if r in roles), tuple(assumed))
+                        tuple(r for r in turn_roles if r in roles), tuple(assumed),
+                        tuple(built_from))

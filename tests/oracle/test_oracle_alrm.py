@@ -14,6 +14,7 @@ from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.episode import EpisodeSpec
 from agentic_env.harness.runner import run_episode
 from agentic_env.oracle.alrm import AlrmOracle
+from agentic_env.oracle.backend import OracleContext
 
 TOOLS = ({"type": "function", "function": {"name": "pick", "parameters": {}}},
          {"type": "function", "function": {"name": "place", "parameters": {}}})
@@ -27,27 +28,31 @@ def env() -> Iterator[SimEnv]:
     sim.close()
 
 
-def oracle(env: SimEnv, wrong: bool = False) -> AlrmOracle:
-    return AlrmOracle(env, lambda module: wrong)
+def oracle(env: SimEnv, kind: str | None = None) -> AlrmOracle:
+    """ALRM's answers, every planner and executor answer wrong by ``kind`` (none: right)."""
+    rates = {"task_planner": 1.0, "task_executor": 1.0} if kind else {}
+    kinds = {role: {kind: 1.0} for role in rates}
+    return AlrmOracle(OracleContext(env, rates, 0, kinds))
 
 
-def planner(env: SimEnv, wrong: bool = False) -> dict:
+def planner(env: SimEnv, kind: str | None = None) -> dict:
     query = ModelQuery("task_planner", "planner", "")
-    return json.loads(oracle(env, wrong).complete(query).text)
+    return json.loads(oracle(env, kind).complete(query).text)
 
 
 def test_planner_gives_the_next_reference_subtask(env: SimEnv) -> None:
     answer = planner(env)
     assert answer == {"thought": answer["thought"], "done": False,
                       "subtask": "Pick up the apple and place it in the bowl."}
-    assert planner(env, wrong=True)["done"]  # the injected error: done too early
+    assert planner(env, "premature_done")["done"]  # the injected error: done too early
 
 
 def test_tap_oracle_owes_the_right_call_after_a_bad_one(env: SimEnv) -> None:
     subtask = "Pick up the apple and place it in the bowl."
     first = ModelQuery("task_executor", "tap", "", fields={"subtask": subtask}, tools=TOOLS)
-    bad = oracle(env, wrong=True).complete(first).tool_calls[0]
-    assert (bad.name, dict(bad.arguments)) == ("pick", {"object_name": "apple-1"})
+    nested = oracle(env, "nested_call").complete(first).tool_calls[0]
+    assert (nested.name, dict(nested.arguments)) == (
+        "pick", {"name": "apple-1", "place": {"target": "bowl"}})
     messages = (
         {"role": "assistant", "tool_calls": [{"id": "a", "function": {
             "name": "pick", "arguments": json.dumps({"object_name": "apple-1"})}}]},
@@ -71,8 +76,8 @@ def test_cap_oracle_writes_a_program(env: SimEnv) -> None:
         "subtask": "Pick up the apple and place it in the bowl."})
     good = json.loads(oracle(env).complete(query).text)["code"]
     assert "pick(name='apple-1')" in good and "place(target='bowl')" in good
-    broken = json.loads(oracle(env, wrong=True).complete(query).text)["code"]
-    assert "grab(" in broken
+    nested = json.loads(oracle(env, "nested_call").complete(query).text)["code"]
+    assert "place(target=pick(name='apple-1'))" in nested
 
 
 def test_object_list_has_properties(env: SimEnv) -> None:

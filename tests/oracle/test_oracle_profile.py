@@ -33,12 +33,39 @@ _TABLE_II = {"gemini-3-pro": ("Gemini 3 Pro", 92.3, 66.7, 8.4),
              "molmo-7b": ("Molmo-7B", 0.0, 76.2, 18.1)}
 
 
+#: ALRM Table III rows: profile -> (AVG success %, latency s per task, calls per task assumed).
+_TABLE_III = {"claude-4.1-opus-cap": (92.6, 33.44, 7), "claude-4.1-opus-tap": (93.5, 82.60, 13),
+              "gpt-5-cap": (90.7, 145.59, 7), "gpt-5-tap": (85.2, 113.88, 13),
+              "qwen3-8b-cap": (64.8, 343.33, 7), "qwen3-8b-tap": (53.7, 392.08, 13),
+              "mistral-7b-cap": (8.3, 18.96, 7), "mistral-7b-tap": (0.0, 10.81, 13)}
+
+
 def _raw(name: str) -> dict:
     return tomllib.loads((_FOLDER / f"{name}.toml").read_text(encoding="utf-8"))
 
 
 def test_every_table_ii_model_has_a_profile() -> None:
-    assert set(profile_names()) == set(_TABLE_II) | {"langsam"}
+    assert set(profile_names()) == set(_TABLE_II) | set(_TABLE_III) | {"langsam"}
+
+
+@pytest.mark.parametrize("name", sorted(_TABLE_III))
+def test_alrm_profiles_are_per_call_quantities_of_table_iii_said_to_agree_by_construction(
+        name: str) -> None:
+    """Per task success S over n calls: a call succeeds with S ** (1/n) and takes the
+    task's latency / n; only text roles are emulated; the profile says an ALRM run of it
+    agrees with Table III by construction."""
+    success, latency, calls = _TABLE_III[name]
+    profile = load_profile(name)
+    parser = profile.modules["parser"]
+    assert list(profile.modules) == ["parser"]
+    assert set(profile.roles) == {"task_planner", "task_executor", "planner", "chatbot"}
+    assert parser.success.value == pytest.approx((success / 100) ** (1 / calls), abs=1e-4)
+    assert parser.seconds.value == pytest.approx(latency / calls, abs=1e-3)
+    assert not parser.success.source and "Table III" in parser.success.assumption
+    assert any("agrees by construction" in a for a in profile.assumptions)
+    assert profile.built_from == ("ALRM Table III",)
+    assert all(not load_profile(other).built_from for other in _TABLE_II)
+    assert error_rates(profile)["task_executor"] == pytest.approx(1 - parser.success.value)
 
 
 def test_the_langsam_profile_only_detects_on_stated_assumptions() -> None:
@@ -131,5 +158,5 @@ def test_a_profile_needs_every_measured_module_and_a_known_name() -> None:
     with pytest.raises(InvalidConfigError, match=r"missing \[modules.grasp\]"):
         parse_profile("bad", data, _defaults())
     with pytest.raises(InvalidConfigError, match="no model profile 'gemini-4'; profiles are "
-                                                 "claude-4.5-opus"):
+                                                 "claude-4.1-opus-cap"):
         load_profile("gemini-4")

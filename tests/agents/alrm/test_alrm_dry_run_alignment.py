@@ -14,6 +14,7 @@ from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.dry_run import DryRunWorld
 from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.oracle.alrm import AlrmOracle
+from agentic_env.oracle.backend import OracleContext
 
 
 def test_signatures_match_and_the_oracle_program_runs_on_the_mock() -> None:
@@ -29,7 +30,7 @@ def test_signatures_match_and_the_oracle_program_runs_on_the_mock() -> None:
                 inspect.signature(ours[name]).parameters), name
         query = ModelQuery("task_executor", "cap", "", fields={
             "subtask": "Pick up the apple and place it in the bowl."})
-        program = json.loads(AlrmOracle(env, lambda m: False).complete(query).text)
+        program = json.loads(AlrmOracle(OracleContext(env, {}, 0)).complete(query).text)
         run = run_program(program["code"], mock)
     finally:
         env.close()

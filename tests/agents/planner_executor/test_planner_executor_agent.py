@@ -6,6 +6,7 @@ import json
 from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
 import pytest
 
 from agentic_env.agents.base import AgentSetup, TaskContext, make_agent
@@ -110,12 +111,21 @@ def test_malformed_router_answers_are_retried_then_blamed_on_the_router() -> Non
 # -- the sim-oracle's answers ---------------------------------------------------------------
 
 
+class _Env(SimpleNamespace):
+    """A stand-in simulator, hashable and weakly referable as the oracle's error notes
+    need."""
+
+    __hash__ = object.__hash__
+
+
 def oracle(success: bool = False, plan: list[PlanStep] | None = None,
            wrong: str | None = None) -> PlannerOracle:
-    env = SimpleNamespace(
-        task=SimpleNamespace(evaluate=lambda _s: SimpleNamespace(success=success)),
-        scene_state=None, trial=SimpleNamespace(instruction="sort the fruit"))
-    answers = PlannerOracle(env, lambda kind: kind == wrong)  # type: ignore[arg-type]
+    env = _Env(task=SimpleNamespace(evaluate=lambda _s: SimpleNamespace(success=success)),
+               scene_state=None, trial=SimpleNamespace(instruction="sort the fruit"),
+               data=SimpleNamespace(time=0.0))
+    draws = SimpleNamespace(env=env, wrong=lambda kind, _verdict=None: kind == wrong,
+                            error_kind=lambda _role: None, rng=np.random.default_rng(0))
+    answers = PlannerOracle(draws)  # type: ignore[arg-type]
     answers._plan = lambda: plan  # type: ignore[method-assign]
     return answers
 
@@ -140,6 +150,24 @@ def test_the_oracle_critic_answers_all_three_verdicts(
         success: bool, plan: list[PlanStep] | None, round_actions: int, verdict: str) -> None:
     answer = oracle(success, plan).critic({"round_actions": round_actions, "rounds": 1})
     assert answer["verdict"] == verdict
+
+
+@pytest.mark.parametrize(("module", "kind", "success", "fields", "wrong_answer"), [
+    ("router", "false_fail", False, {"utterance": "sort the fruit"}, "conversational"),
+    ("router", "false_pass", False, {"utterance": "what is on the table?"}, "actionable"),
+    ("critic", "false_fail", True, {"round_actions": 3}, "continue"),
+    ("critic", "false_pass", False, {"round_actions": 3}, "achieved"),
+])
+def test_the_oracle_router_and_critic_err_by_their_verdict_kinds(
+        module: str, kind: str, success: bool, fields: dict, wrong_answer: str) -> None:
+    """A verdict errs only by the kind its truth allows: ``false_fail`` denies what holds."""
+    answers = oracle(success, PLAN)
+    other = "false_pass" if kind == "false_fail" else "false_fail"
+    key = "route" if module == "router" else "verdict"
+    answers._wrong = lambda m, k=None: (m, k) == (module, kind)  # type: ignore[method-assign]
+    assert getattr(answers, module)(fields)[key] == wrong_answer
+    answers._wrong = lambda m, k=None: (m, k) == (module, other)  # type: ignore[method-assign]
+    assert getattr(answers, module)(fields)[key] != wrong_answer
 
 
 def calls(answers: PlannerOracle, turns: int = 20) -> list[Any]:
