@@ -73,8 +73,15 @@ def _run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, agent: str, role: str,
     assert calls and all(json.loads(c.read_text())["raw_responses"] for c in calls)
 
 
-MALLVI = [("decomposer", k, ()) for k in PLAN_ROLES["decomposer"]] + [
-    ("single_agent", k, (("single_agent", True),)) for k in PLAN_ROLES["single_agent"]]
+def _quick_first(cases: list[tuple]) -> list:
+    """``cases`` as pytest params: the first in the default suite, the others slow (each is
+    a whole episode: all of them take minutes)."""
+    return [pytest.param(*c, marks=() if i == 0 else pytest.mark.slow)
+            for i, c in enumerate(cases)]
+
+
+MALLVI = _quick_first([("decomposer", k, ()) for k in PLAN_ROLES["decomposer"]] + [
+    ("single_agent", k, (("single_agent", True),)) for k in PLAN_ROLES["single_agent"]])
 
 
 @pytest.mark.parametrize(("role", "kind", "options"), MALLVI)
@@ -84,8 +91,8 @@ def test_mallvi_ends_cleanly_after_each_plan_error(monkeypatch: pytest.MonkeyPat
     _run(monkeypatch, tmp_path, "mallvi", role, kind, options)
 
 
-ALRM = [("task_planner", k, "tap") for k in PLAN_ROLES["task_planner"]] + [
-    ("task_executor", k, mode) for k in PLAN_ROLES["task_executor"] for mode in ("tap", "cap")]
+ALRM = _quick_first([("task_planner", k, "tap") for k in PLAN_ROLES["task_planner"]] + [
+    ("task_executor", k, mode) for k in PLAN_ROLES["task_executor"] for mode in ("tap", "cap")])
 
 
 @pytest.mark.parametrize(("role", "kind", "mode"), ALRM)
@@ -98,8 +105,8 @@ def test_alrm_ends_cleanly_after_each_plan_error(monkeypatch: pytest.MonkeyPatch
 #: The router's ``false_pass`` (talk taken for an instruction) and the critic's (``achieved``
 #: before the goal holds) need a turn the episode does not have (talk; a round ending short
 #: of the goal): tests/agents/planner_executor covers them answer by answer.
-PLANNER_EXECUTOR = [("planner", k) for k in PLAN_ROLES["planner"]] + [
-    ("router", "false_fail"), ("critic", "false_fail")]
+PLANNER_EXECUTOR = _quick_first([("planner", k) for k in PLAN_ROLES["planner"]] + [
+    ("router", "false_fail"), ("critic", "false_fail")])
 
 
 @pytest.mark.parametrize(("role", "kind"), PLANNER_EXECUTOR)
@@ -109,6 +116,7 @@ def test_the_planner_executor_ends_cleanly_after_each_error(monkeypatch: pytest.
     _run(monkeypatch, tmp_path, "planner-executor", role, kind)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("agent", "role", "options"), [
     ("mallvi", "decomposer", ()), ("alrm", "task_planner", (("mode", "tap"),)),
     ("planner-executor", "planner", ())])
