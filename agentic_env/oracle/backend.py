@@ -19,6 +19,7 @@ import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -187,15 +188,18 @@ class SimOracle:
     def _speak(self, result: dict[str, Any] | Completion) -> dict[str, Any] | Completion:
         """``result`` in the agent's names: this oracle's own (``names=described``), then
         those the episode's models introduced."""
-        for names in (self._described, self._context.names):
-            if names is None:
-                continue
+        book = self._context.names
+        keep = book.named()
+        speakers: list[Callable[[Any], Any]] = [book.from_ids]
+        if self._described is not None:
+            speakers.insert(0, partial(self._described.from_ids, keep=keep))
+        for speak in speakers:
             if isinstance(result, Completion):
-                calls = tuple(replace(c, arguments=names.from_ids(dict(c.arguments)))
+                calls = tuple(replace(c, arguments=speak(dict(c.arguments)))
                               for c in result.tool_calls)
-                result = replace(result, text=names.from_ids(result.text), tool_calls=calls)
+                result = replace(result, text=speak(result.text), tool_calls=calls)
             else:
-                result = names.from_ids(result)
+                result = speak(result)
         return result
 
     def close(self) -> None:

@@ -8,12 +8,15 @@ answers' ids become its names, its queries' names become ids again before it ans
 other modules (oracles or models) learn the names only from its answers, through the
 episode's :class:`~agentic_env.oracle.name_book.NameBook`, exactly as they would learn a real
 model's, so a mixed configuration with this oracle in the naming role tests that every
-module works with names that are not the simulator's.
+module works with names that are not the simulator's. Things the agent already knows by a
+name (another module named them first, with ids or its own words) keep it: a model reuses
+the names its prompt gives.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -99,9 +102,10 @@ class DescribedNames:
             self._names = {thing: mention.name for thing, mention in named.items()}
         return self._names
 
-    def from_ids(self, value: Any) -> Any:
-        """``value`` with every id written as its invented name."""
-        return replace_names(value, self._table())
+    def from_ids(self, value: Any, keep: Collection[str] = ()) -> Any:
+        """``value`` with every id written as its invented name, but the ids in ``keep``
+        (things the agent already knows by a name: a model reuses the names it was given)."""
+        return replace_names(value, {t: n for t, n in self._table().items() if t not in keep})
 
     def to_ids(self, value: Any) -> Any:
         """``value`` with every invented name written as its id."""

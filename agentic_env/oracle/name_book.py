@@ -217,6 +217,11 @@ class NameBook:
         found["bound"] = {n: t for n, t in found["bound"].items() if n != t}
         return found
 
+    def named(self) -> frozenset[str]:
+        """The ids the agent already knows by a name some model gave (its own, or the id
+        itself when a model answered with ids)."""
+        return frozenset(self.alignment.bound.values())
+
     def name_for(self, thing: str) -> str:
         """The name the agent knows ``thing`` by (the first a model introduced), else the id."""
         return self._names_of.get(thing, thing)

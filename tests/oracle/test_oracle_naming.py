@@ -12,7 +12,7 @@ from agentic_env.agents.models.base import CallRecord, ModelQuery, ModelReply, T
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.oracle import SimOracle
 from agentic_env.oracle.described import described_names
-from agentic_env.oracle.name_book import NameBook
+from agentic_env.oracle.name_book import NameBook, new_name_book
 from agentic_env.oracle.naming import Mention, align, scene_things, thing_geoms
 from agentic_env.tasks import BENCHMARK_TASKS
 
@@ -169,3 +169,26 @@ def test_a_tools_name_is_no_objects_name(envs: dict[str, SimEnv]) -> None:
         {"id": "call_1", "function": {"name": "open_drawer", "arguments": "{}"}}]}]
     assert book.to_ids(messages, learn=False) == messages
     assert book.summary() == {"bound": {}, "unbound": [], "ambiguous": {}}
+
+
+def test_a_described_oracle_reuses_the_names_the_agent_already_knows(
+        envs: dict[str, SimEnv]) -> None:
+    """A model reuses its prompt's names: after a module answered with the simulator's ids
+    (ALRM's listing by the plain sim-oracle), a described oracle speaks those ids, not names
+    of its own (it used to, and every pick then found NOT_FOUND)."""
+    env = envs["sorting"]
+    env.reset(seed=5)
+    book = new_name_book(env)
+    plain, described = SimOracle(env), SimOracle(env, names="described")
+    query = ModelQuery("parser", "parser", "", fields={"domain": "", "instruction": ""})
+    try:
+        fresh = json.loads(described.complete(query).text)
+        first = json.loads(plain.complete(query).text)
+        book.observe(_record("parser", dict(query.fields), first))
+        again = json.loads(described.complete(query).text)
+    finally:
+        plain.close()
+        described.close()
+    ids = {o["name"] for o in first["objects_identified"]}
+    assert not ids & {o["name"] for o in fresh["objects_identified"]}
+    assert {o["name"] for o in again["objects_identified"]} == ids
