@@ -26,7 +26,7 @@ MALLVI's answers (:mod:`agentic_env.oracle.mallvi`) share its detection and gras
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -230,6 +230,20 @@ class AgenticLabOracle:
             ids = resize_nearest(ids, width, height)  # the image was sent at another size
         self._segment_cache = (key, ids)
         return ids
+
+    def shown(self, names: Iterable[str], camera: str, size: tuple[int, int]) -> set[str]:
+        """Those of ``names`` the image of ``camera`` at ``size`` (height, width; 0, 0: the
+        camera's own) shows: at least the oracle's ``min_visible_px`` of their pixels, and not
+        inside a closed drawer. A name with no geometry of its own (a slot, a pose: a region
+        of something else) is kept."""
+        segmentation = self._segment(camera, size[1], size[0])
+        shown = set()
+        for name in names:
+            geoms = thing_geoms(self._env, name)
+            if not geoms or (not self._in_closed_drawer(name, "object") and int(np.isin(
+                    segmentation, geoms).sum()) >= max(self._oracle.min_visible_px, 1)):
+                shown.add(name)
+        return shown
 
     def _in_closed_drawer(self, target: str, part: str) -> bool:
         """Whether ``target``'s ``part`` is inside a closed drawer (no camera sees it)."""

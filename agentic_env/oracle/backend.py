@@ -72,6 +72,8 @@ class OracleContext:
         difficulty: module -> the model that makes its error rate depend on how hard the
             target is to see (:mod:`agentic_env.oracle.difficulty`); other modules err at
             their plain rate.
+        sees_image_only: answers that list the scene list only what the image sent shows
+            (else every object of the task).
 
     Attributes:
         env: the simulator the answers read.
@@ -80,13 +82,16 @@ class OracleContext:
             current call's situation, set by :meth:`begin`).
         min_visible_px: the visibility threshold, pixels of the image sent.
         reask_redraw: the re-ask redraw probability.
+        sees_image_only: whether scene listings hold only what the image sent shows.
     """
 
     def __init__(self, env: SimEnv, error_rates: Mapping[str, float], seed: int,
                  kinds: Mapping[str, Mapping[str, float]] | None = None,
                  min_visible_px: int = 1, reask_redraw: float = 1.0,
-                 difficulty: Mapping[str, DifficultyModel] | None = None) -> None:
+                 difficulty: Mapping[str, DifficultyModel] | None = None,
+                 sees_image_only: bool = False) -> None:
         self.env = env
+        self.sees_image_only = sees_image_only
         self.names: NameBook = name_book(env)
         self.rng = np.random.default_rng(seed)
         self.min_visible_px = min_visible_px
@@ -193,6 +198,7 @@ class SimOracle:
         reask_redraw: probability in [0, 1] that a re-ask in an unchanged situation draws
             its errors afresh (1, the default: independent draws on every call).
         difficulty: module -> its difficulty model (see :class:`OracleContext`).
+        sees_image_only: scene listings hold only what the image sent shows.
 
     Queries are read in ids (every name a model introduced in the episode is bound to its id
     through the episode's :class:`~agentic_env.oracle.name_book.NameBook`) and answers written
@@ -209,7 +215,8 @@ class SimOracle:
                  seed: int = 0, names: str = "ids", *,
                  kinds: Mapping[str, Mapping[str, float]] | None = None,
                  min_visible_px: int = 1, reask_redraw: float = 1.0,
-                 difficulty: Mapping[str, DifficultyModel] | None = None) -> None:
+                 difficulty: Mapping[str, DifficultyModel] | None = None,
+                 sees_image_only: bool = False) -> None:
         if not isinstance(env.task, SymbolicTask):
             raise InvalidConfigError(f"the sim-oracle needs a task with a PDDL model; "
                                      f"{env.task.name!r} has none")
@@ -224,7 +231,7 @@ class SimOracle:
             raise InvalidConfigError(f"sim-oracle reask_redraw={reask_redraw}: a probability "
                                      "in [0, 1]")
         self._context = OracleContext(env, rates, seed, kinds, min_visible_px, reask_redraw,
-                                      difficulty)
+                                      difficulty, sees_image_only)
         self._described = DescribedNames(env, seed) if names == "described" else None
 
     def complete(self, query: ModelQuery) -> Completion:

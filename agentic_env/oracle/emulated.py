@@ -15,7 +15,8 @@ An :class:`EmulatedModel` is a :class:`~agentic_env.oracle.backend.SimOracle` dr
 * its detector answers see only what the image shows (the profile's visible-pixel
   threshold; never a closed drawer's inside), and the detector's and Localizer's error rate
   depends on how hard the target is to see there, the measured rate kept on average over
-  the module benchmark (:func:`difficulty_models`);
+  the module benchmark (:func:`difficulty_models`); its scene listings (the detector's list,
+  MALLVI's Descriptor) hold only what the image shows;
 * each answer's usage carries the module's seconds per call and tokens as *virtual* time and
   cost: nothing sleeps, and the episode adds the seconds up as its model time.
 
@@ -96,7 +97,7 @@ class EmulatedModel(SimOracle):
                          kinds=kind_weights(profile),
                          min_visible_px=round(profile.min_visible_px.value),
                          reask_redraw=profile.reask_redraw.value,
-                         difficulty=difficulty_models(profile))
+                         difficulty=difficulty_models(profile), sees_image_only=True)
         self.name = f"emulated:{profile.name}"
         self.profile = profile
 

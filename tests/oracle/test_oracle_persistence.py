@@ -99,6 +99,7 @@ def test_the_spec_sets_the_redraw_and_emulated_models_read_their_profile(
     profile = load_profile("gpt-4o")
     model = EmulatedModel(sorting_env, profile)
     assert model._context.reask_redraw == profile.reask_redraw.value < 1.0
+    assert model._context.sees_image_only
     assert profile.reask_redraw.assumption
 
 
