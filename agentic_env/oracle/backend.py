@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -169,6 +169,13 @@ class OracleContext:
         names = sorted(weights)
         shares = np.array([weights[k] for k in names], float)
         return str(names[int(self.rng.choice(len(names), p=shares / shares.sum()))])
+
+    def shown(self, names: Iterable[str], camera: str, size: tuple[int, int]) -> set[str]:
+        """Those of ``names`` the image of ``camera`` at ``size`` (height, width; 0, 0: the
+        camera's own) shows (:meth:`~agentic_env.oracle.agenticlab.AgenticLabOracle.shown`)."""
+        from agentic_env.oracle.agenticlab import AgenticLabOracle
+
+        return self.part(AgenticLabOracle).shown(names, camera, size)
 
     def part(self, kind: Callable[[OracleContext], PartT]) -> PartT:
         """The answering helper ``kind(self)``, built on first use and kept for the episode

@@ -43,12 +43,10 @@ def answer(oracle: OracleContext, query: ModelQuery) -> dict[str, Any]:
     wrong kind at the ``detector``'s error rate)."""
     kinds = true_kinds(oracle.task.pddl_objects())
     if oracle.sees_image_only:
-        from agentic_env.oracle.agenticlab import AgenticLabOracle
-
         size = query.images[0].pixels.shape[:2] if query.images else (0, 0)
-        shown = oracle.part(AgenticLabOracle).shown(
-            [n for n in kinds if n != TABLE], str(query.fields.get("camera", "shoulder")),
-            (int(size[0]), int(size[1])))
+        shown = oracle.shown([n for n in kinds if n != TABLE],
+                             str(query.fields.get("camera", "shoulder")),
+                             (int(size[0]), int(size[1])))
         kinds = {name: kind for name, kind in kinds.items() if name in shown or name == TABLE}
     if oracle.wrong("detector"):
         things = sorted(name for name in kinds if name != TABLE)
