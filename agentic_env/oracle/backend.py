@@ -11,11 +11,11 @@ study how module errors compound; each agent's answer module lists its error kin
 By default every answer draws its errors afresh (independent coin flips per call). With a
 re-ask redraw probability below 1 (``reask_redraw``, an emulated model's profile), errors
 persist: every call's draws come from a stream keyed by its *situation* — the module, the
-query's fields in ids and the world it is about (the true facts and every free body's pose,
-rounded) — so asking again in an unchanged situation gives the same answer (the same error,
-of the same kind) unless a coin of probability ``reask_redraw`` redraws it, while a changed
-situation (something moved, another question) draws afresh. Each call's marginal error rate
-is unchanged.
+query's fields and conversation in ids and the world it is about (the true facts and every
+free body's pose, rounded) — so asking again in an unchanged situation gives the same
+answer (the same error, of the same kind) unless a coin of probability ``reask_redraw``
+redraws it, while a changed situation (something moved, another question, new feedback in
+the conversation) draws afresh. Each call's marginal error rate is unchanged.
 
 The harness builds it (:func:`agentic_env.oracle.oracle_factories`) and hands the agent only
 a :class:`~agentic_env.agents.models.registry.ModelHandle` to it, so nothing an agent holds
@@ -119,14 +119,15 @@ class OracleContext:
         self.rng = np.random.default_rng([self._seed, salt])
 
     def situation(self, query: ModelQuery) -> str:
-        """The key of ``query``'s situation: its module, its fields (not its images or
-        conversation) and the world they are about — the true facts and every free body's
-        position (to :data:`POSITION_GRID`) and orientation (to :data:`QUATERNION_GRID`)."""
+        """The key of ``query``'s situation: its module, its fields and conversation (a
+        tool-calling model's turns and the feedback it was given; not its images) and the
+        world they are about — the true facts and every free body's position (to
+        :data:`POSITION_GRID`) and orientation (to :data:`QUATERNION_GRID`)."""
         poses = [(p.name, [round(v / POSITION_GRID) for v in p.position],
                   [round(v / QUATERNION_GRID) for v in p.quaternion])
                  for p in capture_object_poses(self.env.scene_state)]
-        text = json.dumps([query.module, query.fields, sorted(self.facts()), poses],
-                          sort_keys=True, default=_plain)
+        text = json.dumps([query.module, query.fields, query.messages, sorted(self.facts()),
+                           poses], sort_keys=True, default=_plain)
         return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
     @property
