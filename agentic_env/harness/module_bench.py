@@ -30,13 +30,17 @@ import pickle
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from agentic_env.agents.models.base import CallRecord, ModelError
 from agentic_env.harness.db import ModuleInstance, ResultStore
 from agentic_env.harness.metrics import module_table
+
+if TYPE_CHECKING:
+    from agentic_env.oracle.difficulty import Sighting
 
 log = logging.getLogger(__name__)
 
@@ -296,7 +300,9 @@ class _Rollout:
         true_box = mask_box(mask)
         detection, error = self._ask(lambda: detect(ctx, obs, "shoulder", target,
                                                     _describe(target)))
-        label = {"target": target, "visible": true_box is not None, "box": true_box}
+        label = {"target": target, "visible": true_box is not None, "box": true_box,
+                 "visible_px": int(mask.sum()),
+                 "lookalikes_px": _lookalike_pixels(env, target, shape)}
         if error is not None:
             return self._instance("detector", False, 0.0, label, None, error)
         if detection is None:
@@ -379,6 +385,61 @@ def simulated_pick_lifts(env: Any, target: str, pose: np.ndarray, width: float) 
         return bool(info["primitive"]["ok"]) and f"holding {target}" in facts
     finally:
         clone.close()
+
+
+def _lookalike_pixels(env: Any, target: str, shape: tuple[int, int]) -> list[int]:
+    """Visible pixels of each other object of ``target``'s category in the shoulder image at
+    ``shape`` (height, width), sorted."""
+    from agentic_env.oracle.difficulty import same_category
+    from agentic_env.oracle.naming import thing_geoms
+    from agentic_env.visualize import resize_nearest
+
+    ids = env.segmentation("shoulder")
+    if ids.shape != shape:
+        ids = resize_nearest(ids, shape[1], shape[0])
+    return sorted(int(np.isin(ids, thing_geoms(env, other)).sum())
+                  for other in same_category(env, target))
+
+
+def benchmark_sightings(tasks: Sequence[str] = ("sorting", "stacking"), setting: str = "lab",
+                        seeds: Sequence[int] = range(20), min_visible_px: int = 40
+                        ) -> list[Sighting]:
+    """The detector situations of the module benchmark's rollouts (the perfect sim-oracle
+    answers; only the situations are read, never an outcome), as
+    :class:`~agentic_env.oracle.difficulty.Sighting` at the visibility threshold
+    ``min_visible_px`` (the profiles' default). The packaged
+    :data:`~agentic_env.oracle.difficulty.BENCHMARK_SIGHTINGS` is written from it with::
+
+        python -c "from agentic_env.harness.module_bench import write_benchmark_sightings as w; w()"
+    """
+    from agentic_env.oracle.difficulty import Sighting
+
+    found = []
+    for task in tasks:
+        for seed in seeds:
+            for item in _Rollout("sim-oracle", task, setting, seed, ("detector",)).run():
+                px = int(item.label["visible_px"])
+                found.append(Sighting(px if px >= min_visible_px else 0,
+                                      sum(n >= min_visible_px
+                                          for n in item.label["lookalikes_px"]), setting))
+    return found
+
+
+def write_benchmark_sightings() -> Path:
+    """Write the packaged :data:`~agentic_env.oracle.difficulty.BENCHMARK_SIGHTINGS` from
+    :func:`benchmark_sightings` with its defaults; returns the file's path."""
+    from agentic_env.oracle import difficulty
+
+    path = Path(difficulty.__file__).parent / "profiles" / difficulty.BENCHMARK_SIGHTINGS
+    header = ("The module benchmark's detector situations (agentic-env modules: sorting and "
+              "stacking,\nlab, seeds 0-19; the shoulder image; threshold 40 px): [visible "
+              "px, same-category look-alikes\nin view]. Features only, no outcome; the "
+              "emulated detectors' mean error rate is kept over\nthem "
+              "(agentic_env.oracle.difficulty). Written by\n"
+              "agentic_env.harness.module_bench.write_benchmark_sightings.")
+    path.write_text(difficulty.situations_toml(benchmark_sightings(), header),
+                    encoding="utf-8")
+    return path
 
 
 def _away(xy: np.ndarray, centre: np.ndarray) -> np.ndarray:

@@ -57,7 +57,8 @@ def oracle_factories(env: SimEnv, seed: int = 0,
                      opened: list[SimOracle] | None = None) -> dict[str, BackendFactory]:
     """The backend factories to pass to
     :func:`~agentic_env.agents.models.registry.build_backends` (``factories=``): a
-    ``sim-oracle`` spec becomes a :class:`SimOracle` over ``env`` with the spec's error rates,
+    ``sim-oracle`` spec becomes a :class:`SimOracle` over ``env`` with the spec's error rates
+    (and re-ask redraw probability),
     an ``emulated:PROFILE`` spec an :class:`EmulatedModel` of the packaged profile, their
     error streams seeded by ``spec.seed * 100_003 + seed``.
 
@@ -69,7 +70,7 @@ def oracle_factories(env: SimEnv, seed: int = 0,
 
     def build(spec: ModelSpec) -> SimOracle:
         oracle = SimOracle(env, spec.error_rates, seed=spec.seed * 100_003 + seed,
-                           names=spec.names)
+                           names=spec.names, reask_redraw=spec.reask_redraw)
         if opened is not None:
             opened.append(oracle)
         return oracle

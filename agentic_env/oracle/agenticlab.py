@@ -17,7 +17,8 @@ oracle's seeded rates:
 
 A verdict's kind is the only error its truth allows; see
 :meth:`~agentic_env.oracle.backend.OracleContext.wrong`. The detector finds only what the
-image shows (:meth:`AgenticLabOracle.detect`).
+image shows (:meth:`AgenticLabOracle.detect`); its error rate may depend on how hard the
+target is to see there (:mod:`agentic_env.oracle.difficulty`).
 
 MALLVI's answers (:mod:`agentic_env.oracle.mallvi`) share its detection and grasp truth.
 """
@@ -25,14 +26,15 @@ MALLVI's answers (:mod:`agentic_env.oracle.mallvi`) share its detection and gras
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from agentic_env.agents.models.base import ModelQuery
+from agentic_env.oracle.difficulty import same_category, sighting
 from agentic_env.oracle.listing import true_kinds
-from agentic_env.oracle.naming import scene_things, thing_geoms
+from agentic_env.oracle.naming import thing_geoms
 from agentic_env.pddl.planning import problem_text
 from agentic_env.tasks.base import SymbolicTask
 from agentic_env.visualize import resize_nearest
@@ -185,7 +187,9 @@ class AgenticLabOracle:
 
         Only what the image shows is found: the target's pixels in that render's
         segmentation, none when fewer than the oracle's ``min_visible_px``, and never the
-        inside of a closed drawer (its floor, or what lies in it).
+        inside of a closed drawer (its floor, or what lies in it). Where the oracle weighs
+        difficulty, the error rate depends on the target's
+        :class:`~agentic_env.oracle.difficulty.Sighting` in that image.
         """
         camera = str(fields.get("camera", "shoulder"))
         target = str(fields.get("target", ""))
@@ -196,7 +200,9 @@ class AgenticLabOracle:
         if self._in_closed_drawer(target, part) \
                 or mask.sum() < self._oracle.min_visible_px:
             mask = np.zeros_like(mask)
-        if self._oracle.wrong(module):
+        visible = int(mask.sum())
+        if self._oracle.wrong(module, seen=lambda: sighting(
+                self._env, segmentation, target, visible, max(self._oracle.min_visible_px, 1))):
             kind = self._oracle.error_kind(module)
             mask = (self._other_mask(segmentation, target) if kind is None
                     else self._mistaken(kind, segmentation, target, mask))
@@ -224,6 +230,20 @@ class AgenticLabOracle:
             ids = resize_nearest(ids, width, height)  # the image was sent at another size
         self._segment_cache = (key, ids)
         return ids
+
+    def shown(self, names: Iterable[str], camera: str, size: tuple[int, int]) -> set[str]:
+        """Those of ``names`` the image of ``camera`` at ``size`` (height, width; 0, 0: the
+        camera's own) shows: at least the oracle's ``min_visible_px`` of their pixels, and not
+        inside a closed drawer. A name with no geometry of its own (a slot, a pose: a region
+        of something else) is kept."""
+        segmentation = self._segment(camera, size[1], size[0])
+        shown = set()
+        for name in names:
+            geoms = thing_geoms(self._env, name)
+            if not geoms or (not self._in_closed_drawer(name, "object") and int(np.isin(
+                    segmentation, geoms).sum()) >= max(self._oracle.min_visible_px, 1)):
+                shown.add(name)
+        return shown
 
     def _in_closed_drawer(self, target: str, part: str) -> bool:
         """Whether ``target``'s ``part`` is inside a closed drawer (no camera sees it)."""
@@ -329,17 +349,6 @@ class AgenticLabOracle:
                       and box.low[2] - 0.01 <= tcp[2] <= box.high[2] + TCP_TO_FINGERTIP + 0.01)
         fingertip = tcp + pose[:3, 2] * TCP_TO_FINGERTIP
         return inside, bool(fingertip[2] > _TABLE_CLEARANCE)
-
-
-def same_category(env: SimEnv, target: str) -> set[str]:
-    """The other task objects of ``target``'s PDDL type that share a noun or a label with
-    it (another fruit, another letter block): what a model may take for it."""
-    things = {t.id: t for t in scene_things(env)}
-    own = things.get(target)
-    if own is None:
-        return set()
-    return {t.id for t in things.values() if t.id != target and t.kind == own.kind
-            and (t.nouns & own.nouns or t.labels & own.labels)}
 
 
 def _erode_to_core(mask: np.ndarray, steps: int = 4) -> np.ndarray:

@@ -13,8 +13,14 @@ An :class:`EmulatedModel` is a :class:`~agentic_env.oracle.backend.SimOracle` dr
   parser's rate times the profile's ``planner_turn_share``;
 * it names things by their looks (``names="described"``), so the episode's name alignment
   binds its names to the scene's objects as it would a real model's;
+* its errors persist: asked again in an unchanged situation it repeats its answer (and its
+  mistake) unless a coin of the profile's ``reask_redraw`` redraws it
+  (:mod:`agentic_env.oracle.backend`);
 * its detector answers see only what the image shows (the profile's visible-pixel
-  threshold; never a closed drawer's inside);
+  threshold; never a closed drawer's inside), and the detector's and Localizer's error rate
+  depends on how hard the target is to see there, the measured rate kept on average over
+  the module benchmark (:func:`difficulty_models`); its scene listings (the detector's list,
+  MALLVI's Descriptor) hold only what the image shows;
 * each answer's usage carries the module's seconds per call and tokens as *virtual* time and
   cost: nothing sleeps, and the episode adds the seconds up as its model time.
 
@@ -29,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from agentic_env.agents.models.base import PLANNER_ERRORS, Completion, ModelError, ModelQuery, Usage
 from agentic_env.oracle.backend import SimOracle
+from agentic_env.oracle.difficulty import DifficultyModel, benchmark_situations
 from agentic_env.oracle.profile import PLAN_ROLES, ModelProfile
 
 if TYPE_CHECKING:
@@ -36,6 +43,8 @@ if TYPE_CHECKING:
 
 #: The measured module whose error rate the planner-executor's planner error kinds scale.
 PLANNER_MEASURE = "parser"
+#: The roles whose error rate depends on the target's difficulty (they point at one target).
+DIFFICULTY_ROLES: tuple[str, ...] = ("detector", "localizer")
 
 
 def error_rates(profile: ModelProfile) -> dict[str, float]:
@@ -65,6 +74,20 @@ def kind_weights(profile: ModelProfile) -> dict[str, dict[str, float]]:
     return weights
 
 
+def difficulty_models(profile: ModelProfile) -> dict[str, DifficultyModel]:
+    """The difficulty model of each of :data:`DIFFICULTY_ROLES` the profile emulates: its
+    ``[difficulty]`` weights over the module benchmark's detector situations."""
+    weights = profile.difficulty
+    model = DifficultyModel(
+        reference_px=weights["reference_px"].value,
+        per_halving=weights["per_halving"].value,
+        per_lookalike=weights["per_lookalike"].value,
+        light={key.removeprefix("light."): n.value for key, n in weights.items()
+               if key.startswith("light.")},
+        situations=benchmark_situations())
+    return {role: model for role in DIFFICULTY_ROLES if role in profile.roles}
+
+
 class EmulatedModel(SimOracle):
     """A profile's model over one episode's simulator (see the module docstring).
 
@@ -84,7 +107,9 @@ class EmulatedModel(SimOracle):
     def __init__(self, env: SimEnv, profile: ModelProfile, seed: int = 0) -> None:
         super().__init__(env, error_rates(profile), seed, names="described",
                          kinds=kind_weights(profile),
-                         min_visible_px=round(profile.min_visible_px.value))
+                         min_visible_px=round(profile.min_visible_px.value),
+                         reask_redraw=profile.reask_redraw.value,
+                         difficulty=difficulty_models(profile), sees_image_only=True)
         self.name = f"emulated:{profile.name}"
         self.profile = profile
 

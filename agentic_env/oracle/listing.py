@@ -2,8 +2,11 @@
 camera sees, :func:`~agentic_env.agents.runtime.listing.list_scene`).
 
 Privileged: every object and fixture of the task's PDDL problem under its own name, typed by
-its PDDL type (:data:`KIND_OF_TYPE`; a movable thing otherwise), plus the table top. Errors
-are injected at the ``detector``'s seeded rate: one listed thing gets a wrong kind.
+its PDDL type (:data:`KIND_OF_TYPE`; a movable thing otherwise), plus the table top; an
+oracle that sees only the image (an emulated model) lists only what the image sent shows
+(:meth:`~agentic_env.oracle.agenticlab.AgenticLabOracle.shown`: the visibility threshold,
+never a closed drawer's inside). Errors are injected at the ``detector``'s seeded rate: one
+listed thing gets a wrong kind.
 """
 
 from __future__ import annotations
@@ -35,10 +38,16 @@ def true_kinds(objects: dict[str, str]) -> dict[str, Kind]:
             TABLE: Kind.TABLE}
 
 
-def answer(oracle: OracleContext, _query: ModelQuery) -> dict[str, Any]:
+def answer(oracle: OracleContext, query: ModelQuery) -> dict[str, Any]:
     """The listing of the episode's scene: name, true kind and words of each thing (one
     wrong kind at the ``detector``'s error rate)."""
     kinds = true_kinds(oracle.task.pddl_objects())
+    if oracle.sees_image_only:
+        size = query.images[0].pixels.shape[:2] if query.images else (0, 0)
+        shown = oracle.shown([n for n in kinds if n != TABLE],
+                             str(query.fields.get("camera", "shoulder")),
+                             (int(size[0]), int(size[1])))
+        kinds = {name: kind for name, kind in kinds.items() if name in shown or name == TABLE}
     if oracle.wrong("detector"):
         things = sorted(name for name in kinds if name != TABLE)
         if things:

@@ -264,8 +264,14 @@ class MallviOracle:
     def descriptor(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         """Every object of the task as it stands now, named by its simulator id: category
         (its PDDL type), words, position on the table and relations (one object missed or
-        one relation wrong when injected)."""
+        one relation wrong when injected); an oracle that sees only the image describes
+        only what it shows."""
         types = {name: kind for name, kind in self._types().items() if kind != "pose"}
+        if self._oracle.sees_image_only:
+            height, width = (int(v) for v in fields.get("image_size", (0, 0)))
+            shown = self._lab.shown(types, str(fields.get("camera", "shoulder")),
+                                    (height, width))
+            types = {name: kind for name, kind in types.items() if name in shown}
         where = {name: self._where(name) for name in types}  # no thing: the task's poses
         facts = self._env.task.facts(self._env.scene_state)  # type: ignore[attr-defined]
         objects = [{"name": name, "category": kind, "description": describe(name),

@@ -28,7 +28,7 @@ import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from agentic_env.oracle.agenticlab import same_category
+from agentic_env.oracle.difficulty import same_category
 from agentic_env.oracle.profile import PLAN_ROLES
 
 if TYPE_CHECKING:

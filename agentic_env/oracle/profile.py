@@ -25,6 +25,13 @@ Sections (all but ``title`` may come from the defaults):
   ``kinds.plan`` those of the planner roles (:data:`PLAN_ROLES`; a role weighs only the
   kinds it can make), kept with the plan-writing module (``parser``);
 * ``perception.min_visible_px``: pixels of the image sent below which an object is not seen;
+* ``reask_redraw``: the probability that asking again in an unchanged situation draws the
+  answer's errors afresh (below 1 a model mostly repeats its answer, and its mistake, about
+  the same scene; :mod:`agentic_env.oracle.backend`);
+* ``difficulty``: the odds multipliers that make the detector's (and Localizer's) error rate
+  depend on the target's visible pixels, look-alikes in view and the setting's light, the
+  measured rate kept on average over the module benchmark (``reference_px``,
+  ``per_halving``, ``per_lookalike``, ``light.<setting>``; :mod:`agentic_env.oracle.difficulty`);
 * ``planner_turn_share``: the share of a measured module's error rate that one turn of a
   tool-calling planner (a single call, not a whole plan) carries;
 * ``turn_roles``: the roles asked once per step of a plan (ALRM's task planner and
@@ -77,7 +84,9 @@ PLAN_ROLES: Mapping[str, tuple[str, ...]] = MappingProxyType({
     role: KINDS["plan"][:4] for role in ("decomposer", "single_agent", "task_planner",
                                           "planner")} | {"task_executor": KINDS["plan"]})
 _TOP_KEYS = ("title", "modules", "tokens", "roles", "kinds", "perception",
-             "planner_turn_share", "turn_roles", "assumptions", "measures", "built_from")
+             "planner_turn_share", "turn_roles", "assumptions", "measures", "built_from",
+             "reask_redraw", "difficulty")
+_DIFFICULTY_KEYS = ("reference_px", "per_halving", "per_lookalike", "light")
 _MODULE_KEYS = ("success", "seconds", "input_tokens", "output_tokens")
 _SOURCE_KEYS = ("paper", "table", "row", "column")
 _NUMBER_KEYS = ("value", *_SOURCE_KEYS, "assumption", "note")
@@ -122,6 +131,10 @@ class ModelProfile:
             roles emulated by a module the model does).
         kinds: measured module (and ``plan``) -> error kind -> relative weight (>= 0).
         min_visible_px: an object with fewer pixels than this in the image sent is not seen.
+        reask_redraw: probability in [0, 1] that a re-ask in an unchanged situation draws
+            afresh.
+        difficulty: ``reference_px``, ``per_halving``, ``per_lookalike`` and
+            ``light.<setting>`` (odds multipliers, > 0) of the detector's difficulty.
         planner_turn_share: share in [0, 1] of the error rate one planner turn carries.
         turn_roles: roles asked once per step of a plan (they err at that share of their
             module's rate).
@@ -136,6 +149,8 @@ class ModelProfile:
     roles: Mapping[str, str]
     kinds: Mapping[str, Mapping[str, Number]]
     min_visible_px: Number
+    reask_redraw: Number
+    difficulty: Mapping[str, Number]
     planner_turn_share: Number
     turn_roles: tuple[str, ...]
     assumptions: tuple[str, ...]
@@ -231,7 +246,7 @@ def parse_profile(name: str, data: Mapping[str, Any],
     merged = _merge(defaults or {}, data)
     if not isinstance(merged.get("title"), str):
         raise InvalidConfigError(f"{where}: give the model's 'title' (its name in the papers)")
-    for key in ("modules", "tokens", "roles", "kinds", "perception"):
+    for key in ("modules", "tokens", "roles", "kinds", "perception", "difficulty"):
         if not isinstance(merged.get(key), Mapping):
             raise InvalidConfigError(f"{where}: missing table [{key}]")
     measures = _measures(where, merged.get("measures", list(MEASURED_MODULES)))
@@ -276,6 +291,8 @@ def parse_profile(name: str, data: Mapping[str, Any],
     visible = _number(f"{where} perception.min_visible_px",
                       merged["perception"].get("min_visible_px"), 1, 1e6)
     turn = _number(f"{where} planner_turn_share", merged.get("planner_turn_share"), 0.0, 1.0)
+    redraw = _number(f"{where} reask_redraw", merged.get("reask_redraw"), 0.0, 1.0)
+    difficulty = _difficulty(where, merged["difficulty"])
     turn_roles = merged.get("turn_roles", [])
     if not isinstance(turn_roles, list) or any(r not in module_names() for r in turn_roles):
         raise InvalidConfigError(f"{where}: 'turn_roles' lists module names "
@@ -286,9 +303,26 @@ def parse_profile(name: str, data: Mapping[str, Any],
     built_from = merged.get("built_from", [])
     if not isinstance(built_from, list) or not all(isinstance(b, str) for b in built_from):
         raise InvalidConfigError(f"{where}: 'built_from' lists end-to-end results by name")
-    assumed = dict.fromkeys([*stated, *(n.assumption for n in (*numbers, visible, turn)
-                                        if n.assumption)])
+    assumed = dict.fromkeys([*stated, *(n.assumption for n in (
+        *numbers, visible, redraw, *difficulty.values(), turn) if n.assumption)])
     return ModelProfile(name, merged["title"], MappingProxyType(modules),
-                        MappingProxyType(roles), MappingProxyType(kinds), visible, turn,
+                        MappingProxyType(roles), MappingProxyType(kinds), visible, redraw,
+                        MappingProxyType(difficulty), turn,
                         tuple(r for r in turn_roles if r in roles), tuple(assumed),
                         tuple(built_from))
+
+
+def _difficulty(where: str, raw: Mapping[str, Any]) -> dict[str, Number]:
+    """The ``[difficulty]`` table's numbers, the light's as ``light.<setting>``."""
+    check_keys(raw, _DIFFICULTY_KEYS, f"{where} [difficulty]")
+    light = raw.get("light")
+    if not isinstance(light, Mapping):
+        raise InvalidConfigError(f"{where}: missing table [difficulty.light]")
+    numbers = {"reference_px": _number(f"{where} difficulty.reference_px",
+                                       raw.get("reference_px"), 1, 1e6)}
+    for key in ("per_halving", "per_lookalike"):
+        numbers[key] = _number(f"{where} difficulty.{key}", raw.get(key), 1e-3, 1e3)
+    for setting, value in light.items():
+        numbers[f"light.{setting}"] = _number(f"{where} difficulty.light.{setting}", value,
+                                              1e-3, 1e3)
+    return numbers

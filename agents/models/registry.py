@@ -8,7 +8,8 @@ Spec forms:
   tool-calling agents the error kinds of
   :data:`~agentic_env.agents.models.base.TOOL_ERRORS`) and a seed; ``names=described``
   makes it name things by their looks as a model does (``white-container``) instead of by
-  the simulator's ids. It reads the
+  the simulator's ids; ``reask_redraw=P`` (in [0, 1], default 1) makes its errors persist:
+  a re-ask in an unchanged situation draws afresh only with probability P. It reads the
   simulator, so only the harness builds it: it passes the ``sim-oracle`` factory of
   :func:`agentic_env.oracle.oracle_factories` in ``factories``.
 * ``emulated:PROFILE`` or ``emulated:PROFILE?seed=3`` — a paper's model emulated offline
@@ -91,6 +92,8 @@ class ModelSpec:
         seed: sim-oracle (or emulated model) seed of the error injection.
         names: how the sim-oracle names things: ``ids`` (the simulator's) or ``described``
             (by their looks, as a model does).
+        reask_redraw: sim-oracle probability in [0, 1] that a re-ask in an unchanged
+            situation draws its errors afresh (1: independent draws per call).
     """
 
     text: str
@@ -101,6 +104,7 @@ class ModelSpec:
     error_rates: Mapping[str, float] = field(default_factory=dict)
     seed: int = 0
     names: str = "ids"
+    reask_redraw: float = 1.0
 
 
 def _split_query(text: str) -> tuple[str, list[tuple[str, str]]]:
@@ -122,6 +126,7 @@ def _parse_oracle(text: str, pairs: list[tuple[str, str]]) -> ModelSpec:
     rates: dict[str, float] = {}
     seed = 0
     names = "ids"
+    redraw = 1.0
     for key, value in pairs:
         if key == "names":
             if value not in ORACLE_NAME_STYLES:
@@ -138,25 +143,29 @@ def _parse_oracle(text: str, pairs: list[tuple[str, str]]) -> ModelSpec:
                     f"model spec {text!r}: seed must be an integer, got {value!r}"
                 ) from exc
             continue
-        if key not in module_names() and key not in TOOL_ERRORS and key not in PLANNER_ERRORS:
+        if key not in module_names() and key not in TOOL_ERRORS and key not in PLANNER_ERRORS \
+                and key != "reask_redraw":
             raise InvalidConfigError(
                 f"model spec {text!r}: unknown option {key!r}; the sim-oracle takes error "
                 f"rates for the modules {', '.join(module_names())}, for the tool-calling error "
                 f"kinds {', '.join(TOOL_ERRORS)}, for the planner error kinds "
-                f"{', '.join(PLANNER_ERRORS)}, 'seed' and 'names'"
+                f"{', '.join(PLANNER_ERRORS)}, 'seed', 'names' and 'reask_redraw'"
             )
         try:
             rate = float(value)
         except ValueError:
             rate = float("nan")
         if not 0.0 <= rate <= 1.0:
+            what = "reask_redraw" if key == "reask_redraw" else f"the error rate of {key}"
             raise InvalidConfigError(
-                f"model spec {text!r}: the error rate of {key} must be a number in [0, 1], "
-                f"got {value!r}"
+                f"model spec {text!r}: {what} must be a number in [0, 1], got {value!r}"
             )
-        rates[key] = rate
+        if key == "reask_redraw":
+            redraw = rate
+        else:
+            rates[key] = rate
     return ModelSpec(text=text, kind="sim-oracle", error_rates=MappingProxyType(rates), seed=seed,
-                     names=names)
+                     names=names, reask_redraw=redraw)
 
 
 def _parse_emulated(text: str, profile: str, pairs: list[tuple[str, str]]) -> ModelSpec:

@@ -56,3 +56,23 @@ def test_cells_agree_within_the_interval_and_rows_need_every_cell() -> None:
     agreeing += _instances(spec, "detector", 35, 40)
     (_, cells), = compare(agreeing, [row])
     assert all(c.verdict.agrees in (True, None) for c in cells)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("profile", "row"), [("gemini-3-flash", "Gemini 3 Flash"),
+                                              ("gpt-4o", "GPT-4o")])
+def test_an_emulated_profile_measures_its_table_two_row(tmp_path, profile: str,
+                                                        row: str) -> None:
+    """``agentic-env modules --model emulated:P`` reproduces the row P was built from: every
+    module's success within the 95 % Wilson interval, with persistent, difficulty-dependent
+    errors (the detector's mean rate is kept over the benchmark's situations)."""
+    from agentic_env.harness.db import ResultStore
+    from agentic_env.harness.module_bench import run_module_bench
+
+    spec = f"emulated:{profile}"
+    with ResultStore(tmp_path / "m.db") as store:
+        run_module_bench(spec, ["sorting", "stacking"], "lab", range(6), store)
+        instances = store.module_instances()
+    (_, cells), = compare(instances, [paper_row(row)], {row: spec})
+    assert all(cell.verdict.agrees for cell in cells), format_comparison(
+        compare(instances, [paper_row(row)], {row: spec}))

@@ -3,15 +3,19 @@ one wrong kind at the detector's error rate; routed by the listing's template.""
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from agentic_env.agents.models.base import ModelQuery
+from agentic_env.agents.models.base import ModelImage, ModelQuery
 from agentic_env.agents.runtime.listing import LISTING_TEMPLATE, Kind
-from agentic_env.oracle import answer_for
+from agentic_env.envs.sim_env import SimEnv
+from agentic_env.oracle import SimOracle, answer_for
+from agentic_env.oracle.backend import OracleContext
 from agentic_env.oracle.listing import answer, true_kinds
+from agentic_env.oracle.naming import thing_geoms
 
 CROSSWORD = {"block-1": "block", "block-2": "block", "slot-1": "slot", "slot-2": "slot"}
 
@@ -19,7 +23,7 @@ CROSSWORD = {"block-1": "block", "block-2": "block", "slot-1": "slot", "slot-2":
 def listing(objects: dict[str, str], wrong: bool = False) -> dict[str, str]:
     context = SimpleNamespace(task=SimpleNamespace(pddl_objects=lambda: objects),
                               wrong=lambda module: wrong and module == "detector",
-                              rng=np.random.default_rng(0))
+                              rng=np.random.default_rng(0), sees_image_only=False)
     query = ModelQuery("detector", LISTING_TEMPLATE, "", fields={"list": True})
     return {e["name"]: e["kind"] for e in answer(context, query)["objects"]}  # type: ignore[arg-type]
 
@@ -49,3 +53,43 @@ def test_a_detector_error_gives_one_thing_a_wrong_kind_and_never_touches_the_tab
 
 def test_the_listing_template_is_answered_by_the_listing_not_the_module() -> None:
     assert answer_for("detector", LISTING_TEMPLATE) is answer
+
+
+def _listed(oracle: SimOracle, obs: dict) -> set[str]:
+    image = ModelImage("shoulder_rgb", obs["shoulder_rgb"])
+    query = ModelQuery("detector", LISTING_TEMPLATE, "", images=(image,),
+                       fields={"list": True, "camera": "shoulder"})
+    return {e["name"] for e in json.loads(oracle.complete(query).text)["objects"]}
+
+
+def test_an_oracle_that_sees_only_the_image_lists_only_what_it_shows(sorting_env) -> None:
+    env = sorting_env
+    obs = env.observe()
+    item = next(n for n, t in env.task.pddl_objects().items() if t == "item")
+    count = int(np.isin(env.segmentation("shoulder"), thing_geoms(env, item)).sum())
+    assert item in _listed(SimOracle(env, min_visible_px=count, sees_image_only=True), obs)
+    assert item not in _listed(SimOracle(env, min_visible_px=count + 1,
+                                         sees_image_only=True), obs)
+    assert item in _listed(SimOracle(env, min_visible_px=count + 1), obs)  # lists all
+
+
+def test_a_closed_drawers_inside_is_never_listed(monkeypatch: pytest.MonkeyPatch) -> None:
+    env = SimEnv("kitchen")
+    try:
+        obs, _ = env.reset(seed=0)  # open, with a spice bottle in it the camera sees
+        assert "in-drawer spice-bottle-1 top-drawer" in env.task.facts(env.scene_state)
+        assert "spice-bottle-1" in _listed(SimOracle(env, sees_image_only=True), obs)
+        facts = OracleContext.facts
+        monkeypatch.setattr(OracleContext, "facts", lambda self: {
+            f.replace("drawer-open", "drawer-closed") for f in facts(self)})
+        listed = _listed(SimOracle(env, sees_image_only=True), obs)
+        assert "spice-bottle-1" not in listed and "top-drawer" in listed
+        size = list(obs["shoulder_rgb"].shape[:2])
+        described = json.loads(SimOracle(env, sees_image_only=True).complete(ModelQuery(
+            "descriptor", "descriptor", "", fields={"camera": "shoulder",
+                                                    "image_size": size})).text)
+        names = {o["name"] for o in described["objects"]}
+        assert "spice-bottle-1" not in names and "top-drawer" in names
+    finally:
+        env.close()
+
