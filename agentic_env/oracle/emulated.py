@@ -36,13 +36,11 @@ from typing import TYPE_CHECKING
 from agentic_env.agents.models.base import PLANNER_ERRORS, Completion, ModelError, ModelQuery, Usage
 from agentic_env.oracle.backend import SimOracle
 from agentic_env.oracle.difficulty import DifficultyModel, benchmark_situations
-from agentic_env.oracle.profile import PLAN_ROLES, ModelProfile
+from agentic_env.oracle.profile import PLAN_MEASURE, PLAN_ROLES, ModelProfile, ModuleProfile
 
 if TYPE_CHECKING:
     from agentic_env.envs.sim_env import SimEnv
 
-#: The measured module whose error rate the planner-executor's planner error kinds scale.
-PLANNER_MEASURE = "parser"
 #: The roles whose error rate depends on the target's difficulty (they point at one target).
 DIFFICULTY_ROLES: tuple[str, ...] = ("detector", "localizer")
 
@@ -53,11 +51,44 @@ def error_rates(profile: ModelProfile) -> dict[str, float]:
     share = profile.planner_turn_share.value
     rates = {role: (1.0 - profile.module_for(role).success.value)
              * (share if role in profile.turn_roles else 1.0) for role in profile.roles}
-    if PLANNER_MEASURE not in profile.modules:
+    if PLAN_MEASURE not in profile.modules:
         return rates
-    turn = (1.0 - profile.modules[PLANNER_MEASURE].success.value) \
+    turn = (1.0 - profile.modules[PLAN_MEASURE].success.value) \
         * profile.planner_turn_share.value
     return {**rates, **dict.fromkeys(PLANNER_ERRORS, turn)}
+
+
+def tool_error_rates(profile: ModelProfile) -> dict[str, float]:
+    """A tool-calling model's per-turn probability of each tool error kind (:data:`TOOL_ERRORS`
+    of the tool episode): a planner turn's rate (the parser's error rate times
+    ``planner_turn_share``) split by the weights of ``kinds.tools``; none for a model that
+    writes no plans."""
+    weights = {kind: n.value for kind, n in profile.kinds.get("tools", {}).items()}
+    total = sum(weights.values())
+    if PLAN_MEASURE not in profile.modules or not total:
+        return {}
+    turn = (1.0 - profile.modules[PLAN_MEASURE].success.value) \
+        * profile.planner_turn_share.value
+    return {kind: turn * weight / total for kind, weight in weights.items()}
+
+
+def turn_usage(profile: ModelProfile) -> Usage:
+    """One tool-calling turn's virtual usage: the parser's seconds and tokens per call, as
+    ALRM's task executor turns take.
+
+    Raises:
+        ModelError: the profile writes no plans (it measures no parser).
+    """
+    if PLAN_MEASURE not in profile.modules:
+        raise ModelError(f"model profile {profile.name!r} does not call tools: it measures "
+                         f"{', '.join(profile.modules)}, no {PLAN_MEASURE}")
+    return _usage(profile.modules[PLAN_MEASURE])
+
+
+def _usage(module: ModuleProfile) -> Usage:
+    return Usage(input_tokens=round(module.input_tokens.value),
+                 output_tokens=round(module.output_tokens.value),
+                 latency_s=module.seconds.value, cost_usd=None)
 
 
 def kind_weights(profile: ModelProfile) -> dict[str, dict[str, float]]:
@@ -133,7 +164,4 @@ class EmulatedModel(SimOracle):
         if role not in self.profile.roles:
             raise ModelError(f"model profile {self.profile.name!r} emulates no role "
                              f"{role!r}; its roles are {', '.join(self.profile.roles)}")
-        module = self.profile.module_for(role)
-        return Usage(input_tokens=round(module.input_tokens.value),
-                     output_tokens=round(module.output_tokens.value),
-                     latency_s=module.seconds.value, cost_usd=None)
+        return _usage(self.profile.module_for(role))

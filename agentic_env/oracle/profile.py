@@ -23,7 +23,9 @@ Sections (all but ``title`` may come from the defaults):
 * ``roles``: every agent role (module name) -> the measured module it is emulated by;
 * ``kinds.<measured>``: the relative weights of the module's error kinds (:data:`KINDS`);
   ``kinds.plan`` those of the planner roles (:data:`PLAN_ROLES`; a role weighs only the
-  kinds it can make), kept with the plan-writing module (``parser``);
+  kinds it can make) and ``kinds.tools`` those of a tool-calling model's turn (the tool
+  episode's :data:`~agentic_env.agents.models.base.TOOL_ERRORS`), both kept with the
+  plan-writing module (``parser``);
 * ``perception.min_visible_px``: pixels of the image sent below which an object is not seen;
 * ``reask_redraw``: the probability that asking again in an unchanged situation draws the
   answer's errors afresh (below 1 a model mostly repeats its answer, and its mistake, about
@@ -59,6 +61,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
+from agentic_env.agents.models.base import TOOL_ERRORS
 from agentic_env.agents.models.modules import module_names
 from agentic_env.errors import InvalidConfigError, check_keys
 
@@ -74,9 +77,10 @@ KINDS: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "goal": ("false_fail", "false_pass"),
     "plan": ("skipped_step", "reordered_steps", "wrong_object", "premature_done",
              "nested_call"),
+    "tools": TOOL_ERRORS,
 })
-#: The measured module the plan error kinds (``kinds.plan``) belong to: a model that does
-#: not measure it makes no plans.
+#: The measured module the plan error kinds (``kinds.plan``) and a tool-calling model's turn
+#: error kinds (``kinds.tools``) belong to: a model that does not measure it makes no plans.
 PLAN_MEASURE = "parser"
 #: Each planner role and the plan error kinds it can make (:mod:`agentic_env.oracle.plan_errors`):
 #: a mis-nested call only where the role writes tool calls or code (ALRM's task executor).
@@ -280,7 +284,7 @@ def parse_profile(name: str, data: Mapping[str, Any],
     kinds = {}
     for module, weights in merged["kinds"].items():
         check_keys(weights, KINDS[module], f"{where} [kinds.{module}]")
-        if (PLAN_MEASURE if module == "plan" else module) not in measures:
+        if (PLAN_MEASURE if module in ("plan", "tools") else module) not in measures:
             continue
         kinds[module] = MappingProxyType({
             kind: _number(f"{where} kinds.{module}.{kind}", raw, 0.0, 1e6)

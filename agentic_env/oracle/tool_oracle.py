@@ -51,25 +51,32 @@ class ReferencePolicy(Protocol):
 class ToolOracle:
     """Backend answering tool queries from a reference policy, with injected errors.
 
+    ``emulated:<profile>`` builds one with the profile's turn error rates and virtual usage
+    (:func:`agentic_env.oracle.emulated.tool_error_rates`, ``turn_usage``).
+
     Args:
         policy: the next correct call.
         error_rates: error kind (:data:`TOOL_ERRORS`) -> probability in [0, 1] per turn.
         seed: seed of the error injection.
+        name: the model's name in records (``emulated:<profile>`` for an emulated model).
+        usage: every turn's usage, virtual (an emulated model's profile: its seconds are
+            added to the episode's model time, not waited for); ``None``: the measured
+            wall time, free.
 
     Raises:
         InvalidConfigError: an unknown error kind or a rate outside [0, 1].
     """
 
-    name = "sim-oracle"
-
     def __init__(self, policy: ReferencePolicy, error_rates: Mapping[str, float] | None = None,
-                 seed: int = 0) -> None:
+                 seed: int = 0, *, name: str = "sim-oracle", usage: Usage | None = None) -> None:
         rates = dict(error_rates or {})
         for kind, rate in rates.items():
             if kind not in TOOL_ERRORS or not 0.0 <= rate <= 1.0:
                 raise InvalidConfigError(
                     f"tool sim-oracle error rate {kind}={rate}: kinds are "
                     f"{', '.join(TOOL_ERRORS)}, rates in [0, 1]")
+        self.name = name
+        self._usage = usage
         self._policy = policy
         self._rates = rates
         self._rng = np.random.default_rng(seed)
@@ -93,7 +100,7 @@ class ToolOracle:
         kind, answer = self._answer(tools)
         self.injected.append(kind)
         self._turn += 1
-        usage = Usage(latency_s=time.perf_counter() - start, cost_usd=0.0)
+        usage = self._usage or Usage(latency_s=time.perf_counter() - start, cost_usd=0.0)
         if isinstance(answer, str):
             return Completion(answer, usage, (), "native")
         name, arguments = answer

@@ -14,10 +14,18 @@ from typing import Any
 from agentic_env.agents.models.base import CallRecord, ModelImage, ModelQuery, ToolCall
 from agentic_env.agents.models.budget import Budget, total_usage
 from agentic_env.agents.models.conversation import ConversationResult, run_tool_conversation
-from agentic_env.agents.models.registry import ModelSpec, build_backend, parse_model_spec
+from agentic_env.agents.models.registry import (
+    EMULATED,
+    SIM_ORACLE,
+    ModelSpec,
+    build_backend,
+    parse_model_spec,
+)
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
 from agentic_env.harness.tools.backends import open_episode
 from agentic_env.harness.tools.episode import SimJudge, ToolEpisode
+from agentic_env.oracle.emulated import tool_error_rates, turn_usage
+from agentic_env.oracle.profile import load_profile
 from agentic_env.oracle.tool_oracle import ToolOracle
 from agentic_env.oracle.tool_reference import reference_policy
 
@@ -59,7 +67,8 @@ def run_tool_episode(spec: EpisodeSpec, tool_set: str = "primitives", *, max_tur
     """Run ``spec`` with ``spec.model`` driving ``tool_set`` in the simulator, and score it.
 
     ``spec.model`` is any model spec; ``sim-oracle?wrong_tool=0.1&seed=2`` builds the
-    tool-calling sim-oracle over the tool set's reference policy.
+    tool-calling sim-oracle over the tool set's reference policy, ``emulated:<profile>`` the
+    same with the profile's turn error kinds and virtual seconds per turn.
 
     Raises:
         InvalidConfigError: unknown task, tool set or model spec.
@@ -72,8 +81,15 @@ def run_tool_episode(spec: EpisodeSpec, tool_set: str = "primitives", *, max_tur
             policy = reference_policy(tool_set, episode.judge.env)
             return ToolOracle(policy, model.error_rates, seed=model.seed * 100_003 + spec.seed)
 
+        def emulate(model: ModelSpec) -> ToolOracle:
+            assert isinstance(episode.judge, SimJudge) and model.model is not None
+            profile = load_profile(model.model)
+            return ToolOracle(reference_policy(tool_set, episode.judge.env),
+                              tool_error_rates(profile), seed=model.seed * 100_003 + spec.seed,
+                              name=f"{EMULATED}:{profile.name}", usage=turn_usage(profile))
+
         backend = build_backend(parse_model_spec(spec.model),
-                                factories={"sim-oracle": make_oracle})
+                                factories={SIM_ORACLE: make_oracle, EMULATED: emulate})
 
         def execute(call: ToolCall) -> tuple[str, dict[str, Any]]:
             result = episode.call(call.name, dict(call.arguments))

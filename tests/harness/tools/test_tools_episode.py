@@ -77,3 +77,36 @@ def test_the_alrm_tools_see_through_the_perception_model():
         assert episode.context.actions > 0
     finally:
         episode.close()
+
+
+def test_an_emulated_model_drives_a_tool_episode_on_virtual_time():
+    """``emulated:<profile>`` in a tool episode: the profile's turn error kinds, every turn
+    stamped with the parser's seconds (virtual), the same episode for the same seed."""
+    from agentic_env.oracle.emulated import tool_error_rates
+    from agentic_env.oracle.profile import load_profile
+
+    profile = load_profile("gpt-4o")
+    rates = tool_error_rates(profile)
+    turn = (1 - profile.modules["parser"].success.value) * profile.planner_turn_share.value
+    assert set(rates) == {"wrong_tool", "bad_argument", "stop_early", "talk", "repeat"}
+    assert sum(rates.values()) == pytest.approx(turn)
+    spec = EpisodeSpec(task="sorting", seed=3, agent="tools:primitives",
+                       model="emulated:gpt-4o", max_actions=6)
+    runs = [run_tool_episode(spec, max_turns=8) for _ in range(2)]
+    (result, conversation), (again, _) = runs
+    turns = [c for c in result.calls if c.module == "tools"]
+    assert turns and all(c.model == "emulated:gpt-4o" for c in turns)
+    assert all(c.latency_s == profile.modules["parser"].seconds.value for c in turns)
+    assert result.model_s >= len(turns) * profile.modules["parser"].seconds.value
+    assert result.wall_s < result.model_s  # virtual: nothing waited for
+    assert [(c.module, c.verdict) for c in again.calls] == \
+        [(c.module, c.verdict) for c in result.calls]
+
+
+def test_a_profile_without_a_parser_cannot_call_tools():
+    from agentic_env.agents.models.base import ModelError
+
+    spec = EpisodeSpec(task="sorting", seed=3, agent="tools:primitives",
+                       model="emulated:langsam")
+    with pytest.raises(ModelError, match="does not call tools"):
+        run_tool_episode(spec, max_turns=2)
