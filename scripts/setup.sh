@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the project needs, and only what is missing:
 #   1. Debian libraries for headless MuJoCo rendering (EGL and OSMesa),
-#   2. a virtual environment in .venv (Python >= 3.11) with the pinned dependencies of
+#   2. a virtual environment in .venv (Python >= 3.12) with the pinned dependencies of
 #      requirements-lock.txt, and the project itself as an editable install.
 # A stamp in .venv records what was installed; a second run with nothing changed does
 # no apt or pip work. Exports nothing: run it, or source it (it then runs as a child process).
@@ -16,24 +16,33 @@ say() { echo "setup: $*"; }
 die() { echo "setup: error: $*" >&2; exit 1; }
 
 # --- Python --------------------------------------------------------------------------
-if command -v python3.11 >/dev/null 2>&1; then
-  PY=python3.11
-elif command -v python3 >/dev/null 2>&1; then
-  PY=python3
-else
-  die "no python3 found; install Python 3.11 or newer (Debian: apt-get install python3 python3-venv)"
+# Python >= 3.12 (lerobot, the `vla` extra, needs it). The first interpreter on PATH that runs
+# and is new enough; then pyenv's installed versions (a pyenv shim answers only for the
+# versions its configuration selects).
+new_enough() { "$@" -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; }
+PY=
+for cand in python3.12 python3.13 python3; do
+  if command -v "$cand" >/dev/null 2>&1 && new_enough "$cand"; then
+    PY=$(command -v "$cand")
+    break
+  fi
+done
+if [[ -z $PY ]] && command -v pyenv >/dev/null 2>&1; then
+  for cand in "$(pyenv root)"/versions/3.1[2-9]*/bin/python3; do
+    if [[ -x $cand ]] && new_enough "$cand"; then
+      PY=$cand
+      break
+    fi
+  done
 fi
-"$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
-  die "$PY is $("$PY" -c 'import sys; print(sys.version.split()[0])'); Python >= 3.11 is required"
+[[ -n $PY ]] || die "no Python >= 3.12 found (tried python3.12, python3.13, python3 and pyenv's
+  versions); install one (pyenv install 3.12, or Debian 13: apt-get install python3 python3-venv)"
 
 # --- Debian packages -----------------------------------------------------------------
 # ffmpeg is not needed: imageio-ffmpeg ships its own binary.
 APT_PACKAGES=(libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1 libosmesa6)
 VENV_PY=.venv/bin/python
-venv_ok() {
-  [[ -x $VENV_PY ]] &&
-    "$VENV_PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1
-}
+venv_ok() { [[ -x $VENV_PY ]] && new_enough "$VENV_PY"; }
 # Debian's own Python needs python3-venv for `python3 -m venv`.
 if ! venv_ok && ! "$PY" -c 'import ensurepip' >/dev/null 2>&1; then
   APT_PACKAGES+=(python3-venv)
@@ -73,7 +82,7 @@ STAMP=.venv/.agentic_env-setup.stamp
 if venv_ok; then
   : # usable; its packages are checked below
 elif [[ -e .venv ]]; then
-  say "existing .venv is broken or older than Python 3.11; recreating it with $PY"
+  say "existing .venv is broken or older than Python 3.12; recreating it with $PY"
   "$PY" -m venv --clear .venv
 else
   say "creating .venv with $PY"

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pytest
 from support.chat_server import Step, tool_call
+from support.robots import RecordingRobot, StillRobot, pick_tools
 
 from agentic_env.agents.agenticlab.modules import check_conditions, check_goal, parse_task
 from agentic_env.agents.alrm import executors
@@ -53,9 +54,6 @@ from agentic_env.agents.runtime.prompts import ask_json
 from agentic_env.agents.skills import Detection
 from agentic_env.agents.tools.robot import ToolContext
 from agentic_env.pddl.planning import PlanStep
-from tests.agents.alrm.test_alrm_agent import FakeRobot as StillRobot
-from tests.agents.alrm.test_alrm_agent import pick_tools
-from tests.agents.planner_executor.test_planner_executor_tools import FakeRobot
 
 pytestmark = pytest.mark.filterwarnings("ignore:Item .*ReadOnly:UserWarning")
 
@@ -139,7 +137,7 @@ def _assert(condition: bool) -> None:
 
 def _pe(instruction: str) -> Callable[[ModuleContext], Any]:
     return lambda ctx: PlannerExecutorAgent(ctx, max_turns=4).run(
-        FakeRobot(), instruction, TaskContext(""))
+        RecordingRobot(), instruction, TaskContext(""))
 
 
 _PIXEL_ANSWER = {"found": True, "point": [32, 20], "box": [28, 16, 36, 24],

@@ -7,8 +7,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 import pytest
+from support.robots import StillRobot, pick_tools
 
 from agentic_env.agents.alrm.agent import AlrmAgent
 from agentic_env.agents.alrm.executors import CodeExecutor, ToolExecutor
@@ -16,10 +16,7 @@ from agentic_env.agents.base import AgentSetup, TaskContext, make_agent
 from agentic_env.agents.models.base import Completion, ModelQuery, ToolCall, Usage
 from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.models.registry import ModelRouter
-from agentic_env.agents.skills.result import SkillCode, SkillResult, fail, ok
-from agentic_env.agents.tools.registry import ToolRegistry
 from agentic_env.agents.tools.robot import ToolContext
-from agentic_env.contract.spaces import Workspace
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.judging import executed_subtasks
 
@@ -56,32 +53,6 @@ def tool_turns(*turns: tuple[str, dict[str, Any]] | str) -> Answer:
     return answer
 
 
-class FakeRobot:
-    """A robot that only observes (the scripted tools below never move it)."""
-
-    workspace = Workspace()
-
-    def observe(self) -> dict[str, np.ndarray]:
-        return {"shoulder_rgb": np.zeros((8, 8, 3), np.uint8)}
-
-    def act(self, action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        raise AssertionError("no primitive is expected")
-
-
-def pick_tools() -> ToolRegistry:
-    def pick(name: str) -> SkillResult:
-        """Pick up an object.
-
-        Args:
-            name: the object's name.
-        """
-        if name != "lemon-1":
-            return fail(SkillCode.NOT_FOUND, f"Object {name} not found")
-        return ok("The lemon was successfully picked")
-
-    return ToolRegistry([pick])
-
-
 def models(backend: Scripted) -> ModuleContext:
     return ModuleContext(ModelRouter(backend), retries=1)
 
@@ -89,7 +60,7 @@ def models(backend: Scripted) -> ModuleContext:
 def test_tap_corrects_itself_after_bad_args() -> None:
     backend = Scripted(task_executor=tool_turns(("pick", {"object_name": "lemon-1"}),
                                            ("pick", {"name": "lemon-1"}), "Picked the lemon."))
-    context = ToolContext(FakeRobot(), "pick the lemon")
+    context = ToolContext(StillRobot(), "pick the lemon")
     outcome = ToolExecutor(models(backend), pick_tools(), context).run("Pick up the lemon.", "")
     assert outcome.ok
     assert outcome.calls[0][2].startswith("BAD_ARGS") and "name" in outcome.calls[0][2]
@@ -103,7 +74,7 @@ def test_tap_corrects_itself_after_bad_args() -> None:
 def test_tap_subtask_fails_when_its_last_call_failed() -> None:
     backend = Scripted(task_executor=tool_turns(("pick", {"name": "orange-1"}), "Could not."))
     outcome = ToolExecutor(models(backend), pick_tools(),
-                           ToolContext(FakeRobot(), "x")).run("Pick up the orange.", "")
+                           ToolContext(StillRobot(), "x")).run("Pick up the orange.", "")
     assert not outcome.ok
     assert "Object orange-1 not found" in outcome.observation
 
@@ -115,7 +86,7 @@ def test_tap_subtask_fails_when_its_last_call_failed() -> None:
 ])
 def test_cap_error_fails_the_subtask(program: str, expected: str) -> None:
     backend = Scripted(task_executor=lambda q: text({"thought": "t", "code": program}))
-    context = ToolContext(FakeRobot(), "pick the lemon")
+    context = ToolContext(StillRobot(), "pick the lemon")
     outcome = CodeExecutor(models(backend), pick_tools(), context).run("Pick up the lemon.", "")
     assert not outcome.ok
     assert outcome.detail["outcome"] == "error"
@@ -124,7 +95,7 @@ def test_cap_error_fails_the_subtask(program: str, expected: str) -> None:
 
 def test_cap_program_runs_against_the_tools() -> None:
     backend = Scripted(task_executor=lambda q: text({"code": 'print(pick("lemon-1"))'}))
-    context = ToolContext(FakeRobot(), "pick the lemon")
+    context = ToolContext(StillRobot(), "pick the lemon")
     executor = CodeExecutor(models(backend), pick_tools(), context)
     outcome = executor.run("Pick up the lemon.", "")
     assert outcome.ok, outcome.observation
@@ -152,7 +123,7 @@ def test_planner_step_bound_ends_the_episode() -> None:
                        task_planner=lambda q: text({"thought": "more", "subtask": "Wave.",
                                                "done": False}),
                        task_executor=lambda q: text({"code": 'print("waved")'}))
-    report = agent(backend, mode="cap", max_steps=3).run(FakeRobot(), "wave",
+    report = agent(backend, mode="cap", max_steps=3).run(StillRobot(), "wave",
                                                          TaskContext(""))
     assert report.failure == "limits" and "3 steps" in report.failure_detail
     assert not report.believes_done
@@ -166,7 +137,7 @@ def test_planner_done_ends_the_loop() -> None:
                     {"thought": "all done", "subtask": "", "done": True}])
     backend = Scripted(objects=scene, task_planner=lambda q: text(next(answers)),
                        task_executor=tool_turns(("get_reference_names", {}), "done"))
-    report = agent(backend, mode="tap").run(FakeRobot(), "find the places", TaskContext(""))
+    report = agent(backend, mode="tap").run(StillRobot(), "find the places", TaskContext(""))
     assert report.believes_done and report.failure is None
     assert executed_subtasks(report) == ["Pick up the lemon."]
     observation = report.events[1]["observation"]
@@ -175,7 +146,7 @@ def test_planner_done_ends_the_loop() -> None:
 
 def test_malformed_planner_fails_with_its_module() -> None:
     backend = Scripted(objects=scene, task_planner=lambda q: text("no json here"))
-    report = agent(backend).run(FakeRobot(), "x", TaskContext(""))
+    report = agent(backend).run(StillRobot(), "x", TaskContext(""))
     assert report.failure == "task_planner"
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from support.robots import RecordingRobot
 
 from agentic_env.agents.base import AgentSetup, TaskContext, make_agent
 from agentic_env.agents.models.base import Completion, ModelQuery, ToolCall, Usage
@@ -15,7 +16,6 @@ from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.models.registry import ModelRouter
 from agentic_env.oracle.planner_executor import PlannerOracle
 from agentic_env.pddl.planning import PlanStep
-from tests.agents.planner_executor.test_planner_executor_tools import FakeRobot
 
 
 class Scripted:
@@ -40,7 +40,7 @@ def run(backend: Scripted, instruction: str = "put the red cube in the bin",
         max_replans: int = 2) -> Any:
     setup = AgentSetup(ModuleContext(ModelRouter(backend)), max_replans=max_replans)
     agent = make_agent("planner-executor", setup)
-    return agent.run(FakeRobot(), instruction, TaskContext(domain=""))
+    return agent.run(RecordingRobot(), instruction, TaskContext(domain=""))
 
 
 def speak(text: str) -> ToolCall:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from support.robots import RecordingRobot
 
 from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.models.registry import ModelRouter
@@ -22,23 +23,6 @@ from agentic_env.agents.skills import SkillCode, SkillResult
 from agentic_env.agents.skills.result import fail, ok
 from agentic_env.agents.tools.registry import build_tool_set
 from agentic_env.agents.tools.robot import ToolContext
-from agentic_env.contract.spaces import Workspace
-
-
-class FakeRobot:
-    """A robot that records primitives and never moves."""
-
-    workspace = Workspace()
-
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-
-    def observe(self) -> dict[str, np.ndarray]:
-        return {"shoulder_rgb": np.zeros((4, 4, 3), np.uint8), "joint_positions": np.zeros(6)}
-
-    def act(self, action: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        self.sent.append(action)
-        return self.observe(), {"ok": True}
 
 
 class NoModel:
@@ -49,7 +33,7 @@ class NoModel:
 
 
 def tools_with(events: list[str] | None = None):
-    robot = FakeRobot()
+    robot = RecordingRobot()
     queue = list(events or [])
 
     def poll() -> list[str]:
@@ -124,7 +108,7 @@ def test_move_arm_sends_one_primitive_and_records_the_posture() -> None:
 
 
 def test_a_bare_tool_context_gets_tools_that_refuse_perception() -> None:
-    robot = FakeRobot()
+    robot = RecordingRobot()
     context = ToolContext(io=robot, instruction="x")
     tools = build_tool_set("planner", context)
     result = context.call(tools, "act", {"action": "perceive", "params": ["table"]})
@@ -205,7 +189,7 @@ def typed_tools() -> tuple[PlannerTools, list[tuple[str, Any]], Lister]:
     """Planner tools over :data:`SCENE` whose manipulator records what it is asked."""
     lister = Lister(SCENE)
     state = PlannerState(ModuleContext(ModelRouter(lister)))
-    tools = PlannerTools(PlannerToolContext(io=FakeRobot(), instruction="x", planner=state))
+    tools = PlannerTools(PlannerToolContext(io=RecordingRobot(), instruction="x", planner=state))
     asked: list[tuple[str, Any]] = []
 
     def place(name: str, mode: Place, where: Any = None, **_kw: Any) -> SkillResult:
@@ -265,7 +249,7 @@ def test_perceiving_the_table_lists_the_scene_and_the_snapshot_keeps_each_kind()
     tools.act(Action.PERCEIVE, ["the wooden tabletop"])  # a fresh look lists again
     assert [q.template for q in lister.queries].count("scene_objects") == 2
     # the detector is told the listing's words for a name
-    assert tools.detector(FakeRobot().observe(), "shoulder", "wooden board square 2",
+    assert tools.detector(RecordingRobot().observe(), "shoulder", "wooden board square 2",
                           "object") is None
     assert "wooden board square 2: second square" in lister.queries[-1].prompt
 
