@@ -12,8 +12,10 @@ from typing import Any
 
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
 
-#: The files of a LeRobot ``pretrained_model`` folder that loading needs.
+#: The files of a LeRobot ``pretrained_model`` folder that loading needs: the config and
+#: either the weights or, for a LoRA fine-tune (``lerobot-train --peft.*``), the adapter.
 CHECKPOINT_FILES: tuple[str, ...] = ("config.json", "model.safetensors")
+ADAPTER_FILE = "adapter_model.safetensors"
 
 
 def require_lerobot() -> Any:
@@ -38,11 +40,13 @@ def resolve_checkpoint(path: str | Path) -> Path:
     root = Path(path).expanduser()
     for candidate in (root, root / "pretrained_model",
                       root / "checkpoints" / "last" / "pretrained_model"):
-        if all((candidate / name).is_file() for name in CHECKPOINT_FILES):
+        weights = (candidate / CHECKPOINT_FILES[1]).is_file() or (
+            candidate / ADAPTER_FILE).is_file()
+        if (candidate / CHECKPOINT_FILES[0]).is_file() and weights:
             return candidate
     raise InvalidConfigError(f"no LeRobot checkpoint in {root}: expected "
-                             f"{' and '.join(CHECKPOINT_FILES)} there or in its "
-                             "pretrained_model/ (or checkpoints/last/pretrained_model/)")
+                             f"{' and '.join(CHECKPOINT_FILES)} (or {ADAPTER_FILE}) there or "
+                             "in its pretrained_model/ (or checkpoints/last/pretrained_model/)")
 
 
 @dataclass
@@ -71,7 +75,8 @@ class LoadedPolicy:
 
 
 def load_policy(path: str | Path, device: str = "cpu") -> LoadedPolicy:
-    """Load the checkpoint at ``path`` (see :func:`resolve_checkpoint`) onto ``device``.
+    """Load the checkpoint at ``path`` (see :func:`resolve_checkpoint`) onto ``device``; a
+    LoRA adapter is loaded onto its base policy (which ``peft`` fetches unless cached).
 
     Raises:
         AgenticEnvError: lerobot is not installed.
@@ -86,8 +91,16 @@ def load_policy(path: str | Path, device: str = "cpu") -> LoadedPolicy:
     config = PreTrainedConfig.from_pretrained(folder, local_files_only=True)
     config.device = device
     config.pretrained_path = folder
-    policy = get_policy_class(config.type).from_pretrained(folder, config=config,
-                                                           local_files_only=True)
+    policy_class = get_policy_class(config.type)
+    if (folder / ADAPTER_FILE).is_file():  # LoRA: the base policy, then the adapter on it
+        from peft import PeftConfig, PeftModel
+
+        adapter = PeftConfig.from_pretrained(folder)
+        policy = PeftModel.from_pretrained(
+            policy_class.from_pretrained(adapter.base_model_name_or_path, config=config),
+            folder, config=adapter)
+    else:
+        policy = policy_class.from_pretrained(folder, config=config, local_files_only=True)
     policy.eval()
     preprocessor, postprocessor = make_pre_post_processors(
         config, pretrained_path=str(folder),
