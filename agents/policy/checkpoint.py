@@ -61,7 +61,6 @@ class LoadedPolicy:
         postprocessor: LeRobot's action pipeline (unnormalisation, back to the CPU).
         input_features: feature name -> (type name, shape) the policy reads.
         action_shape: shape of one action the policy emits.
-        device: torch device name.
     """
 
     folder: Path
@@ -71,7 +70,6 @@ class LoadedPolicy:
     postprocessor: Any
     input_features: dict[str, tuple[str, tuple[int, ...]]]
     action_shape: tuple[int, ...]
-    device: str
 
 
 def load_policy(path: str | Path, device: str = "cpu") -> LoadedPolicy:
@@ -113,4 +111,4 @@ def load_policy(path: str | Path, device: str = "cpu") -> LoadedPolicy:
     inputs = {name: (feature.type.name, tuple(feature.shape))
               for name, feature in config.input_features.items()}
     return LoadedPolicy(folder, str(config.type), policy, preprocessor, postprocessor,
-                        inputs, tuple(outputs["action"].shape), device)
+                        inputs, tuple(outputs["action"].shape))
