@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 COMMON_FAILURE_SOURCES: tuple[str, ...] = ("goal", "execution", "limits", "error")
 #: Model modules the harness itself queries for any agent: ALRM's trace judge.
 HARNESS_MODULES: tuple[str, ...] = ("judge",)
+#: Action spaces an agent may act in (see :attr:`AgentEntry.control_mode`).
+AGENT_CONTROL_MODES: tuple[str, ...] = ("primitive", "joint_position")
 
 
 class RobotStoppedError(AgenticEnvError, RuntimeError):
@@ -59,15 +61,34 @@ class RobotIO(Protocol):
         ...
 
 
+class ControlIO(RobotIO, Protocol):
+    """A :class:`RobotIO` of an env in ``joint_position`` mode: one control period at a time
+    (the rate of the env's control loop, 20 Hz by default), the action space that
+    ``agentic-env collect`` records as ``action``."""
+
+    def control(self, action: np.ndarray) -> tuple[dict[str, np.ndarray], bool]:
+        """Hold ``action`` (six joint targets, rad; gripper width target, m) for one control
+        period; the observation after it and whether the episode ended (Gymnasium's
+        ``terminated``: the trial is over; on the real robot, the operator ends it).
+
+        Raises:
+            RobotStoppedError: on a safety fault.
+        """
+        ...
+
+
 @dataclass(frozen=True)
 class TaskContext:
     """What the task tells an agent besides the instruction.
 
     Attributes:
         domain: the task's PDDL domain text (its actions map onto the robot's skills).
+        task: the benchmark task's name (``sorting``, ``stacking``...), ``""`` when unknown;
+            public, like the instruction (a policy agent picks its checkpoint by it).
     """
 
     domain: str
+    task: str = ""
 
 
 @dataclass
@@ -148,6 +169,9 @@ class AgentEntry:
         evaluations: names of the episode evaluations the harness runs on its episodes
             besides the task's score (:mod:`agentic_env.harness.evaluations`, e.g.
             ``"alrm-judge"``); ``()`` = none.
+        control_mode: the env's action space the agent acts in: ``primitive`` (through
+            :meth:`RobotIO.act`) or ``joint_position`` (one control period at a time through
+            :meth:`ControlIO.control`).
     """
 
     name: str
@@ -156,6 +180,7 @@ class AgentEntry:
     options: Mapping[str, Any] | None = None
     modules: tuple[str, ...] = ()
     evaluations: tuple[str, ...] = ()
+    control_mode: str = "primitive"
 
     def factory(self) -> AgentFactory:
         """The factory, imported on first use.
@@ -211,7 +236,8 @@ def register_agent(name: str, entry_point: str | AgentFactory, *,
                    failure_sources: tuple[str, ...] = (),
                    options: Mapping[str, Any] | None = None,
                    modules: tuple[str, ...] = (),
-                   evaluations: tuple[str, ...] = ()) -> AgentEntry:
+                   evaluations: tuple[str, ...] = (),
+                   control_mode: str = "primitive") -> AgentEntry:
     """Register an agent under ``name`` (replacing one of the same name).
 
     Args:
@@ -222,17 +248,22 @@ def register_agent(name: str, entry_point: str | AgentFactory, *,
         modules: the model modules it queries; a new one must be registered first
             (:func:`agentic_env.agents.models.modules.register_module`).
         evaluations: the episode evaluations its episodes get (see :class:`AgentEntry`).
+        control_mode: ``primitive`` or ``joint_position`` (see :class:`AgentEntry`).
 
     Raises:
-        InvalidConfigError: ``name`` is empty or contains ``:``, or a module is unknown.
+        InvalidConfigError: ``name`` is empty or contains ``:``, a module is unknown, or
+            the control mode is neither.
     """
     if not name or ":" in name:
         raise InvalidConfigError(f"agent name {name!r}: give a non-empty name without ':'")
+    if control_mode not in AGENT_CONTROL_MODES:
+        raise InvalidConfigError(f"agent {name!r}: control_mode {control_mode!r}; valid: "
+                                 f"{', '.join(AGENT_CONTROL_MODES)}")
     from agentic_env.agents.models.modules import check_modules
 
     check_modules(modules, f"among the modules of agent {name!r}")
     entry = AgentEntry(name, entry_point, tuple(failure_sources), dict(options or {}),
-                       tuple(modules), tuple(evaluations))
+                       tuple(modules), tuple(evaluations), control_mode)
     _REGISTRY[name] = entry
     return entry
 
@@ -310,3 +341,9 @@ register_agent(
     failure_sources=("router", "planner", "critic", "detector", "chatbot"),
     options={"max_turns": 120},
     modules=("router", "chatbot", "planner", "critic", "detector", "grasp"), evaluations=())
+
+register_agent(
+    "policy", "agentic_env.agents.policy.agent:make_policy_agent",
+    failure_sources=("policy",),
+    options={"checkpoint": "runs/policies/{task}", "device": "cpu", "max_steps": 2400},
+    modules=(), evaluations=(), control_mode="joint_position")

@@ -37,7 +37,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
 )
 #: Modules that need an optional extra's package the test machine need not have.
-OPTIONAL = {"agentic_env.real.drivers.k4a"}
+OPTIONAL = {"agentic_env.real.drivers.k4a", "agentic_env.envs.lerobot"}
 
 
 def _modules() -> dict[str, pathlib.Path]:

@@ -55,6 +55,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
                     "open-loop replay of recorded demonstrations; fidelity report"),
     "bench-collect": ("agentic_env.cli.bench.collect:main",
                       "demonstration frames per second and MB per episode"),
+    "train-policy": ("agentic_env.cli.policy:main",
+                     "demonstrations + a small ACT policy on the CPU (LeRobot) for --agent "
+                     "policy"),
     "train-rl": ("agentic_env.cli.rl:main", "SB3 PPO/SAC baseline on a shaped reach/pick task"),
     "sweep": ("agentic_env.cli.harness:sweep_main",
               "run a sweep file's episodes (resumable) into SQLite"),

@@ -64,7 +64,14 @@ from typing import Any
 
 import numpy as np
 
-from agentic_env.datasets.recording import CAMERAS, DEPTH_UNITS_PER_METRE, RecordedEpisode
+from agentic_env.contract.features import (
+    CAMERAS,
+    DEPTH_UNITS_PER_METRE,
+    depth_key,
+    extrinsics_key,
+    video_key,
+)
+from agentic_env.datasets.recording import RecordedEpisode
 from agentic_env.datasets.stats import STAT_KEYS, aggregate_stats, feature_stats, to_json
 from agentic_env.errors import AgenticEnvError
 
@@ -91,16 +98,6 @@ class DatasetFormatError(AgenticEnvError, ValueError):
     """A dataset folder is incomplete or does not match its ``meta/info.json``."""
 
 
-def video_key(camera: str) -> str:
-    """Feature name of a camera's RGB video."""
-    return f"observation.images.{camera}"
-
-
-def depth_key(camera: str) -> str:
-    """Feature name of a camera's depth images."""
-    return f"observation.depth.{camera}"
-
-
 def require_pyarrow() -> Any:
     """``(pyarrow, pyarrow.parquet)``, or an error naming the ``data`` extra to install."""
     try:
@@ -123,7 +120,7 @@ def vector_features() -> dict[str, dict[str, Any]]:
                                  "names": ["x", "y", "z", "qw", "qx", "qy", "qz"]},
     }
     for cam in CAMERAS:
-        features[f"observation.extrinsics.{cam}"] = {
+        features[extrinsics_key(cam)] = {
             "dtype": "float32", "shape": [16],
             "names": [f"T{r}{c}" for r in range(4) for c in range(4)]}
     features["action"] = {"dtype": "float32", "shape": [7],
@@ -136,7 +133,7 @@ def vector_features() -> dict[str, dict[str, Any]]:
 def _vector_columns(episode: RecordedEpisode) -> dict[str, np.ndarray]:
     columns = {"observation.state": episode.state, "observation.tcp_pose": episode.tcp_pose}
     for cam in CAMERAS:
-        columns[f"observation.extrinsics.{cam}"] = episode.extrinsics[cam]
+        columns[extrinsics_key(cam)] = episode.extrinsics[cam]
     columns["action"] = episode.action
     columns["action.ee_delta"] = episode.ee_delta
     return columns

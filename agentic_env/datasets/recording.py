@@ -27,6 +27,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PIL import Image
 
+from agentic_env.contract.features import (
+    CAMERAS,
+    DEPTH_UNITS_PER_METRE,
+    depth_millimetres,
+    extrinsics_key,
+    frame_features,
+)
 from agentic_env.datasets.stats import sample_indices, thumbnail, to_json, visual_stats
 from agentic_env.datasets.video import VideoConfig, VideoWriter
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
@@ -35,10 +42,6 @@ from agentic_env.robot.constants import GRIPPER_WIDTH_RANGE
 if TYPE_CHECKING:
     from agentic_env.envs.sim_env import SimEnv
 
-#: Camera names in the order of the observation contract.
-CAMERAS: tuple[str, ...] = ("shoulder", "wrist")
-#: Stored depth unit per metre (depth is stored in millimetres).
-DEPTH_UNITS_PER_METRE = 1000.0
 
 
 class RecordingError(AgenticEnvError, RuntimeError):
@@ -108,11 +111,6 @@ class RecordedEpisode:
         return bool(self.metadata["success"])
 
 
-def depth_millimetres(depth: np.ndarray) -> np.ndarray:
-    """Depth (H, W) float32 metres -> uint16 millimetres, rounded (0 = no return)."""
-    return np.clip(np.rint(depth * DEPTH_UNITS_PER_METRE), 0, 65535).astype(np.uint16)
-
-
 def encode_depth_png(depth: np.ndarray) -> bytes:
     """Depth (H, W) float32 metres -> 16-bit greyscale PNG of millimetres (0 = no return)."""
     buffer = io.BytesIO()
@@ -149,12 +147,13 @@ class _FrameSink:
         self._depth_thumbnails: dict[str, list[np.ndarray]] = {cam: [] for cam in CAMERAS}
 
     def push(self, obs: dict[str, np.ndarray]) -> None:
-        self.state.append(np.concatenate([obs["joint_positions"], obs["gripper_width"]]))
-        self.tcp.append(obs["tcp_pose"].copy())
+        frame = frame_features(obs)
+        self.state.append(frame["observation.state"])
+        self.tcp.append(frame["observation.tcp_pose"])
         for cam in CAMERAS:
             rgb = obs[f"{cam}_rgb"]
             self.writers[cam].append(rgb)
-            self.extrinsics[cam].append(obs[f"{cam}_extrinsics"].reshape(16).copy())
+            self.extrinsics[cam].append(frame[extrinsics_key(cam)])
             self._rgb_thumbnails[cam].append(thumbnail(rgb).copy())
             if self.depth:
                 depth = obs[f"{cam}_depth"]

@@ -125,8 +125,23 @@ class EnvRobotIO:
         Raises:
             RobotStoppedError: on a safety fault or a primitive the operator declined.
         """
+        obs, _terminated, info = self._step(action)
+        return obs, dict(info.get("primitive", {}))
+
+    def control(self, action: np.ndarray) -> tuple[dict[str, np.ndarray], bool]:
+        """Hold a ``joint_position`` action (six joint targets, rad; gripper width target, m)
+        for one control period of an env in that mode; the observation after it and whether
+        the episode ended (the env's ``terminated``). Counted in :attr:`actions`.
+
+        Raises:
+            RobotStoppedError: on a safety fault.
+        """
+        obs, terminated, _info = self._step(np.asarray(action, dtype=float))
+        return obs, terminated
+
+    def _step(self, action: Any) -> tuple[dict[str, np.ndarray], bool, dict[str, Any]]:
         link = _LINKS[self._key]
-        obs, _reward, _terminated, _truncated, info = link.env.step(action)
+        obs, _reward, terminated, _truncated, info = link.env.step(action)
         link.take(info, self._events)
         fault = info.get("safety_fault")
         stop = (f"safety fault {fault.get('kind')}: {fault.get('message')}" if fault is not None
@@ -136,4 +151,4 @@ class EnvRobotIO:
             self.stopped = stop
             raise RobotStoppedError(stop)
         self.actions += 1
-        return link.seen(obs), dict(info.get("primitive", {}))
+        return link.seen(obs), bool(terminated), info

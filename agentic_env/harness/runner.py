@@ -206,7 +206,10 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
     """
     start = time.perf_counter()
     evaluations = build_evaluations(agent_entry(spec.agent).evaluations, spec)
-    env = SimEnv(task=spec.task, setting=spec.setting)
+    control_mode = agent_entry(spec.agent).control_mode
+    # a low-level agent's own step budget ends its episode: the env never truncates it
+    env = SimEnv(task=spec.task, setting=spec.setting, control_mode=control_mode,
+                 max_episode_steps=None if control_mode == "primitive" else 2**62)
     calls: list[CallRecord] = []
     trace: EpisodeTrace | None = None
 
@@ -240,7 +243,8 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
                 trace.on_observation(obs)
             robot = EnvRobotIO(env, trace.on_observation if trace is not None else None)
             report, stopped = run_agent(agent, robot, info["instruction"],
-                                        TaskContext(load_domain(env.task.domain)))
+                                        TaskContext(load_domain(env.task.domain),
+                                                    spec.task))
         result = _score(spec, env, report, stopped, calls, time.perf_counter() - start,
                         str(trace.folder) if trace else None, robot.actions)
         for evaluation in evaluations:

@@ -253,7 +253,7 @@ def run_real_trial(trial: TrialSpec, spec: EpisodeSpec, env: RealEnv, ask: Ask,
                                                                             executed))
             try:
                 report, stopped = run_agent(agent, robot_io, trial.instruction,
-                                            TaskContext(domain))
+                                            TaskContext(domain, trial.task))
             except SafetyFaultError as fault:  # raised by an observation
                 report = AgentReport(actions=robot_io.actions, failure="execution",
                                      failure_detail=str(fault))

@@ -336,8 +336,8 @@ def test_the_robot_io_an_agent_receives_answers_only_its_questions() -> None:
         assert set(obs) == set(env.observation_space.spaces)
         assert set(status) == {"name", "ok", "reason", "message", "sim_duration"}
         public = {a for a in dir(robot_io) if not a.startswith("_")}
-        assert public == {"act", "observe", "actions", "stopped", "workspace", "poll_events",
-                          "wait"}
+        assert public == {"act", "control", "observe", "actions", "stopped", "workspace",
+                          "poll_events", "wait"}
         assert robot_io.poll_events() == []  # announced events come as text only
     finally:
         env.close()
