@@ -4,8 +4,8 @@
 # frozen, LoRA on the attention and FFN linear projections of the VLM backbone and of the
 # flow-matching action expert, 10,000 steps at batch 64 (the paper: ~38 h on one A6000).
 #
-# Needs a CUDA GPU (about 48 GB for batch 64), the 'policy' extra plus peft
-# (pip install -e '.[policy]' 'lerobot[peft,pi]==0.6.1') and the Hugging Face Hub (the
+# Needs a CUDA GPU (about 48 GB for batch 64), the 'vla' extra plus peft
+# (pip install -e '.[vla]' 'lerobot[peft,pi]==0.6.1') and the Hugging Face Hub (the
 # lerobot/pi05_base weights). Without a GPU it says so and exits 0, training nothing.
 #
 # Usage: scripts/train_pi05_lora.sh TASK [DATASET] [OUT]

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from agentic_env.oracle.difficulty import same_category
 from agentic_env.oracle.profile import PLAN_ROLES
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from agentic_env.envs.sim_env import SimEnv
     from agentic_env.oracle.backend import OracleContext
 
-StepT = TypeVar("StepT")
 #: Each simulator's errors drawn so far (weak: an env's list goes with it).
 _DRAWN: weakref.WeakKeyDictionary[SimEnv, list[dict[str, Any]]] = weakref.WeakKeyDictionary()
 
@@ -74,7 +73,8 @@ def look_alike(oracle: OracleContext, obj: str) -> str | None:
     return str(kin[int(oracle.rng.integers(len(kin)))]) if kin else None
 
 
-def reshaped(steps: Sequence[StepT], kind: str, oracle: OracleContext) -> list[StepT] | None:
+def reshaped[Step](steps: Sequence[Step], kind: str,
+                   oracle: OracleContext) -> list[Step] | None:
     """``steps`` with the plan error ``kind`` made, for the kinds that change only which
     steps come in which order: ``skipped_step`` (one left out), ``reordered_steps`` (two
     neighbours swapped), ``premature_done`` (the tail cut: only the first k < n kept).

@@ -19,14 +19,14 @@ ADAPTER_FILE = "adapter_model.safetensors"
 
 
 def require_lerobot() -> Any:
-    """The ``lerobot`` module, or an error naming the ``policy`` extra to install."""
+    """The ``lerobot`` module, or an error naming the ``vla`` extra to install."""
     try:
         import lerobot
         import torch  # noqa: F401  (lerobot's policies need it; fail here, not later)
     except ImportError as missing:
         raise AgenticEnvError(
-            "LeRobot policies need lerobot and torch (Python >= 3.12): install the 'policy' "
-            "extra (pip install -e '.[policy]')") from missing
+            "LeRobot policies need lerobot and torch (Python >= 3.12): install the 'vla' "
+            "extra (pip install -e '.[vla]')") from missing
     return lerobot
 
 

@@ -17,7 +17,7 @@ from agentic_env.errors import AgenticEnvError, InvalidConfigError
 
 def test_a_missing_lerobot_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "lerobot", None)  # import lerobot -> ImportError
-    with pytest.raises(AgenticEnvError, match=r"'policy' extra"):
+    with pytest.raises(AgenticEnvError, match=r"'vla' extra"):
         require_lerobot()
 
 
