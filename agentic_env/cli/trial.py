@@ -7,14 +7,17 @@ import argparse
 import socket
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from agentic_env.agents.base import agent_names
+from agentic_env.agents.base import agent_entry, agent_names
 from agentic_env.cli.real import add_real_backend_arguments
+from agentic_env.cli.run import parse_agent_options
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
 from agentic_env.harness.db import Finished, ResultStore
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 from agentic_env.harness.real_events import twin_hands
+from agentic_env.harness.runner import LOW_LEVEL_STEPS
 from agentic_env.harness.trial import (
     BACKENDS,
     REAL_KEY_SUFFIX,
@@ -41,6 +44,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--agent", default="agenticlab",
                         help=f"registered agent ({', '.join(agent_names())}) or module:attr")
     parser.add_argument("--model", default="sim-oracle", help="model spec (default sim-oracle)")
+    parser.add_argument("--agent-option", action="append", default=[], metavar="KEY=VALUE",
+                        help="an agent switch, as for 'agentic-env run' (repeatable), e.g. "
+                             "checkpoint=DIR for --agent policy")
     parser.add_argument("--verification", default="full", choices=("none", "goal", "full"))
     parser.add_argument("--max-actions", type=int, default=40)
     parser.add_argument("--db", type=Path, default=Path("runs/trials.sqlite"),
@@ -68,7 +74,8 @@ def main(argv: list[str] | None = None, ask: Ask = input) -> int:
     replace = False
     try:
         trial = TrialSpec.load(args.spec)
-        spec = episode_spec(trial, args.agent, args.model, args.max_actions, args.verification)
+        spec = episode_spec(trial, args.agent, args.model, args.max_actions, args.verification,
+                            parse_agent_options(args.agent_option))
         if args.backend == "sim":
             result = run_sim_trial(trial, spec, args.out)
             key, worker = spec.key(), f"sim:{socket.gethostname()}"
@@ -97,6 +104,13 @@ def main(argv: list[str] | None = None, ask: Ask = input) -> int:
 
 def _run_real(args: argparse.Namespace, trial: TrialSpec, spec: EpisodeSpec, ask: Ask,
               store: Callable[[EpisodeResult], None]) -> EpisodeResult:
+    mode = agent_entry(spec.agent).control_mode
+    if mode != "primitive" and args.confirm_each_step:
+        raise InvalidConfigError(f"--confirm-each-step confirms primitives; agent {spec.agent!r} "
+                                 f"acts every control period ({mode}): leave it out")
+    # a low-level agent's own budget ends its episode, as in simulation (harness.runner)
+    modes: dict[str, Any] = {} if mode == "primitive" else {
+        "control_mode": mode, "max_episode_steps": LOW_LEVEL_STEPS}
     confirm = None
     if args.confirm_each_step:
         def confirm(text: str) -> bool:
@@ -107,12 +121,12 @@ def _run_real(args: argparse.Namespace, trial: TrialSpec, spec: EpisodeSpec, ask
     if args.twin:
         from agentic_env.real.twin import make_twin_env
 
-        env, twin = make_twin_env(task=trial.task, trial=trial, confirm=confirm)
+        env, twin = make_twin_env(task=trial.task, trial=trial, confirm=confirm, **modes)
         return run_real_trial(trial, spec, env, ask, args.out, oracle_env=twin.world.env,
                               hands=twin_hands(env, twin), store=store,
                               rubric_world=twin.world.env if args.rubric == "auto" else None)
     if not args.robot_host:
         raise InvalidConfigError("--backend real needs --robot-host (or --twin)")
     env = RealEnv(real_hardware(args.robot_host, args.gripper_port),
-                  Calibration.load(args.calibration), confirm=confirm)
+                  Calibration.load(args.calibration), confirm=confirm, **modes)
     return run_real_trial(trial, spec, env, ask, args.out, store=store)

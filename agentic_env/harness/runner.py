@@ -97,6 +97,10 @@ def episode_models(spec: EpisodeSpec, oracle_env: SimEnv | None,
             oracle.close()
 
 
+#: Episode steps of an env that a low-level agent drives every control period: unbounded in
+#: practice, since the agent's own step budget ends its episode.
+LOW_LEVEL_STEPS = 2**62
+
 def build_agent(spec: EpisodeSpec, models: ModuleContext,
                 on_event: Callable[[dict[str, Any]], None] | None = None) -> Agent:
     """The registered agent ``spec.agent`` with ``spec``'s options, limits and seed;
@@ -207,9 +211,8 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
     start = time.perf_counter()
     evaluations = build_evaluations(agent_entry(spec.agent).evaluations, spec)
     control_mode = agent_entry(spec.agent).control_mode
-    # a low-level agent's own step budget ends its episode: the env never truncates it
     env = SimEnv(task=spec.task, setting=spec.setting, control_mode=control_mode,
-                 max_episode_steps=None if control_mode == "primitive" else 2**62)
+                 max_episode_steps=None if control_mode == "primitive" else LOW_LEVEL_STEPS)
     calls: list[CallRecord] = []
     trace: EpisodeTrace | None = None
 

@@ -28,9 +28,10 @@ world, which plays the real cell).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -157,13 +158,15 @@ def reference_env(trial: TrialSpec) -> SimEnv:
 
 
 def episode_spec(trial: TrialSpec, agent: str, model: str, max_actions: int,
-                 verification: str) -> EpisodeSpec:
+                 verification: str, agent_options: Mapping[str, Any] | None = None
+                 ) -> EpisodeSpec:
     """The episode spec of ``trial`` (its task, setting, seed, disturbances, trial kind and
-    events beyond the kind's own)."""
+    events beyond the kind's own) for ``agent`` with its ``agent_options``."""
     kind = str(trial.variant.get("kind", "task")) if trial.variant else "task"
     return EpisodeSpec(
         task=trial.task, setting=trial.setting, seed=trial.seed, agent=agent, model=model,
         verification=verification, max_actions=max_actions,
+        agent_options=tuple(sorted((agent_options or {}).items())),
         instruction_category=trial.instruction_category,
         disturbances=tuple(tuple(sorted(d.items())) for d in trial.disturbances),
         kind=kind, events=freeze_events(() if trial.variant else trial.events))

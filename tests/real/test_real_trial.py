@@ -240,3 +240,11 @@ def test_the_auto_rubric_runs_the_paired_trial_unattended(stacking_trial: Path,
     assert "1 paired trials" in (tmp_path / "report.md").read_text()
     assert trial_cli.main([str(stacking_trial), "--backend", "sim", "--rubric", "auto",
                            "--db", str(db)], ask=no_operator) == 1
+
+
+def test_a_low_level_agent_refuses_confirmation_per_primitive(
+        stacking_trial: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert trial_cli.main([str(stacking_trial), "--backend", "real", "--twin",
+                           "--agent", "policy", "--confirm-each-step",
+                           "--db", str(tmp_path / "db.sqlite")], ask=no_operator) == 1
+    assert "--confirm-each-step confirms primitives" in capsys.readouterr().out

@@ -116,3 +116,29 @@ def test_a_policy_episode_runs_through_the_harness(tiny_policy: tuple[Path, Path
     assert "12 control periods" in result.failure_detail
     assert result.sim_s >= 12 / 20  # twelve 20 Hz control periods after the reset
     assert (tmp_path / spec.key()).is_dir()
+
+
+def test_the_policy_runs_a_real_trial_on_the_twin(tiny_policy: tuple[Path, Path],
+                                                  tmp_path: Path) -> None:
+    """``agentic-env trial --backend real --agent policy``: the real env is built in the
+    policy's control mode and its checkpoint comes from ``--agent-option``. A policy trained
+    for two steps asks for wild joint targets: the real env's safety layer refuses the first
+    one, the arm stays stopped and the trial is stored, scored, as an execution failure."""
+    from agentic_env.cli import setup_sheet
+    from agentic_env.cli import trial as trial_cli
+    from agentic_env.harness.db import ResultStore
+
+    pytest.importorskip("serial")
+    assert setup_sheet.main(["--task", CONFIG.task, "--seed", "0", "--out",
+                             str(tmp_path / "sheet")]) == 0
+    db = tmp_path / "db.sqlite"
+    code = trial_cli.main([str(tmp_path / "sheet" / "trial.json"), "--backend", "real",
+                           "--twin", "--rubric", "auto", "--agent", "policy",
+                           "--agent-option", f"checkpoint={tiny_policy[1]}",
+                           "--agent-option", "max_steps=12", "--db", str(db),
+                           "--out", str(tmp_path / "out")], ask=lambda _prompt: "")
+    assert code == 0
+    with ResultStore(db) as store:
+        (row,) = store.episodes()
+    assert row["agent"] == "policy" and row["actions"] == 0 and row["success"] == 0
+    assert row["failure"] == "execution" and "safety fault" in row["failure_detail"]
