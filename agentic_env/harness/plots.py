@@ -7,6 +7,7 @@ state), so they are safe to make from any thread or process without a display.
 from __future__ import annotations
 
 import io
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -23,6 +24,12 @@ def _figure(width: float, height: float) -> Any:
     from matplotlib.figure import Figure
 
     return Figure(figsize=(width, height), dpi=_DPI, layout="constrained")
+
+
+def _label(text: str) -> str:
+    """A legend label wrapped to lines of at most 36 characters (a model spec with its
+    per-module mix is long enough to squeeze the axes away)."""
+    return textwrap.fill(text.replace(",", ", "), 36, break_on_hyphens=False)
 
 
 def _png(figure: Any) -> bytes:
@@ -55,7 +62,8 @@ def success_plot(stats: Sequence[GroupStats]) -> bytes:
             scores.append(s.mean_score)
             stds.append(s.std_score)
         colour = _COLOURS[m % len(_COLOURS)]
-        top.bar(xs, rates, width, yerr=[low, high], capsize=3, color=colour, label=model)
+        top.bar(xs, rates, width, yerr=[low, high], capsize=3, color=colour,
+                label=_label(model))
         bottom.bar(xs, scores, width, yerr=stds, capsize=3, color=colour)
     top.set_ylabel("success rate")
     top.set_ylim(0, 1.05)
@@ -77,7 +85,7 @@ def failure_plot(breakdown: Mapping[tuple[Any, ...], Mapping[str, int]], title: 
     figure = _figure(7.5, 0.45 * len(groups) + 1.6)
     axes = figure.subplots()
     left = [0] * len(groups)
-    labels = [" / ".join(map(str, g)) for g in groups]
+    labels = [_label(" / ".join(map(str, g))) for g in groups]
     for i, source in enumerate(sources):
         values = [breakdown[g][source] for g in groups]
         axes.barh(labels, values, left=left, color=_COLOURS[i % len(_COLOURS)], label=source)
