@@ -390,15 +390,13 @@ def simulated_pick_lifts(env: Any, target: str, pose: np.ndarray, width: float) 
 def _lookalike_pixels(env: Any, target: str, shape: tuple[int, int]) -> list[int]:
     """Visible pixels of each other object of ``target``'s category in the shoulder image at
     ``shape`` (height, width), sorted."""
-    from agentic_env.oracle.difficulty import same_category
-    from agentic_env.oracle.naming import thing_geoms
+    from agentic_env.oracle.difficulty import lookalike_pixels
     from agentic_env.visualize import resize_nearest
 
     ids = env.segmentation("shoulder")
     if ids.shape != shape:
         ids = resize_nearest(ids, shape[1], shape[0])
-    return sorted(int(np.isin(ids, thing_geoms(env, other)).sum())
-                  for other in same_category(env, target))
+    return lookalike_pixels(env, ids, target)
 
 
 def benchmark_sightings(tasks: Sequence[str] = ("sorting", "stacking"), setting: str = "lab",

@@ -66,6 +66,13 @@ def same_category(env: SimEnv, target: str) -> set[str]:
             and (t.nouns & own.nouns or t.labels & own.labels)}
 
 
+def lookalike_pixels(env: SimEnv, segmentation: np.ndarray, target: str) -> list[int]:
+    """Pixels of each same-category look-alike of ``target`` (:func:`same_category`) in an
+    image of geom ids ``segmentation`` (H, W), sorted."""
+    return sorted(int(np.isin(segmentation, thing_geoms(env, other)).sum())
+                  for other in same_category(env, target))
+
+
 def sighting(env: SimEnv, segmentation: np.ndarray, target: str, visible_px: int,
              min_visible_px: int) -> Sighting:
     """``target``'s :class:`Sighting` in an image of geom ids ``segmentation`` (H, W).
@@ -78,8 +85,7 @@ def sighting(env: SimEnv, segmentation: np.ndarray, target: str, visible_px: int
             visibility threshold, or inside a closed drawer).
         min_visible_px: a look-alike with fewer pixels than this is not in view.
     """
-    alikes = sum(int(np.isin(segmentation, thing_geoms(env, other)).sum()) >= min_visible_px
-                 for other in same_category(env, target))
+    alikes = sum(px >= min_visible_px for px in lookalike_pixels(env, segmentation, target))
     return Sighting(int(visible_px), alikes, env.scene_config.setting)
 
 

@@ -51,11 +51,17 @@ def error_rates(profile: ModelProfile) -> dict[str, float]:
     share = profile.planner_turn_share.value
     rates = {role: (1.0 - profile.module_for(role).success.value)
              * (share if role in profile.turn_roles else 1.0) for role in profile.roles}
+    turn = _turn_rate(profile)
+    return rates if turn is None else {**rates, **dict.fromkeys(PLANNER_ERRORS, turn)}
+
+
+def _turn_rate(profile: ModelProfile) -> float | None:
+    """One planner turn's error rate: the parser's error rate times ``planner_turn_share``
+    (``None``: the model writes no plans)."""
     if PLAN_MEASURE not in profile.modules:
-        return rates
-    turn = (1.0 - profile.modules[PLAN_MEASURE].success.value) \
+        return None
+    return (1.0 - profile.modules[PLAN_MEASURE].success.value) \
         * profile.planner_turn_share.value
-    return {**rates, **dict.fromkeys(PLANNER_ERRORS, turn)}
 
 
 def tool_error_rates(profile: ModelProfile) -> dict[str, float]:
@@ -64,11 +70,9 @@ def tool_error_rates(profile: ModelProfile) -> dict[str, float]:
     ``planner_turn_share``) split by the weights of ``kinds.tools``; none for a model that
     writes no plans."""
     weights = {kind: n.value for kind, n in profile.kinds.get("tools", {}).items()}
-    total = sum(weights.values())
-    if PLAN_MEASURE not in profile.modules or not total:
+    total, turn = sum(weights.values()), _turn_rate(profile)
+    if turn is None or not total:
         return {}
-    turn = (1.0 - profile.modules[PLAN_MEASURE].success.value) \
-        * profile.planner_turn_share.value
     return {kind: turn * weight / total for kind, weight in weights.items()}
 
 

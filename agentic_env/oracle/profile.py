@@ -48,8 +48,8 @@ Sections (all but ``title`` may come from the defaults):
 
 Fidelity rule: a profile is built from module-level measurements; end-to-end results
 (AgenticLab Table I) are what its predictions are compared with, never inputs. A profile of a
-model measured only end to end (ALRM Table III) names that result in ``built_from``, so any
-comparison with it is labelled as agreeing by construction.
+model measured only end to end (ALRM Table III) names that result in ``built_from``: a
+comparison of its runs with that result agrees by construction and is no prediction.
 """
 
 from __future__ import annotations
