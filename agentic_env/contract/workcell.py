@@ -8,6 +8,7 @@ heights are heights above the table.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from agentic_env.geometry.camera import CameraConfig, azure_kinect_color, realsense_d405
 
@@ -44,3 +45,10 @@ class SceneConfig:
     table_extent: tuple[float, float, float, float] = (-0.3, 0.95, -0.75, 0.75)
     setting: str = "lab"
     randomize: bool = True
+
+    @classmethod
+    def at_resolution(cls, width: int, height: int, **fields: Any) -> SceneConfig:
+        """The workcell with both cameras rendering ``width`` x ``height`` pixels (their
+        optics otherwise the defaults) and the other ``fields`` as given."""
+        return cls(shoulder_camera=azure_kinect_color(width, height),
+                   wrist_camera=realsense_d405(width, height), **fields)

@@ -94,13 +94,11 @@ def _recorder(config: CollectConfig) -> Any:
         from agentic_env.contract.workcell import SceneConfig
         from agentic_env.datasets.recording import ExpertRecorder
         from agentic_env.envs.sim_env import SimEnv
-        from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 
         if "env" in _WORKER:
             _WORKER["env"].close()
-        scene = SceneConfig(shoulder_camera=azure_kinect_color(config.width, config.height),
-                            wrist_camera=realsense_d405(config.width, config.height),
-                            randomize=config.randomize)
+        scene = SceneConfig.at_resolution(config.width, config.height,
+                                          randomize=config.randomize)
         env = SimEnv(task=config.task, setting=config.setting, scene=scene,
                      control_hz=config.control_hz, record_rollouts=True)
         _WORKER.update(config=config, env=env,

@@ -91,7 +91,6 @@ def replay_episode(root: str | Path, episode: int = 0, mode: str = "joint_positi
     """
     from agentic_env.contract.workcell import SceneConfig
     from agentic_env.envs.sim_env import SimEnv
-    from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 
     if mode not in MODES:
         raise InvalidConfigError(f"unknown replay mode {mode!r}; valid: {', '.join(MODES)}")
@@ -102,8 +101,7 @@ def replay_episode(root: str | Path, episode: int = 0, mode: str = "joint_positi
     trial = reader.trial(episode)
     frames = reader.frames(episode)
     actions = frames[MODES[mode]]
-    scene = SceneConfig(shoulder_camera=azure_kinect_color(*resolution),
-                        wrist_camera=realsense_d405(*resolution))
+    scene = SceneConfig.at_resolution(*resolution)
     env = SimEnv(task=trial["task"], setting=trial["setting"], scene=scene, control_mode=mode,
                  control_hz=reader.fps, max_episode_steps=len(actions) + 1)
     try:

@@ -1,7 +1,7 @@
 """An observation as a LeRobot policy reads it: the exporter's features, batched as tensors.
 
 Each feature the policy declares is taken from
-:func:`agentic_env.datasets.lerobot_format.frame_features` (the names, shapes and dtypes of
+:func:`agentic_env.contract.features.frame_features` (the names, shapes and dtypes of
 ``agentic-env collect``) and converted as ``LeRobotDataset`` hands it to training: RGB as
 float32 (1, 3, H, W) in [0, 1], depth as float32 (1, 1, H, W) millimetres, vectors as float32
 (1, D). LeRobot's preprocessor then normalises them with the checkpoint's dataset statistics.
@@ -19,6 +19,7 @@ from PIL import Image
 
 from agentic_env.contract.features import frame_features
 from agentic_env.errors import InvalidConfigError
+from agentic_env.visualize import resize_nearest
 
 #: Relative difference of width/height ratios tolerated when resampling a camera image.
 ASPECT_TOLERANCE = 0.02
@@ -39,8 +40,7 @@ def resample(image: np.ndarray, width: int, height: int) -> np.ndarray:
         raise InvalidConfigError(f"camera image {w}x{h} cannot be resampled to the policy's "
                                  f"{width}x{height}: the aspect ratios differ")
     if image.dtype == np.uint16:
-        resized = Image.fromarray(image[..., 0]).resize((width, height), Image.Resampling.NEAREST)
-        return np.asarray(resized, np.uint16)[..., None]
+        return resize_nearest(image, width, height)
     return np.asarray(Image.fromarray(image).resize((width, height), Image.Resampling.BOX))
 
 

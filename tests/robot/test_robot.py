@@ -11,7 +11,6 @@ import pytest
 
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
-from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 from agentic_env.robot.constants import (
     ARM_JOINTS,
     GRIPPER_SPEED_LIMIT,
@@ -147,8 +146,7 @@ def test_ik_reports_unreachable_target(kinematics: ArmKinematics) -> None:
 @pytest.fixture(scope="module")
 def joint_env() -> Iterator[SimEnv]:
     # Small images: these tests are about the servos, not the cameras.
-    scene = SceneConfig(shoulder_camera=azure_kinect_color(64, 36),
-                        wrist_camera=realsense_d405(64, 36))
+    scene = SceneConfig.at_resolution(64, 36)
     env = SimEnv(control_mode="joint_position", scene=scene)
     yield env
     env.close()

@@ -50,7 +50,6 @@ from agentic_env.cli.bench.env_measures import (
 )
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
-from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 from agentic_env.tasks.tabletop import TabletopTask
 
 #: Largest accepted ratio of ``SimRobot.send`` time to raw ``mj_step`` time per period.
@@ -276,8 +275,7 @@ def run_benchmark(
                     f"{observation['overhead_ratio_best_single']:.3f}")
 
         width, height = HIGH_RESOLUTION
-        high_scene = SceneConfig(shoulder_camera=azure_kinect_color(width, height),
-                                 wrist_camera=realsense_d405(width, height))
+        high_scene = SceneConfig.at_resolution(width, height)
         high_env = SimEnv(task=TabletopTask(), control_mode="joint_position", scene=high_scene)
         try:
             high_env.reset(seed=seed)

@@ -46,15 +46,13 @@ def _run_episode(job: tuple[str, str, int, int]) -> EpisodeResult:
     from agentic_env.contract.workcell import SceneConfig
     from agentic_env.envs.sim_env import SimEnv
     from agentic_env.experts import expert_actions
-    from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 
     key = (task, setting)
     start = time.perf_counter()
     try:
         if key not in _ENVS:
             width, height = resolution, resolution * 9 // 16
-            scene = SceneConfig(shoulder_camera=azure_kinect_color(width, height),
-                                wrist_camera=realsense_d405(width, height))
+            scene = SceneConfig.at_resolution(width, height)
             _ENVS[key] = SimEnv(task=task, setting=setting, scene=scene)
         env = _ENVS[key]
         _, info = env.reset(seed=seed)

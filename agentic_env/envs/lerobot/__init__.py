@@ -28,7 +28,6 @@ from lerobot.envs.configs import EnvConfig
 from agentic_env.contract.features import CAMERAS, frame_features, video_key
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
-from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 from agentic_env.tasks import TASKS
 
 #: Gymnasium namespace of the tasks (LeRobot's ``gym_<env type>``).
@@ -49,8 +48,7 @@ class LeRobotBenchmarkEnv(gym.Env):
     def __init__(self, task: str = "stacking", setting: str = "lab", width: int = 128,
                  height: int = 72, episode_length: int = 2400,
                  render_mode: str | None = "rgb_array") -> None:
-        scene = SceneConfig(shoulder_camera=azure_kinect_color(width, height),
-                            wrist_camera=realsense_d405(width, height))
+        scene = SceneConfig.at_resolution(width, height)
         self._env = SimEnv(task=task, setting=setting, scene=scene,
                            control_mode="joint_position", render_mode=render_mode,
                            max_episode_steps=episode_length)

@@ -18,7 +18,6 @@ from agentic_env.agents.policy.observation import policy_batch, policy_frame
 from agentic_env.contract.features import frame_features, video_key
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
-from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
 from agentic_env.harness.episode import EpisodeSpec
 from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.harness.runner import run_episode
@@ -30,8 +29,7 @@ pytest.importorskip("lerobot")
 
 def _small_env() -> SimEnv:
     """A joint_position env with the collection's cameras (64 x 36)."""
-    scene = SceneConfig(shoulder_camera=azure_kinect_color(CONFIG.width, CONFIG.height),
-                        wrist_camera=realsense_d405(CONFIG.width, CONFIG.height))
+    scene = SceneConfig.at_resolution(CONFIG.width, CONFIG.height)
     return SimEnv(task=CONFIG.task, scene=scene, control_mode="joint_position",
                   max_episode_steps=10_000)
 
