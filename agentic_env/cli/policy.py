@@ -7,7 +7,7 @@ small ACT on the CPU with LeRobot's classes for a bounded number of steps or min
 (:mod:`agentic_env.agents.policy.training`), prints steps per second, and saves the
 checkpoint where ``--agent policy`` looks by default (``runs/policies/<task>``). This is a
 small CPU policy, not the paper's pi0.5 (see ``scripts/train_pi05_lora.sh`` for that, on a
-GPU). Needs the ``policy`` extra (lerobot, Python >= 3.12).
+GPU). Needs the ``vla`` extra (lerobot, Python >= 3.12).
 """
 
 from __future__ import annotations
