@@ -11,6 +11,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
+from agentic_env.cli.realism import add_realism_argument
 from agentic_env.datasets import collect, replay
 from agentic_env.datasets.reader import DatasetReader, verify_dataset
 from agentic_env.datasets.video import CODECS
@@ -33,6 +34,7 @@ def _collect_parser() -> argparse.ArgumentParser:
                         help="randomise the setting's dressing per episode")
     parser.add_argument("--disturbances", nargs="*", default=[],
                         help="kind[:primitive[:occurrence[:magnitude]]], e.g. move_target:pick:1")
+    add_realism_argument(parser)
     parser.add_argument("--codec", default="h264", choices=sorted(CODECS))
     parser.add_argument("--crf", type=int, default=23, help="video quality (default 23)")
     parser.add_argument("--keep-failed", action="store_true",
@@ -52,7 +54,7 @@ def collect_main(argv: list[str] | None = None) -> int:
         task=args.task, setting=args.setting, width=width, height=height, depth=args.depth,
         randomize=args.randomize,
         disturbances=tuple(collect.parse_disturbance(d) for d in args.disturbances),
-        codec=args.codec, crf=args.crf, keep_failed=args.keep_failed)
+        codec=args.codec, crf=args.crf, keep_failed=args.keep_failed, realism=args.realism)
     summary = collect.collect(args.out, config, args.episodes, args.workers, args.seed_start,
                               args.max_attempts, progress=not args.no_progress)
     print(f"dataset {args.out}: {summary['episodes_in_dataset']} episodes, "

@@ -12,6 +12,7 @@ import logging
 import os
 import pathlib
 
+from agentic_env.cli.realism import add_realism_argument
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
 
 
@@ -45,6 +46,7 @@ def _sweep_parser() -> argparse.ArgumentParser:
                         help="run only these tasks' episodes of the grid (with a folder: of "
                              "every sweep; a sweep without them runs nothing), e.g. a quick "
                              "slice of a suite with --seeds 1")
+    add_realism_argument(parser, default=None)
     parser.add_argument("--retry-errors", action="store_true",
                         help="run again the episodes stored as errors")
     parser.add_argument("--hard-timeout", type=float, default=None, metavar="SECONDS",
@@ -99,7 +101,7 @@ def _run_one(file: pathlib.Path, args: argparse.Namespace, suite: bool
     from agentic_env.harness.run import run_sweep
     from agentic_env.harness.sweep import load_sweep
 
-    sweep = load_sweep(file, _seeds_override(args.seeds))
+    sweep = load_sweep(file, _seeds_override(args.seeds), args.realism)
     if args.tasks is not None:
         sweep = dataclasses.replace(
             sweep, specs=tuple(s for s in sweep.specs if s.task in set(args.tasks)))

@@ -20,6 +20,7 @@ from agentic_env.agents.alrm.judge import PANEL_EXAMPLE, parse_judges
 from agentic_env.agents.base import agent_entry, agent_names
 from agentic_env.agents.models.budget import Budget
 from agentic_env.agents.models.registry import parse_module_map
+from agentic_env.cli.realism import add_realism_argument
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
 from agentic_env.harness.episode import VERIFICATION_MODES, EpisodeSpec
 from agentic_env.harness.runner import run_episode
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "(default: the judge module's model, else the sim-oracle's "
                              "judges)")
     parser.add_argument("--seed", type=int, default=0)
+    add_realism_argument(parser)
     parser.add_argument("--verification", default="full", choices=VERIFICATION_MODES)
     parser.add_argument("--instruction-category", default=None, choices=CATEGORIES)
     parser.add_argument("--max-actions", type=int, default=40)
@@ -99,12 +101,13 @@ def main(argv: list[str] | None = None) -> int:
                            tuple(sorted(modules.items())), args.verification, (),
                            args.instruction_category, args.max_actions, args.max_replans,
                            agent_options=tuple(sorted(given.items())),
-                           judges=parse_judges(args.judges) if args.judges else ())
+                           judges=parse_judges(args.judges) if args.judges else (),
+                           realism=args.realism)
         budget = None
         if args.max_tokens is not None or args.max_cost is not None:
             budget = Budget(args.max_tokens, args.max_cost)
         print(f"{spec.task} / {spec.setting} / {spec.agent} / {spec.model} / seed {spec.seed} "
-              f"/ verification {spec.verification}", flush=True)
+              f"/ verification {spec.verification} / {spec.realism} world", flush=True)
         result = run_episode(spec, trace_root=args.out, video=not args.no_video,
                              budget=budget,
                              on_event=None if args.quiet else lambda line: print(line,

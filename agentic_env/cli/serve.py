@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from agentic_env.cli.real import add_real_backend_arguments
+from agentic_env.cli.realism import add_realism_argument
 from agentic_env.errors import AgenticEnvError
 
 #: Environment variable holding the bearer token, unless --token-env names another.
@@ -46,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--task", default="sorting")
     parser.add_argument("--setting", default="lab")
     parser.add_argument("--seed", type=int, default=0)
+    add_realism_argument(parser)
     parser.add_argument("--tools", default="primitives", choices=[*tool_set_names(), "all"])
     parser.add_argument("--backend", default="sim", choices=BACKENDS)
     parser.add_argument("--perception", default=None, metavar="MODEL",
@@ -95,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
             check_bind(args.host, args.allow_remote, token)
         spec = EpisodeSpec(task=args.task, setting=args.setting, seed=args.seed,
                            agent=f"mcp:{args.tools}", model=args.client_label,
-                           max_actions=args.max_actions)
+                           max_actions=args.max_actions, realism=args.realism)
         real = RealOptions(args.twin, args.robot_host, args.gripper_port, args.calibration,
                            args.confirm_each_step)
         perception = args.perception or (

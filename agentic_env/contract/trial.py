@@ -5,7 +5,9 @@ object (robot base frame, metres, quaternion w x y z, *before* physics settles),
 instruction and its paraphrase category, the structured goal, task-specific state (fixture
 positions, letters, drawer opening...), the appearance randomisation that was applied and the
 disturbances to inject. ``env.reset(options={"trial": spec})`` rebuilds it; every reset puts
-the spec of the trial it made in ``info["trial"]``.
+the spec of the trial it made in ``info["trial"]``. ``realism`` records the world the trial
+was made in (:mod:`agentic_env.sim.realism`); an env replays a trial in its own world, so a
+realistic trial can be replayed ideal to tell the world's failures from the agent's.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ class TrialSpec:
     disturbances: tuple[dict[str, Any], ...] = ()
     events: tuple[dict[str, Any], ...] = ()
     variant: dict[str, Any] = field(default_factory=dict)
+    realism: str = "ideal"
     version: int = SPEC_VERSION
 
     def to_dict(self) -> dict[str, Any]:
@@ -89,6 +92,7 @@ class TrialSpec:
                 task_state=data.get("task_state", {}), dressing=data.get("dressing", {}),
                 disturbances=tuple(data.get("disturbances", ())),
                 events=tuple(data.get("events", ())), variant=data.get("variant", {}),
+                realism=data.get("realism", "ideal"),
             )
         except KeyError as missing:
             raise InvalidConfigError(f"trial spec is missing the field {missing}") from None

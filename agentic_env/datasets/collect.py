@@ -45,6 +45,7 @@ from agentic_env.datasets.video import VideoConfig
 if TYPE_CHECKING:
     from agentic_env.datasets.recording import RecordedEpisode
 from agentic_env.errors import InvalidConfigError
+from agentic_env.sim.realism import BENCHMARK_REALISM, check_realism
 
 #: Collection settings that must match when a run resumes into an existing folder.
 CONFIG_FILE = "config.json"
@@ -66,6 +67,9 @@ class CollectConfig:
         crf: video constant rate factor.
         keep_failed: keep failed expert episodes in the dataset.
         control_hz: control (and frame) rate, Hz.
+        realism: the simulated world (:mod:`agentic_env.sim.realism`): ``realistic`` (the
+            default for data: device models, calibration error, contact drawn per object)
+            or ``ideal``.
     """
 
     task: str = "stacking"
@@ -79,6 +83,10 @@ class CollectConfig:
     crf: int = 23
     keep_failed: bool = False
     control_hz: float = 20.0
+    realism: str = BENCHMARK_REALISM
+
+    def __post_init__(self) -> None:
+        check_realism(self.realism)
 
     def video(self) -> VideoConfig:
         """Encoder settings."""
@@ -100,7 +108,8 @@ def _recorder(config: CollectConfig) -> Any:
         scene = SceneConfig.at_resolution(config.width, config.height,
                                           randomize=config.randomize)
         env = SimEnv(task=config.task, setting=config.setting, scene=scene,
-                     control_hz=config.control_hz, record_rollouts=True)
+                     control_hz=config.control_hz, record_rollouts=True,
+                     realism=config.realism)
         _WORKER.update(config=config, env=env,
                        recorder=ExpertRecorder(env, config.video(), config.depth))
     return _WORKER["recorder"]
@@ -290,6 +299,7 @@ def collect(root: Path, config: CollectConfig, episodes: int, workers: int = 1,
     collection = {"task": config.task, "setting": config.setting, "fps": config.control_hz,
                   "codec": config.codec, "crf": config.crf, "depth": config.depth,
                   "randomize": config.randomize, "disturbances": list(config.disturbances),
+                  "realism": config.realism,
                   "resolution": [config.width, config.height],
                   "cameras": camera_metadata(config),
                   "action": "joint_position targets: 6 joints (rad) + gripper width (m); "

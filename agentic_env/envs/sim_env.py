@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 import mujoco
@@ -43,6 +43,7 @@ from agentic_env.sim.cameras import CameraRenderer, camera_pose_in_world, close_
 from agentic_env.sim.control import SimRobot
 from agentic_env.sim.disturbances import DisturbanceRunner, DisturbanceSpec, add_occluder
 from agentic_env.sim.dressing import apply_dressing, randomize_dressing
+from agentic_env.sim.realism import check_realism
 from agentic_env.sim.scene import SceneBuilder
 from agentic_env.sim.state import SceneState, apply_object_poses, capture_object_poses
 from agentic_env.tasks import make_task
@@ -51,6 +52,9 @@ from agentic_env.tasks.score import ProgressScore
 from agentic_env.tasks.symbolic import EpisodeScorer
 from agentic_env.tasks.variants import Variant
 from agentic_env.visualize import resize_nearest
+
+if TYPE_CHECKING:
+    from agentic_env.sim.realism.world import RealisticWorld
 
 _RESET_ATTEMPTS = 3
 #: Model fields that tasks, dressing and disturbances change; restored at every reset.
@@ -98,6 +102,10 @@ class SimEnv(gym.Env):
             ``info["rollout"]``.
         record_observations: also record an observation at every control period of a
             primitive (slow: renders the cameras every period).
+        realism: the world (:mod:`agentic_env.sim.realism`): ``ideal`` (exact sensors and
+            calibration, nominal contact; bit-identical run to run) or ``realistic`` (camera
+            device models, the measured hand-eye calibration error, contact drawn per object
+            and the servo's position error, drawn per trial seed; the benchmark default).
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 20}
@@ -115,6 +123,7 @@ class SimEnv(gym.Env):
         max_episode_steps: int | None = None,
         record_rollouts: bool = False,
         record_observations: bool = False,
+        realism: str = "ideal",
     ) -> None:
         if control_mode not in CONTROL_MODES:
             raise InvalidConfigError(
@@ -124,6 +133,7 @@ class SimEnv(gym.Env):
             raise InvalidConfigError(f"render_mode {render_mode!r}; valid: None, 'rgb_array'")
         if not 1.0 <= control_hz <= 500.0:
             raise InvalidConfigError(f"control_hz={control_hz} is outside 1..500 Hz")
+        self.realism = check_realism(realism)
         self.task = make_task(task) if isinstance(task, str) else task
         #: The task itself; :attr:`task` sees it through the trial's variant, if any.
         self.base_task = self.task
@@ -143,17 +153,25 @@ class SimEnv(gym.Env):
         self.task.build(builder)
         add_occluder(builder.spec)
         self.model = builder.compile()
+        self.cameras: tuple[CameraConfig, ...] = (
+            self.scene_config.shoulder_camera,
+            self.scene_config.wrist_camera,
+        )
+        #: The realistic world's sensors and episode draws; ``None`` in the ideal world.
+        self.world: RealisticWorld | None = None
+        resettable = _RESETTABLE_MODEL_FIELDS
+        if self.realism == "realistic":
+            from agentic_env.sim.realism.world import WORLD_MODEL_FIELDS, RealisticWorld
+
+            self.world = RealisticWorld(self.cameras, self.scene_config.setting)
+            resettable += WORLD_MODEL_FIELDS
         self._model_defaults = {name: getattr(self.model, name).copy()
-                                for name in _RESETTABLE_MODEL_FIELDS}
+                                for name in dict.fromkeys(resettable)}
         self._dressing = builder.dressing
         self.data = mujoco.MjData(self.model)
         self._base_pos = builder.base_pos
         self._home_key = self.model.key(ROBOT_PREFIX + "home").id
         self._control_hz = control_hz
-        self.cameras: tuple[CameraConfig, ...] = (
-            self.scene_config.shoulder_camera,
-            self.scene_config.wrist_camera,
-        )
         self.observation_space = observation_space(self.cameras)
         self.action_space = {
             "primitive": lambda: primitive_action_space(self.primitive_config.workspace),
@@ -183,6 +201,8 @@ class SimEnv(gym.Env):
         self._kinematics = ArmKinematics()
         self.robot = SimRobot(self.model, self.data, self._kinematics, 1.0 / self._control_hz,
                               ROBOT_PREFIX)
+        if self.world is not None:
+            self.robot.servo_error = self.world.episode.servo
         #: Runs primitive actions on :attr:`robot` (``step`` adds observation and scoring).
         self.executor = PrimitiveExecutor(self.robot, self.primitive_config, self._on_step)
         self._renderers: dict[str, CameraRenderer] = {}
@@ -281,6 +301,8 @@ class SimEnv(gym.Env):
                 initial_poses = trial.objects
                 disturbances = [DisturbanceSpec.from_dict(d) for d in trial.disturbances]
                 events = list(parse_events(list(trial.events)))
+            if self.world is not None:
+                self.robot.servo_error = self.world.draw(self.model, int(seed)).servo
             mujoco.mj_forward(self.model, self.data)
             self.robot.sync_reference()
             if self._settle():
@@ -305,6 +327,7 @@ class SimEnv(gym.Env):
             instruction_category=instruction.category, goal=self.task.goal(),
             task_state=self.task.trial_state(),
             dressing=dressing,
+            realism=self.realism,
             disturbances=tuple(d.to_dict() for d in disturbances),
             events=tuple(e.to_dict() for e in self.schedule.runner.specs),
             variant={} if variant is None else variant.to_dict(),
@@ -323,6 +346,8 @@ class SimEnv(gym.Env):
         observation = self.observe()
         info = self._info(self.task.evaluate(self.scene_state))
         info["trial"] = self.trial.to_dict()
+        if self.world is not None:
+            info["world"] = self.world.episode.to_dict()
         return observation, info
 
     def _resolve_last(self, specs: list[DisturbanceSpec]) -> list[DisturbanceSpec]:
@@ -498,9 +523,13 @@ class SimEnv(gym.Env):
         for cam in self.cameras:
             renderer = self._camera_renderer(cam)
             rgb, depth = renderer.render(self.data, self._np_random_noise)
+            extrinsics = world_to_base @ camera_pose_in_world(self.data, renderer.camera_id)
+            if self.world is not None:
+                velocity = self.world.camera_velocity(self.model, self.data, renderer.camera_id)
+                rgb, depth, extrinsics = self.world.observe(
+                    cam.name, rgb, depth, extrinsics, velocity, self._np_random_noise)
             self._last_rgb[cam.name] = rgb
             self._last_rgb_time = float(self.data.time)
-            extrinsics = world_to_base @ camera_pose_in_world(self.data, renderer.camera_id)
             views[cam.name] = CameraView(rgb, depth, cam.intrinsics, extrinsics)
         return assemble_observation(views, self.robot.joint_positions(),
                                     self._tcp_pose_matrix(), self.robot.gripper_width())

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agentic_env.errors import InvalidConfigError
+from agentic_env.sim.realism import BENCHMARK_REALISM, check_realism
 
 #: Failure label of a real episode the operator's rubric has not scored (yet, or ever).
 UNSCORED = "unscored"
@@ -51,6 +52,9 @@ class EpisodeSpec:
         judges: model specs of ALRM's trace-judge panel (the ``alrm-judge`` evaluation,
             :mod:`agentic_env.harness.judging`), e.g. three distinct litellm models; ``()`` =
             the ``judge`` module's model, else the sim-oracle's judges.
+        realism: the world (:mod:`agentic_env.sim.realism`): ``realistic`` (device models,
+            measured calibration error, contact drawn per object; the benchmark default) or
+            ``ideal`` (exact sensors and calibration, nominal contact).
     """
 
     task: str
@@ -69,12 +73,14 @@ class EpisodeSpec:
     kind: str = "task"
     events: tuple[tuple[tuple[str, Any], ...], ...] = ()
     judges: tuple[str, ...] = ()
+    realism: str = BENCHMARK_REALISM
 
     def __post_init__(self) -> None:
         if self.verification not in VERIFICATION_MODES:
             raise InvalidConfigError(
                 f"verification {self.verification!r}; valid: {', '.join(VERIFICATION_MODES)}"
             )
+        check_realism(self.realism)
 
     def module_models(self) -> dict[str, str]:
         """Per-module overrides as a dict."""
@@ -118,11 +124,11 @@ class EpisodeSpec:
 
     def key(self) -> str:
         """Stable 16-hex-digit identity of the spec (same spec -> same key, any process);
-        a spec without agent options, trial kind, events or judges keeps the key it had
-        before those existed."""
+        a spec without agent options, trial kind, events or judges, in the ideal world, keeps
+        the key it had before those existed (every episode before the switch ran ideal)."""
         data = self.to_dict()
         for name, default in (("agent_options", {}), ("kind", "task"), ("events", []),
-                              ("judges", [])):
+                              ("judges", []), ("realism", "ideal")):
             if data[name] == default:
                 del data[name]
         text = json.dumps(data, sort_keys=True)

@@ -21,6 +21,7 @@ A sweep file looks like::
       instruction_categories: [null, lexical]     # default [null] = the task's default
       kinds: [task, impossible, estop]            # default [task]: trial kinds
       events: [none, [{kind: say, at_primitive: 3, text: stop}]]   # default [none]
+      realism: [realistic, ideal]                 # default [realistic]: the world
       seeds: [0, 1]                               # a list, an int n (0..n-1) or {start, count}
     episode: {max_actions: 40, max_replans: 5, max_wall_s: 600}   # fixed EpisodeSpec fields
     paper: [...]      # optional: the paper's findings to check (agentic_env.harness.findings)
@@ -57,6 +58,7 @@ from agentic_env.harness.episode import (
 from agentic_env.harness.extras import require
 from agentic_env.harness.findings import Finding, parse_findings
 from agentic_env.harness.paper_tables import PaperTable, parse_paper_table
+from agentic_env.sim.realism import BENCHMARK_REALISM, REALISM_LEVELS
 
 #: Episode function used when a sweep file names none.
 DEFAULT_EPISODE_FN = "agentic_env.harness.runner:run_episode"
@@ -72,6 +74,7 @@ AXES: dict[str, list[Any] | None] = {
     "instruction_categories": [None],
     "kinds": ["task"],
     "events": ["none"],
+    "realism": [BENCHMARK_REALISM],
     "seeds": [0],
 }
 _TOP_LEVEL = ("name", "episode_fn", "grid", "episode", "paper", "paper_table")
@@ -99,9 +102,11 @@ class Sweep:
     paper_table: PaperTable | None = None
 
 
-def load_sweep(path: str | pathlib.Path, seeds: Any = None) -> Sweep:
+def load_sweep(path: str | pathlib.Path, seeds: Any = None, realism: str | None = None
+               ) -> Sweep:
     """Read and expand a sweep file (YAML, see the module docstring); ``seeds`` (as the grid's
-    ``seeds``: a list, an int n or ``{start, count}``) replaces the file's seeds."""
+    ``seeds``: a list, an int n or ``{start, count}``) replaces the file's seeds, ``realism``
+    (``ideal`` or ``realistic``) its worlds."""
     yaml = require("yaml", "harness")
 
     file = pathlib.Path(path)
@@ -111,12 +116,15 @@ def load_sweep(path: str | pathlib.Path, seeds: Any = None) -> Sweep:
         data = yaml.safe_load(file.read_text())
     except yaml.YAMLError as exc:
         raise InvalidConfigError(f"sweep file {file.name}: not valid YAML: {exc}") from exc
-    if seeds is not None and isinstance(data, Mapping):
+    overrides = {key: value for key, value in (("seeds", seeds),
+                                                ("realism", realism and [realism]))
+                 if value is not None}
+    if overrides and isinstance(data, Mapping):
         grid = data.get("grid")
         if isinstance(grid, Mapping):
-            data = {**data, "grid": {**grid, "seeds": seeds}}
+            data = {**data, "grid": {**grid, **overrides}}
         elif isinstance(grid, list):
-            data = {**data, "grid": [{**g, "seeds": seeds} if isinstance(g, Mapping) else g
+            data = {**data, "grid": [{**g, **overrides} if isinstance(g, Mapping) else g
                                      for g in grid]}
     return parse_sweep(data, default_name=file.stem)
 
@@ -158,16 +166,17 @@ def expand_grid(grid: Mapping[str, Any], fixed: Mapping[str, Any] | None = None
     specs: dict[str, EpisodeSpec] = {}
     option_sets = [_agent_options(entry, axes["agents"]) for entry in axes["agent_options"]]
     for (task, setting, agent, options, (model, modules, judges), mode, scenario, category,
-         kind, events, seed) in itertools.product(
+         kind, events, realism, seed) in itertools.product(
             axes["tasks"], axes["settings"], axes["agents"], option_sets, models,
             axes["verification"], scenarios, axes["instruction_categories"], axes["kinds"],
-            schedules, seeds):
+            schedules, axes["realism"], seeds):
         spec = EpisodeSpec(task=str(task), setting=str(setting), seed=seed, agent=str(agent),
                            agent_options=options, model=model, modules=modules,
                            judges=judges, verification=str(mode),
                            disturbances=scenario,
                            instruction_category=None if category is None else str(category),
-                           kind=str(kind), events=events, **dict(fixed or {}))
+                           kind=str(kind), events=events, realism=str(realism),
+                           **dict(fixed or {}))
         specs.setdefault(spec.key(), spec)
     return tuple(specs.values())
 
@@ -231,7 +240,8 @@ def _validate_names(axes: Mapping[str, list[Any]]) -> None:
         agent_entry(str(agent))  # raises listing the registered agents
     checks = {"tasks": sorted(TASKS), "settings": available_settings(),
               "verification": list(VERIFICATION_MODES),
-              "instruction_categories": [None, *CATEGORIES], "kinds": ["task", *KINDS]}
+              "instruction_categories": [None, *CATEGORIES], "kinds": ["task", *KINDS],
+              "realism": list(REALISM_LEVELS)}
 
     for axis, valid in checks.items():
         for value in axes[axis]:

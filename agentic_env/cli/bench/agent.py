@@ -31,6 +31,7 @@ from tqdm import tqdm
 from agentic_env.agents.base import agent_entry
 from agentic_env.agents.models.registry import parse_module_map
 from agentic_env.cli.bench import interventions as bench_interventions
+from agentic_env.cli.realism import add_realism_argument
 from agentic_env.cli.run import parse_agent_options
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
@@ -169,6 +170,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="checker error rates of part 2 (default 0.1 0.3); give the flag "
                              "with no rates to skip part 2")
     bench_interventions.add_arguments(parser)
+    add_realism_argument(parser)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("bench_agent.json"))
     return parser
@@ -187,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     except InvalidConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    common = {"agent": args.agent, "agent_options": tuple(sorted(given.items()))}
+    common = {"agent": args.agent, "agent_options": tuple(sorted(given.items())),
+              "realism": args.realism}
     groups: dict[str, list[EpisodeSpec]] = {}
     main_labels = []
     for task in args.tasks:

@@ -93,7 +93,8 @@ def open_episode(spec: EpisodeSpec, tool_set: str = "primitives", backend: str =
     """Build and reset the env of ``spec`` on ``backend`` and wrap it as a tool episode.
 
     Args:
-        spec: task, setting, seed, max_actions (agent and model label the database row).
+        spec: task, setting, seed, max_actions, realism (of the simulated world; agent and
+            model label the database row).
         tool_set: tools to expose.
         backend: ``sim`` or ``real``.
         real: real-robot options (``backend="real"``).
@@ -111,7 +112,7 @@ def open_episode(spec: EpisodeSpec, tool_set: str = "primitives", backend: str =
 
     if backend not in BACKENDS:
         raise InvalidConfigError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
-    env = SimEnv(task=spec.task, setting=spec.setting)
+    env = SimEnv(task=spec.task, setting=spec.setting, realism=spec.realism)
     try:
         _obs, info = env.reset(seed=spec.seed)
         if backend == "sim":
