@@ -27,6 +27,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench-agent": ("agentic_env.cli.bench.agent:main",
                     "AgenticLab pipeline with the sim-oracle: success per task, checker-error "
                     "ablation"),
+    "bench-world": ("agentic_env.cli.bench.world:main",
+                    "every agent with the perfect oracle, ideal vs realistic world: what the "
+                    "world breaks per agent and task, and recoveries"),
     "demo": ("agentic_env.cli.demo:main",
              "scripted expert on Tabletop-v0; writes a video and pictures"),
     "bench": ("agentic_env.cli.bench.env:main",

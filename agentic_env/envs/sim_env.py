@@ -106,6 +106,9 @@ class SimEnv(gym.Env):
             calibration, nominal contact; bit-identical run to run) or ``realistic`` (camera
             device models, the measured hand-eye calibration error, contact drawn per object
             and the servo's position error, drawn per trial seed; the benchmark default).
+        world_effects: with ``realistic``, only these of its effects (``sensors``,
+            ``calibration``, ``contact``; default all), e.g. to tell which one a failure
+            comes from.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 20}
@@ -124,6 +127,7 @@ class SimEnv(gym.Env):
         record_rollouts: bool = False,
         record_observations: bool = False,
         realism: str = "ideal",
+        world_effects: tuple[str, ...] | None = None,
     ) -> None:
         if control_mode not in CONTROL_MODES:
             raise InvalidConfigError(
@@ -134,6 +138,9 @@ class SimEnv(gym.Env):
         if not 1.0 <= control_hz <= 500.0:
             raise InvalidConfigError(f"control_hz={control_hz} is outside 1..500 Hz")
         self.realism = check_realism(realism)
+        if world_effects is not None and self.realism != "realistic":
+            raise InvalidConfigError("world_effects choose among the realistic world's "
+                                     "effects: give realism='realistic' too")
         self.task = make_task(task) if isinstance(task, str) else task
         #: The task itself; :attr:`task` sees it through the trial's variant, if any.
         self.base_task = self.task
@@ -161,9 +168,15 @@ class SimEnv(gym.Env):
         self.world: RealisticWorld | None = None
         resettable = _RESETTABLE_MODEL_FIELDS
         if self.realism == "realistic":
-            from agentic_env.sim.realism.world import WORLD_MODEL_FIELDS, RealisticWorld
+            from agentic_env.sim.realism.world import (
+                WORLD_EFFECTS,
+                WORLD_MODEL_FIELDS,
+                RealisticWorld,
+            )
 
-            self.world = RealisticWorld(self.cameras, self.scene_config.setting)
+            self.world = RealisticWorld(self.cameras, self.scene_config.setting,
+                                        WORLD_EFFECTS if world_effects is None
+                                        else tuple(world_effects))
             resettable += WORLD_MODEL_FIELDS
         self._model_defaults = {name: getattr(self.model, name).copy()
                                 for name in dict.fromkeys(resettable)}
@@ -533,6 +546,14 @@ class SimEnv(gym.Env):
             views[cam.name] = CameraView(rgb, depth, cam.intrinsics, extrinsics)
         return assemble_observation(views, self.robot.joint_positions(),
                                     self._tcp_pose_matrix(), self.robot.gripper_width())
+
+    def true_extrinsics(self, camera: str) -> np.ndarray:
+        """Privileged: the pose (4x4) of ``camera``'s OpenCV frame in the robot base frame as
+        it is, where the observation's extrinsics are the calibration as solved (equal in
+        the ideal world)."""
+        pose = camera_pose_in_world(self.data, self.camera_id(camera))
+        pose[:3, 3] -= self._base_pos
+        return pose
 
     def segmentation(self, camera: str) -> np.ndarray:
         """Privileged: the MuJoCo geom id seen at each pixel of ``camera``'s image, (H, W)

@@ -34,6 +34,8 @@ logger = logging.getLogger(__name__)
 WRIST_VIEW = 0.22
 #: Rise of the object's lowest point that counts as lifted, m.
 LIFTED = 0.05
+#: Failure reasons of a pick that never reached the arm.
+NO_DETECTION, NO_CANDIDATE = "no detection", "no candidate"
 
 
 @dataclass(frozen=True)
@@ -51,12 +53,14 @@ class PickResult:
 
 def oracle_detection(env: object, name: str, camera: str) -> tuple[np.ndarray, np.ndarray]:
     """Privileged stand-in for a VLM detector: the pixel of the top centre of ``name``'s
-    bounding box and the box's projection ``(u0, v0, u1, v1)``, clipped to the image."""
+    bounding box and the box's projection ``(u0, v0, u1, v1)``, clipped to the image. It
+    projects with the camera's true pose, as a detector finds the object where the image
+    shows it, whatever the calibration believes."""
     box = body_box(env.scene_state, name)  # type: ignore[attr-defined]
     obs = env.observe()  # type: ignore[attr-defined]
     corners = np.array([[x, y, z] for x in (box.low[0], box.high[0])
                         for y in (box.low[1], box.high[1]) for z in (box.low[2], box.high[2])])
-    k, e = obs[f"{camera}_intrinsics"], obs[f"{camera}_extrinsics"]
+    k, e = obs[f"{camera}_intrinsics"], env.true_extrinsics(camera)  # type: ignore[attr-defined]
     uv = project_to_image(corners, k, e)
     top = np.array([(box.low[0] + box.high[0]) / 2, (box.low[1] + box.high[1]) / 2, box.high[2]])
     point = project_to_image(top[None], k, e)[0]
@@ -78,13 +82,16 @@ def pick_once(env: object, seed: int, name: str, camera: str, rng: np.random.Gen
         if not info["primitive"]["ok"]:
             return PickResult(seed, name, False, "wrist view unreachable", 0.0, 0.0)
     point, box = oracle_detection(env, name, camera)
+    height, width = obs[f"{camera}_depth"].shape
+    if not (0 <= point[0] < width and 0 <= point[1] < height):
+        return PickResult(seed, name, False, NO_DETECTION, 0.0, 0.0)
     target = target_cloud(obs, camera, point_uv=point, box_xyxy=box)
     scene = camera_cloud(obs, camera, stride=2)
     start, cpu_start = time.perf_counter(), time.process_time()
     candidates = grasp_candidates(target, scene, rng=rng)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     if not candidates:
-        return PickResult(seed, name, False, "no candidate", seconds, cpu)
+        return PickResult(seed, name, False, NO_CANDIDATE, seconds, cpu)
     state = env.scene_state  # type: ignore[attr-defined]
     before = {n: lowest_point(state, n) for n in (name, *others)}
     best = candidates[0]
@@ -114,21 +121,25 @@ def covered(env: object, name: str, names: list[str]) -> bool:
     return False
 
 
-def run(layouts: int, seed: int, camera: str, task: str = "sorting") -> list[PickResult]:
-    """Pick every free object on the table of ``layouts`` layouts of ``task`` once; see the
-    module docstring."""
+def run(layouts: int, seed: int, camera: str, task: str = "sorting",
+        realism: str = "ideal", world_effects: tuple[str, ...] | None = None
+        ) -> list[PickResult]:
+    """Pick every free object on the table of ``layouts`` layouts of ``task`` once, in the
+    world ``realism`` (with only ``world_effects`` of the realistic world, if given); see the
+    module docstring. Each pick plans with a generator of its own (``[layout, index]``), so
+    the same pick in two worlds differs only by the world."""
     from agentic_env.envs.sim_env import SimEnv
 
-    rng = np.random.default_rng(seed)
     results: list[PickResult] = []
-    env = SimEnv(task)
+    env = SimEnv(task, realism=realism, world_effects=world_effects)
     try:
         for layout in range(seed, seed + layouts):
             _, info = env.reset(seed=layout)
             names = [o["name"] for o in info["trial"]["objects"] if o["position"][2] > -0.01]
             free = [name for name in names if not covered(env, name, names)]
-            for name in free:
+            for index, name in enumerate(free):
                 others = tuple(n for n in names if n != name)
+                rng = np.random.default_rng([layout, index])
                 result = pick_once(env, layout, name, camera, rng, others)
                 logger.info("seed %d %s: %s", layout, name, "lifted" if result.lifted
                             else f"failed ({result.reason})")
@@ -136,6 +147,48 @@ def run(layouts: int, seed: int, camera: str, task: str = "sorting") -> list[Pic
     finally:
         env.close()
     return results
+
+
+def attribute_failures(failed: list[PickResult], camera: str, task: str) -> dict[str, str]:
+    """Where each failed pick of the whole realistic world came from, by experiment: the same
+    pick (layout, object, planner generator) is repeated with one effect of the realistic
+    world at a time (:data:`agentic_env.sim.realism.world.WORLD_EFFECTS`).
+
+    Returns, per ``"<seed> <name>"``: ``no detection`` (the object is out of view) or
+    ``collision`` (the primitive said so) as they are, else the effects whose world alone
+    fails the pick too (``sensors`` = depth noise and holes, ``calibration`` = the extrinsic
+    offset, ``contact`` = slip, mass, friction, servo error), joined by ``+``, or
+    ``combined`` when none fails alone.
+    """
+    from agentic_env.sim.realism.world import WORLD_EFFECTS
+
+    sources: dict[str, list[str]] = {f"{r.seed} {r.name}": [] for r in failed}
+    direct = {f"{r.seed} {r.name}": r.reason for r in failed
+              if r.reason in (NO_DETECTION, "collision")}
+    todo = [r for r in failed if f"{r.seed} {r.name}" not in direct]
+    for effect in WORLD_EFFECTS:
+        for result in todo:
+            alone = _repeat(result, camera, task, effect)
+            if not alone.lifted:
+                sources[f"{result.seed} {result.name}"].append(effect)
+    return {key: direct.get(key) or "+".join(found) or "combined"
+            for key, found in sources.items()}
+
+
+def _repeat(result: PickResult, camera: str, task: str, effect: str) -> PickResult:
+    """``result``'s pick again in the realistic world with only ``effect``."""
+    from agentic_env.envs.sim_env import SimEnv
+
+    env = SimEnv(task, realism="realistic", world_effects=(effect,))
+    try:
+        _, info = env.reset(seed=result.seed)
+        names = [o["name"] for o in info["trial"]["objects"] if o["position"][2] > -0.01]
+        free = [name for name in names if not covered(env, name, names)]
+        others = tuple(n for n in names if n != result.name)
+        rng = np.random.default_rng([result.seed, free.index(result.name)])
+        return pick_once(env, result.seed, result.name, camera, rng, others)
+    finally:
+        env.close()
 
 
 def kind_of(name: str) -> str:
@@ -163,3 +216,34 @@ def report(results: list[PickResult]) -> str:
                      f"{cpu.mean():.0f} ms mean, {cpu.max():.0f} ms max")
     failures = [f"  seed {r.seed} {r.name}: {r.reason}" for r in results if not r.lifted]
     return "\n".join(lines + (["failures:"] + failures if failures else []))
+
+
+def compare_report(task: str, worlds: dict[str, list[PickResult]],
+                   sources: dict[str, str] | None = None) -> str:
+    """Pick outcomes of the same picks in several worlds, per object kind, then the realistic
+    world's failures by source (:func:`attribute_failures`)."""
+    names = list(worlds)
+    kinds = sorted({kind_of(r.name) for results in worlds.values() for r in results})
+    lines = [f"{task}: picks lifted per object kind",
+             f"  {'object':<16} {'picks':>5}  " + "  ".join(f"{w:>10}" for w in names)]
+    for kind in [*kinds, "all"]:
+        cells, picks = [], 0
+        for world in names:
+            outcomes = [r.lifted for r in worlds[world] if kind in ("all", kind_of(r.name))]
+            picks = len(outcomes)
+            cells.append(f"{sum(outcomes):>4} ({100.0 * sum(outcomes) / max(picks, 1):3.0f}%)")
+        lines.append(f"  {kind:<16} {picks:>5}  " + "  ".join(f"{c:>10}" for c in cells))
+    for world, results in worlds.items():
+        failed = [r for r in results if not r.lifted]
+        if not failed:
+            continue
+        lines.append(f"  {world} failures ({len(failed)}):")
+        counts: dict[str, int] = defaultdict(int)
+        for r in failed:
+            source = (sources or {}).get(f"{r.seed} {r.name}") if world == "realistic" else None
+            counts[source or r.reason] += 1
+            lines.append(f"    seed {r.seed} {r.name}: {r.reason}"
+                         + (f"  <- {source}" if source else ""))
+        lines.append("    by " + ("source" if world == "realistic" and sources else "reason")
+                     + ": " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    return "\n".join(lines)

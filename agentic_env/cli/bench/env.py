@@ -50,12 +50,17 @@ from agentic_env.cli.bench.env_measures import (
 )
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
+from agentic_env.sim.realism import REALISM_LEVELS
 from agentic_env.tasks.tabletop import TabletopTask
 
 #: Largest accepted ratio of ``SimRobot.send`` time to raw ``mj_step`` time per period.
 CONTROL_OVERHEAD_TARGET = 1.10
 #: Largest accepted ratio of ``env.observe()`` time to bare ``mujoco.Renderer`` time.
 OBSERVATION_OVERHEAD_TARGET = 1.10
+#: Largest accepted ratio of a realistic-world observation's time to an ideal one's.
+REALISTIC_COST_TARGET = 1.25
+#: Resolution of both cameras for the realistic world's cost (the issue's 640x480 RGB-D).
+WORLD_RESOLUTION = (640, 480)
 #: Smallest accepted real-time factor (sim seconds per wall second) of a pick primitive.
 PICK_RTF_TARGET = 5.0
 #: Longest accepted ``import agentic_env`` time in a fresh interpreter, seconds.
@@ -288,6 +293,30 @@ def run_benchmark(
         report.info(f"env.observe() at {width}x{height}", f"{high['env_ms']:.2f} ms")
         report.info(f"env.observe / raw renderer at {width}x{height}",
                     f"{high['overhead_ratio']:.3f}")
+
+        worlds = {}
+        for realism in REALISM_LEVELS:  # the same workcell at 640x480 in each world
+            world_env = SimEnv(task=TabletopTask(), control_mode="joint_position",
+                               scene=SceneConfig.at_resolution(*WORLD_RESOLUTION),
+                               realism=realism)
+            try:
+                world_env.reset(seed=seed)
+                worlds[realism] = bench_observation(world_env, counts.observations,
+                                                    counts.repeats)
+            finally:
+                world_env.close()
+        cost = worlds["realistic"]["env_ms"] / worlds["ideal"]["env_ms"]
+        results["realistic_world"] = {"resolution": list(WORLD_RESOLUTION),
+                                      "ideal_ms": worlds["ideal"]["env_ms"],
+                                      "realistic_ms": worlds["realistic"]["env_ms"],
+                                      "cost_ratio": cost}
+        report.info(f"env.observe() at {WORLD_RESOLUTION[0]}x{WORLD_RESOLUTION[1]}, ideal "
+                    "world", f"{worlds['ideal']['env_ms']:.2f} ms")
+        report.info("  realistic world (device models, calibration)",
+                    f"{worlds['realistic']['env_ms']:.2f} ms")
+        report.check(Target("realistic / ideal observation time", cost,
+                            REALISTIC_COST_TARGET, higher_is_better=False),
+                     f"{cost:.3f}")
 
         timing = bench_pick_timing(env, task, counts.timing_picks, seed + _TIMING_SEED_OFFSET)
         results["pick_timing"] = timing
