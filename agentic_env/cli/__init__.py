@@ -44,6 +44,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                         "every task object rendered alone with its PDDL name, words and colour"),
     "calibrate": ("agentic_env.cli.real:calibrate_main",
                   "guided ChArUco hand-eye calibration of the shoulder or wrist camera"),
+    "bench-calibration": ("agentic_env.cli.bench.calibration:main",
+                          "hand-eye calibration error measured in sim: bias and spread per axis"),
     "bench-real": ("agentic_env.cli.bench.real:main",
                    "observation latency through RealEnv + MuJoCo twin vs the sim env"),
     "trial": ("agentic_env.cli.trial:main",

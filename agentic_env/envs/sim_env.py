@@ -525,6 +525,14 @@ class SimEnv(gym.Env):
         pose[:3, 3] = self.data.site_xpos[site] - self._base_pos
         return pose
 
+    def _flange_pose(self) -> np.ndarray:
+        """The arm's flange pose (4x4) in the base frame."""
+        site = self.data.site(ROBOT_PREFIX + "attachment_site")
+        pose = np.eye(4)
+        pose[:3, :3] = site.xmat.reshape(3, 3)
+        pose[:3, 3] = site.xpos - self._base_pos
+        return pose
+
     def observe(self) -> dict[str, np.ndarray]:
         """Render and assemble the current observation (no physics step).
 
@@ -540,7 +548,8 @@ class SimEnv(gym.Env):
             if self.world is not None:
                 velocity = self.world.camera_velocity(self.model, self.data, renderer.camera_id)
                 rgb, depth, extrinsics = self.world.observe(
-                    cam.name, rgb, depth, extrinsics, velocity, self._np_random_noise)
+                    cam.name, rgb, depth, extrinsics, self._flange_pose(), velocity,
+                    self._np_random_noise)
             self._last_rgb[cam.name] = rgb
             self._last_rgb_time = float(self.data.time)
             views[cam.name] = CameraView(rgb, depth, cam.intrinsics, extrinsics)

@@ -109,15 +109,17 @@ class RealisticWorld:
         return self.episode
 
     def observe(self, camera: str, rgb: np.ndarray, depth: np.ndarray,
-                true_extrinsics: np.ndarray, camera_velocity: np.ndarray,
-                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                true_extrinsics: np.ndarray, flange_to_base: np.ndarray,
+                camera_velocity: np.ndarray, rng: np.random.Generator
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The device's view of an exact render: (rgb, depth with 0 = no return, the
-        extrinsics as calibrated (4x4, camera -> base))."""
+        extrinsics as calibrated (4x4, camera -> base)). ``flange_to_base`` (4x4) is the
+        flange's pose of the same instant (the wrist camera's calibration rides on it)."""
         if "sensors" in self.effects:
             rgb, depth = self.sensors[camera].apply(rgb, depth, rng, camera_velocity)
         error = self.episode.extrinsic_errors.get(camera)
         extrinsics = (true_extrinsics if error is None
-                      else believed_extrinsics(true_extrinsics, error, camera))
+                      else believed_extrinsics(true_extrinsics, error, camera, flange_to_base))
         return rgb, depth, extrinsics
 
     @staticmethod
