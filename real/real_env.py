@@ -8,8 +8,11 @@
   :class:`~agentic_env.real.robot.RealRobot`, reported in ``info["primitive"]`` as in sim;
   low-level modes decode actions with :func:`agentic_env.contract.observation.low_level_targets`;
 * observations are assembled by :func:`agentic_env.contract.observation.assemble_observation` from
-  device frames fitted to the configured resolution (:mod:`agentic_env.real.frames`) and
-  camera poses from the :class:`~agentic_env.real.calibration.Calibration`.
+  device frames fitted to the configured resolution (:mod:`agentic_env.real.frames`),
+  undistorted with the lens coefficients each camera driver reports (``distortion``; colour
+  bilinear, depth nearest so 0 stays no return), exactly as the simulator's realistic
+  cameras undistort theirs, and camera poses from the
+  :class:`~agentic_env.real.calibration.Calibration`.
 
 Safety: every target passes the :class:`~agentic_env.real.safety.TargetGate`; the control
 path and a :class:`~agentic_env.real.safety.Watchdog` thread watch the controller. A fault
@@ -57,6 +60,7 @@ from agentic_env.contract.trial import TrialSpec
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
 from agentic_env.geometry.camera import CameraConfig
+from agentic_env.geometry.distortion import undistort
 from agentic_env.primitives.executor import PrimitiveExecutor
 from agentic_env.primitives.types import (
     FailureReason,
@@ -403,7 +407,11 @@ class RealEnv(gym.Env):
             self.robot.trip(error.fault)
         except DriverError as error:
             self.robot.fault(FaultKind.CONNECTION_LOST, f"{cam.name} camera: {error}")
-        return fit_frame(raw, cam)
+        rgb, depth, intrinsics = fit_frame(raw, cam)
+        # lens coefficients act on normalised coordinates: unchanged by the crop and resize
+        lens = driver.distortion
+        return (undistort(rgb, intrinsics, lens, nearest=False),
+                undistort(depth, intrinsics, lens, nearest=True), intrinsics)
 
     def _extrinsics(self, camera: str, q: np.ndarray) -> np.ndarray:
         if camera == "shoulder":

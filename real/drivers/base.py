@@ -218,6 +218,12 @@ class CameraDriver(Protocol):
         """The newest frame; raises :class:`FrameTimeoutError` after ``timeout`` s."""
         ...
 
+    @property
+    def distortion(self) -> np.ndarray:
+        """The colour lens's distortion coefficients in OpenCV's order (k1, k2, p1, p2[, k3,
+        ...]), as the device reports them; the real env undistorts both images with them."""
+        ...
+
 
 class GripperDriver(Protocol):
     """The fin-ray gripper's servo controller."""

@@ -1,9 +1,10 @@
 """Azure Kinect shoulder camera via ``pyk4a`` (imported lazily on ``connect``).
 
 Colour BGRA at 1280x720 (90 x 59 degrees), NFOV unbinned depth transformed into the colour
-camera (``transformed_depth``, millimetres), factory colour intrinsics. ``pyk4a`` builds
-against the vendor's Azure Kinect Sensor SDK, which no package registry provides, so it is in
-no extra: install the SDK, then ``pip install pyk4a``.
+camera (``transformed_depth``, millimetres), factory colour intrinsics and lens distortion
+(:attr:`AzureKinectCamera.distortion`, which the real env undistorts both images with).
+``pyk4a`` builds against the vendor's Azure Kinect Sensor SDK, which no package registry
+provides, so it is in no extra: install the SDK, then ``pip install pyk4a``.
 """
 
 from __future__ import annotations
@@ -41,6 +42,14 @@ class AzureKinectCamera(Connectable):
         self._device = None
         self._pyk4a = None
         self._intrinsics = np.eye(3)
+        self._distortion = np.zeros(8)
+
+    @property
+    def distortion(self) -> np.ndarray:
+        """The colour camera's factory Brown-Conrady coefficients in OpenCV order
+        ``(k1, k2, p1, p2, k3, k4, k5, k6)`` (zeros until connected). The transformed depth
+        is registered to the colour camera, so the same lens model applies to it."""
+        return self._distortion.copy()
 
     def connect(self) -> None:
         """Start colour (720p BGRA) and NFOV depth at 30 fps, synchronised."""
@@ -61,6 +70,8 @@ class AzureKinectCamera(Connectable):
         matrix = np.asarray(device.calibration.get_camera_matrix(pyk4a.CalibrationType.COLOR))
         self._intrinsics = matrix.astype(float)
         self._intrinsics[:2, 2] += 0.5  # SDK: pixel centres at integers; ours at + 0.5
+        self._distortion = np.asarray(device.calibration.get_distortion_coefficients(
+            pyk4a.CalibrationType.COLOR), dtype=float)
 
     def disconnect(self) -> None:
         """Stop the cameras."""

@@ -1,9 +1,10 @@
 """RealSense D405 wrist camera via ``pyrealsense2`` (imported lazily on ``connect``).
 
 RGB and z16 depth at the same resolution (default 848x480, 87 x 58 degrees), depth aligned to
-colour with ``rs.align``, the colour stream's intrinsics and the device's depth scale (0.1 mm
-on the D405). ``pyrealsense2`` is in the ``real`` extra and needs the Debian package
-``libusb-1.0-0``.
+colour with ``rs.align``, the colour stream's intrinsics and lens distortion
+(:attr:`RealSenseCamera.distortion`, which the real env undistorts both images with) and the
+device's depth scale (0.1 mm on the D405). ``pyrealsense2`` is in the ``real`` extra and
+needs the Debian package ``libusb-1.0-0``.
 """
 
 from __future__ import annotations
@@ -45,6 +46,16 @@ class RealSenseCamera(Connectable):
         self._align = None
         self._scale = 1e-4
         self._intrinsics = np.eye(3)
+        self._distortion = np.zeros(5)
+
+    @property
+    def distortion(self) -> np.ndarray:
+        """The colour stream's Brown-Conrady coefficients in OpenCV order
+        ``(k1, k2, p1, p2, k3)`` (``rs2_intrinsics.coeffs``; zeros until connected). Depth is
+        aligned to colour, so the same lens model applies to it. librealsense labels D400
+        colour streams "inverse Brown-Conrady"; its maintainers state the coefficients are
+        the forward model (librealsense pull request #13833), as used here."""
+        return self._distortion.copy()
 
     def connect(self) -> None:
         """Start the RGB and depth streams."""
@@ -64,6 +75,7 @@ class RealSenseCamera(Connectable):
         # librealsense: pixel centres at integers; ours at + 0.5
         self._intrinsics = np.array([[intr.fx, 0.0, intr.ppx + 0.5],
                                      [0.0, intr.fy, intr.ppy + 0.5], [0.0, 0.0, 1.0]])
+        self._distortion = np.asarray(intr.coeffs, dtype=float)
         self._pipeline, self._align = pipeline, rs.align(rs.stream.color)
 
     def disconnect(self) -> None:

@@ -4,7 +4,9 @@ world's MuJoCo cameras, at the real devices' native resolutions and formats.
 :func:`azure_kinect_twin` renders 1280x720 BGRA with depth in millimetres (uint16), like
 ``pyk4a``'s colour image and ``transformed_depth``; :func:`realsense_d405_twin` renders
 848x480 RGB with depth in 0.1 mm units, like the D405. The real env then crops, resizes and
-converts them exactly as it does real frames. Fault injection: :meth:`TwinCamera.drop_frames`
+converts them exactly as it does real frames. The twins render pinhole images, so their lens
+distortion (:attr:`TwinCamera.distortion`) is zero and the real env's undistortion leaves
+them unchanged. Fault injection: :meth:`TwinCamera.drop_frames`
 (the device keeps delivering its last frame, so its timestamp ages) and
 :meth:`TwinCamera.stall` (no frame at all: a timeout).
 """
@@ -70,6 +72,11 @@ class TwinCamera(Connectable):
         self._last: RawFrame | None = None
         self._drop = 0
         self._stalled = False
+
+    @property
+    def distortion(self) -> np.ndarray:
+        """Brown-Conrady coefficients in OpenCV order: zeros (the twin renders a pinhole)."""
+        return np.zeros(5)
 
     def connect(self) -> None:
         """Create the renderer (the world's offscreen buffer grows to the native size)."""

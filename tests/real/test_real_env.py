@@ -312,3 +312,23 @@ def test_twin_blocking_moves_and_refusals(twin_env) -> None:
                                atol=0.01)
     with pytest.raises(CommandRejectedError, match="moveL refused"):
         twin.arm.move_linear(pose_vector(top_down_pose([2.0, 0.0, 0.3])), 0.25, 1.0)
+
+
+def test_observations_are_undistorted_with_the_coefficients_the_camera_reports(
+        twin_env, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentic_env.geometry.distortion import undistort
+    from agentic_env.real.twin.camera import TwinCamera
+
+    env, _ = twin_env
+    pinhole = env.observe()
+    lens = np.array([0.08, -0.05, 0.0, 0.0, 0.02])
+    monkeypatch.setattr(TwinCamera, "distortion", property(lambda self: lens))
+    seen = env.observe()
+    for cam in ("shoulder", "wrist"):
+        k = pinhole[f"{cam}_intrinsics"]
+        np.testing.assert_array_equal(seen[f"{cam}_intrinsics"], k)
+        np.testing.assert_array_equal(seen[f"{cam}_rgb"],
+                                      undistort(pinhole[f"{cam}_rgb"], k, lens, nearest=False))
+        np.testing.assert_array_equal(seen[f"{cam}_depth"],
+                                      undistort(pinhole[f"{cam}_depth"], k, lens, nearest=True))
+        assert not np.array_equal(seen[f"{cam}_rgb"], pinhole[f"{cam}_rgb"])

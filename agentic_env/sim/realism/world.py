@@ -88,8 +88,10 @@ class RealisticWorld:
             raise InvalidConfigError(f"unknown world effects {unknown}; valid: "
                                      f"{', '.join(WORLD_EFFECTS)}")
         self.effects = frozenset(effects)
+        #: Each camera's device model (nominal unit).
         self.sensors: dict[str, CameraSensor] = {cam.name: make_sensor(cam, setting)
                                                  for cam in cameras}
+        self._units = dict(self.sensors)
         self.episode = EpisodeWorld()
 
     def draw(self, model: mujoco.MjModel, seed: int) -> EpisodeWorld:
@@ -99,6 +101,9 @@ class RealisticWorld:
         errors = {name: draw_extrinsic_error(name, rng) for name in sorted(self.sensors)}
         contact = draw_contact(model, rng)
         servo = draw_servo_error(rng)
+        # each episode a unit of each device (the Kinect's systematic depth error)
+        self._units = {name: sensor.with_unit(rng) for name, sensor in sorted(
+            self.sensors.items())}
         if "contact" in self.effects:
             apply_contact(model, contact)
         else:
@@ -116,7 +121,7 @@ class RealisticWorld:
         extrinsics as calibrated (4x4, camera -> base)). ``flange_to_base`` (4x4) is the
         flange's pose of the same instant (the wrist camera's calibration rides on it)."""
         if "sensors" in self.effects:
-            rgb, depth = self.sensors[camera].apply(rgb, depth, rng, camera_velocity)
+            rgb, depth = self._units[camera].apply(rgb, depth, rng, camera_velocity)
         error = self.episode.extrinsic_errors.get(camera)
         extrinsics = (true_extrinsics if error is None
                       else believed_extrinsics(true_extrinsics, error, camera, flange_to_base))

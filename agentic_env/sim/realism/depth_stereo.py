@@ -1,0 +1,101 @@
+"""RealSense D405 depth model: passive stereo (no projector), left imager as the reference.
+
+Effects on an exact depth render (metres along the optical axis, 0 = no return), with the
+disparity ``d = f * baseline / z`` (pixels) at the configured resolution:
+
+* **Edge fattening**: block matching assigns a window straddling a depth edge to the nearer
+  surface, so foreground depth spreads about half the matching window into the background.
+* **Occlusion shadow (0)**: pixels the right imager cannot see: a background pixel is hidden
+  when a nearer pixel to its right lands at or left of it in the right image (the band on the
+  left of foreground objects, as wide as the disparity jump), and the left image band whose
+  match falls outside the right image.
+* **Textureless holes (0)**: matching fails where the grey-level standard deviation within the
+  matching window is below a threshold (the render's 8-bit luma stands in for the imagers').
+* **Minimum range (0)**: nearer than ``f * baseline / disparity_range``.
+* **Random error**: Gaussian with std ``z^2 * subpixel / (f * baseline)`` (the disparity's
+  subpixel precision propagated to depth).
+* Output quantised to the device's depth unit and cut to the configured range.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+
+@dataclass(frozen=True, eq=False)
+class StereoDepthModel:
+    """The stereo depth model of one camera configuration (see the module docstring).
+
+    Attributes:
+        focal: focal length of the depth image, pixels.
+        depth_min: nearest returned depth of the configuration, metres.
+        depth_max: farthest returned depth, metres.
+        params: the ``d405.depth`` table (units in its comments).
+    """
+
+    focal: float
+    depth_min: float
+    depth_max: float
+    params: dict[str, Any]
+
+    @property
+    def min_z(self) -> float:
+        """Nearest depth the disparity search reaches at this resolution, metres."""
+        p = self.params
+        return self.focal * p["baseline"] / p["disparity_range"]
+
+    def random_std(self, depth: np.ndarray) -> np.ndarray:
+        """Std of the random error, metres, per pixel (the RMS-error formula)."""
+        p = self.params
+        return np.float32(p["subpixel_rms"] / (self.focal * p["baseline"])) * depth * depth
+
+    def apply(self, depth: np.ndarray, grey: np.ndarray, rng: np.random.Generator,
+              noise: np.ndarray) -> np.ndarray:
+        """The device's depth (H, W) float32 metres, 0 = no return, for an exact ``depth``,
+        the 8-bit sRGB luma ``grey`` (H, W) of the same view and a standard-normal field
+        ``noise`` (H, W); ``rng`` is unused (no other random effect)."""
+        p = self.params
+        valid = depth > 0
+        depth = self._fatten(depth, valid)
+        invalid = ~valid | self._occluded(depth, valid) | self._textureless(grey)
+        out = depth + self.random_std(depth) * noise
+        unit = np.float32(p["depth_unit"])
+        out = np.round(out / unit) * unit
+        invalid |= (depth < self.min_z) | (out < self.depth_min) | (out > self.depth_max)
+        out[invalid] = 0.0
+        return out.astype(np.float32)
+
+    def _fatten(self, depth: np.ndarray, valid: np.ndarray) -> np.ndarray:
+        """Foreground depth spread half the matching window across depth jumps."""
+        p = self.params
+        half = p["matching_window"] // 2
+        lifted = np.where(valid, depth, np.float32(np.inf))
+        nearest = cv2.erode(lifted, np.ones((2 * half + 1, 2 * half + 1), np.uint8))
+        spread = valid & (depth - nearest > np.float32(p["fattening_jump"]))
+        return np.where(spread, nearest, depth).astype(np.float32)
+
+    def _occluded(self, depth: np.ndarray, valid: np.ndarray) -> np.ndarray:
+        """Pixels the right imager (``+baseline`` along x) cannot see."""
+        p = self.params
+        disparity = np.where(valid, np.float32(self.focal * p["baseline"]) / np.where(
+            valid, depth, np.float32(1.0)), np.float32(0.0))
+        columns = np.arange(depth.shape[1], dtype=np.float32)
+        right = columns[None, :] - disparity  # column of each pixel in the right image
+        # smallest right-image column among the pixels strictly to the right of each pixel
+        suffix = np.minimum.accumulate(right[:, ::-1], axis=1)[:, ::-1]
+        beyond = np.full_like(right, np.inf)
+        beyond[:, :-1] = suffix[:, 1:]
+        return valid & ((right > beyond + np.float32(0.5)) | (right < 0))
+
+    def _textureless(self, grey: np.ndarray) -> np.ndarray:
+        """Pixels whose matching window has too little grey-level contrast (8-bit std)."""
+        p = self.params
+        grey = grey.astype(np.float32)
+        size = (p["matching_window"], p["matching_window"])
+        mean = cv2.blur(grey, size)
+        variance = cv2.blur(grey * grey, size) - mean * mean
+        return variance < np.float32(p["texture_threshold"] ** 2)

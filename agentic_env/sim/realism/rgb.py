@@ -1,0 +1,143 @@
+"""Colour camera model: exposure, white balance, motion blur and sensor noise.
+
+Works in linear RGB (float32, 0..1, the render decoded from sRGB) in the order light meets a
+real camera: the lens image blurs while the camera moves during the exposure, the sensor adds
+shot and read noise (scaled by the analog gain auto-exposure needed), the white balance leaves
+part of the illuminant's colour cast, and the result is encoded back to 8-bit sRGB.
+
+Exposure follows the reflected-light exposure equation ``t = N^2 K / (L S)`` for a mid-grey
+surface (``L = E * 0.18 / pi``) at the setting's illuminance ``E``; when ``t`` exceeds one frame
+the camera keeps one frame and raises the gain. Motion blur is a linear blur along the image
+motion of the principal point, ``length = image speed * t`` (pixels), an approximation that
+ignores rotation about the optical axis and motion along it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+#: sRGB decoding of each 8-bit value to linear 0..1.
+_DECODE = np.where(
+    (levels := np.arange(256) / 255.0) <= 0.04045, levels / 12.92,
+    ((levels + 0.055) / 1.055) ** 2.4).astype(np.float32)
+#: Linear values are encoded through this many table steps (finer than 8 bits in the darks).
+_ENCODE_STEPS = 4096
+_ENCODE = np.round(255.0 * np.where(
+    (lin := np.linspace(0.0, 1.0, _ENCODE_STEPS)) <= 0.0031308, lin * 12.92,
+    1.055 * lin ** (1 / 2.4) - 0.055)).astype(np.uint8)
+
+
+def srgb_to_linear(rgb: np.ndarray) -> np.ndarray:
+    """(..., 3) uint8 sRGB -> float32 linear 0..1."""
+    return _DECODE[rgb]
+
+
+def linear_to_srgb(linear: np.ndarray) -> np.ndarray:
+    """float linear (clipped to 0..1) -> uint8 sRGB."""
+    index = np.clip(linear * np.float32(_ENCODE_STEPS - 1) + np.float32(0.5), 0,
+                    _ENCODE_STEPS - 1).astype(np.int32)
+    return _ENCODE[index]
+
+
+def exposure(illuminance: float, f_number: float, iso: float, meter_constant: float,
+             grey_reflectance: float, frame_rate: float) -> tuple[float, float]:
+    """Auto-exposure's (exposure time s, analog gain >= 1) for a scene at ``illuminance`` lux."""
+    luminance = illuminance * grey_reflectance / np.pi
+    needed = f_number**2 * meter_constant / (luminance * iso)
+    time = min(needed, 1.0 / frame_rate)
+    return time, needed / time
+
+
+def white_balance_gains(illuminant: np.ndarray, reference: np.ndarray,
+                        residual: float) -> np.ndarray:
+    """Linear per-channel gains (G = 1) of the cast auto white balance leaves: the
+    illuminant's colour against the reference white, raised to ``residual`` (0 = perfect).
+    Both colours are sRGB-encoded 0..1 triples."""
+    ratio = _srgb_float_to_linear(illuminant) / _srgb_float_to_linear(reference)
+    gains = ratio ** residual
+    return (gains / gains[1]).astype(np.float32)
+
+
+def _srgb_float_to_linear(colour: np.ndarray) -> np.ndarray:
+    colour = np.asarray(colour, dtype=np.float64)
+    return np.where(colour <= 0.04045, colour / 12.92, ((colour + 0.055) / 1.055) ** 2.4)
+
+
+@dataclass(frozen=True, eq=False)
+class RgbModel:
+    """One colour camera at one setting.
+
+    Attributes:
+        focal: focal length, pixels (of the image the model is applied to).
+        exposure_time: seconds.
+        gain: analog gain (>= 1) on top of the base ISO.
+        full_well: electrons at full scale at base gain.
+        read_noise: read noise, electrons RMS.
+        wb_gains: (3,) linear gains of the residual white-balance cast.
+    """
+
+    focal: float
+    exposure_time: float
+    gain: float
+    full_well: float
+    read_noise: float
+    wb_gains: np.ndarray
+
+    def __post_init__(self) -> None:
+        # 8-bit tables: the white-balance cast per channel, and the noise std (8-bit units)
+        # of each output level: the linear shot + read noise through the sRGB slope there.
+        gains = np.asarray(self.wb_gains, np.float32)
+        balance = linear_to_srgb(_DECODE[:, None] * gains[None, :]).reshape(1, 256, 3)
+        linear = _DECODE.astype(np.float64)
+        sigma = np.sqrt(linear * self.gain / self.full_well
+                        + (self.read_noise * self.gain / self.full_well) ** 2)
+        slope = np.where(linear <= 0.0031308, 12.92,
+                         1.055 / 2.4 * np.maximum(linear, 1e-9) ** (1 / 2.4 - 1))
+        object.__setattr__(self, "_balance", balance)
+        object.__setattr__(self, "_sigma", (255.0 * sigma * slope).astype(np.float32))
+
+    def image_motion(self, depth: np.ndarray, camera_velocity: np.ndarray | None) -> np.ndarray:
+        """(2,) image velocity (u, v), pixels/s, of a static point on the optical axis at the
+        median valid ``depth`` (m, 1 m if none) while the camera moves; zeros when still."""
+        if camera_velocity is None:
+            return np.zeros(2)
+        velocity = np.asarray(camera_velocity, dtype=np.float64)
+        sample = depth[::8, ::8]  # the median of a sparse grid: plenty for one distance
+        valid = sample[sample > 0]
+        distance = float(np.median(valid)) if valid.size else 1.0
+        return self.focal * np.array([-velocity[0] / distance - velocity[4],
+                                      -velocity[1] / distance + velocity[3]])
+
+    def apply(self, rgb: np.ndarray, depth: np.ndarray, noise: np.ndarray,
+              camera_velocity: np.ndarray | None) -> np.ndarray:
+        """The camera's 8-bit sRGB image (new array) of the lens image ``rgb`` (H, W, 3)
+        uint8, given the scene ``depth`` (H, W, m) and a standard-normal field ``noise`` of
+        ``rgb``'s shape. The blur acts on the 8-bit image (an approximation of blurring
+        linear light)."""
+        image = cv2.LUT(rgb, self._balance)
+        blur = self.image_motion(depth, camera_velocity) * self.exposure_time
+        if np.hypot(*blur) >= 0.5:
+            image = cv2.filter2D(image, -1, _line_kernel(blur), borderType=cv2.BORDER_REFLECT)
+        noisy = self._sigma[image] * noise
+        noisy += image
+        noisy += np.float32(0.5)
+        np.clip(noisy, 0.0, 255.0, out=noisy)
+        return noisy.astype(np.uint8)
+
+
+def _line_kernel(blur: np.ndarray) -> np.ndarray:
+    """Normalised linear blur kernel along the (2,) blur vector, pixels (antialiased)."""
+    size = int(np.ceil(np.hypot(*blur))) | 1
+    kernel = np.zeros((size, size), np.float32)
+    centre = np.full(2, (size - 1) / 2.0)
+    cv2.line(kernel, _fixed(centre - blur / 2), _fixed(centre + blur / 2), 1.0, 1, cv2.LINE_AA,
+             shift=4)
+    return kernel / kernel.sum()
+
+
+def _fixed(point: np.ndarray) -> tuple[int, int]:
+    """A point in cv2's 4-bit fixed point (``shift=4``)."""
+    return int(round(point[0] * 16)), int(round(point[1] * 16))

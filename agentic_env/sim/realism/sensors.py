@@ -1,0 +1,192 @@
+"""Camera sensor models of the realistic world: what each device makes of an exact render.
+
+:func:`make_sensor` builds the :class:`CameraSensor` of a camera configuration: the shoulder
+camera is an Azure Kinect DK (time-of-flight depth, :mod:`.depth_tof`), the wrist camera a
+RealSense D405 (passive stereo depth, :mod:`.depth_stereo`); both have a colour model
+(:mod:`.rgb`) at the exposure and white balance of the scene setting, and a Brown-Conrady lens.
+
+:meth:`CameraSensor.apply` runs the pipeline of a real frame and of the real env after it: the
+pinhole render is distorted with the device's lens coefficients, the depth and colour effects
+act on that device image, and the result is undistorted with the same coefficients
+(:mod:`agentic_env.geometry.distortion`), exactly as :class:`~agentic_env.real.real_env.RealEnv`
+undistorts a device frame with the coefficients the device reports. Agents therefore always
+get pinhole images with the configuration's intrinsics.
+
+Every number comes from ``_sensors.toml`` (each table with its ``source``), read by
+:func:`sensor_params` alone.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import Path
+from typing import Any, Protocol, Self
+
+import cv2
+import numpy as np
+
+from agentic_env.errors import InvalidConfigError
+from agentic_env.geometry.camera import CameraConfig
+from agentic_env.geometry.distortion import distort, undistort
+from agentic_env.sim.realism.depth_stereo import StereoDepthModel
+from agentic_env.sim.realism.depth_tof import TofDepthModel
+from agentic_env.sim.realism.rgb import RgbModel, exposure, white_balance_gains
+
+#: The parameter fragment of the sensor models (merged into ``world.toml`` by the lead).
+SENSORS_FILE = Path(__file__).with_name("_sensors.toml")
+#: Device of each camera name.
+DEVICES = {"shoulder": "kinect", "wrist": "d405"}
+#: Scene settings with exposure and white-balance parameters.
+SETTINGS = ("lab", "kitchen", "outdoor")
+#: Seed of each sensor's table of standard-normal samples (not a world parameter: every
+#: frame reads the table from an offset drawn from the caller's generator).
+_NOISE_TABLE_SEED = 34
+
+
+@cache
+def _sensor_file() -> dict[str, Any]:
+    with SENSORS_FILE.open("rb") as stream:
+        return tomllib.load(stream)
+
+
+def sensor_params(name: str) -> dict[str, Any]:
+    """The table ``name`` (dotted, e.g. ``"kinect.depth"``) of the sensor parameters.
+
+    Raises:
+        InvalidConfigError: when there is no such table.
+    """
+    table: Any = _sensor_file()
+    for part in name.split("."):
+        if not isinstance(table, dict) or part not in table:
+            raise InvalidConfigError(f"no sensor parameter table {name!r}")
+        table = table[part]
+    return table
+
+
+class DepthModel(Protocol):
+    """A device's depth effects on an exact depth render."""
+
+    def apply(self, depth: np.ndarray, grey: np.ndarray, rng: np.random.Generator,
+              noise: np.ndarray) -> np.ndarray:
+        """(H, W) float32 metres, 0 = no return, from the exact depth, the 8-bit luma of the
+        same view and a standard-normal field (H, W)."""
+        ...
+
+
+@dataclass(frozen=True, eq=False)
+class CameraSensor:
+    """One RGB-D device at one configuration and setting.
+
+    Attributes:
+        config: the camera configuration (resolution, field of view, range).
+        device: ``kinect`` or ``d405``.
+        distortion: OpenCV lens coefficients ``(k1, k2, p1, p2, k3)``.
+        depth_model: the device's depth effects.
+        rgb_model: the colour camera's effects at the setting.
+
+    Gaussian noise is read from a table of standard-normal samples (twice a colour frame's
+    size, made once per sensor) at offsets drawn from the caller's generator: drawing a
+    fresh 640x480x3 field costs ~15 ms, reading the table nothing.
+    """
+
+    config: CameraConfig
+    device: str
+    distortion: np.ndarray
+    depth_model: DepthModel
+    rgb_model: RgbModel
+
+    def __post_init__(self) -> None:
+        size = 2 * self.config.width * self.config.height * 3
+        table = np.random.default_rng(_NOISE_TABLE_SEED).standard_normal(size, np.float32)
+        object.__setattr__(self, "_noise", table)
+
+    def _normal_field(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        """A standard-normal field of ``shape`` (a read-only view of the table)."""
+        count = int(np.prod(shape))
+        start = int(rng.integers(0, self._noise.size - count + 1))
+        return self._noise[start:start + count].reshape(shape)
+
+    def apply(self, rgb: np.ndarray, depth: np.ndarray, rng: np.random.Generator,
+              camera_velocity: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The device's frame of an exact render, undistorted as the real env does.
+
+        Args:
+            rgb: (H, W, 3) uint8 exact render.
+            depth: (H, W) float32 metres along the optical axis, 0 outside the device range.
+            rng: source of every random draw (a fixed order: deterministic per state).
+            camera_velocity: (6,) linear (m/s) then angular (rad/s) velocity of the OpenCV
+                camera frame expressed in that frame; ``None`` = still.
+
+        Returns:
+            New (rgb (H, W, 3) uint8, depth (H, W) float32 metres, 0 = no return) arrays; the
+            inputs are not modified.
+
+        Raises:
+            InvalidConfigError: when the images do not have the configuration's size.
+        """
+        cfg = self.config
+        if rgb.shape != (cfg.height, cfg.width, 3) or depth.shape != (cfg.height, cfg.width):
+            raise InvalidConfigError(
+                f"camera {cfg.name!r}: got rgb {rgb.shape} and depth {depth.shape}, expected "
+                f"{(cfg.height, cfg.width, 3)} and {(cfg.height, cfg.width)}")
+        k = cfg.intrinsics
+        device_rgb = distort(rgb, k, self.distortion, nearest=False)
+        device_depth = distort(depth.astype(np.float32, copy=False), k, self.distortion,
+                               nearest=True)
+        grey = cv2.cvtColor(device_rgb, cv2.COLOR_RGB2GRAY)
+        out_depth = self.depth_model.apply(device_depth, grey, rng,
+                                           self._normal_field(rng, depth.shape))
+        out_rgb = self.rgb_model.apply(device_rgb, device_depth,
+                                       self._normal_field(rng, rgb.shape), camera_velocity)
+        return (undistort(out_rgb, k, self.distortion, nearest=False),
+                undistort(out_depth, k, self.distortion, nearest=True))
+
+    def with_unit(self, rng: np.random.Generator) -> Self:
+        """This model for one physical unit: unit-to-unit parameters (the Kinect's systematic
+        depth error) drawn within their datasheet bounds; call once per episode."""
+        if isinstance(self.depth_model, TofDepthModel):
+            return replace(self, depth_model=self.depth_model.with_unit_bias(rng))
+        return self
+
+
+def make_sensor(config: CameraConfig, setting: str) -> CameraSensor:
+    """The device model for ``config`` (name ``shoulder`` -> Azure Kinect DK depth + colour,
+    ``wrist`` -> RealSense D405) at its resolution and field of view, with the exposure and
+    white balance of ``setting`` (``lab``, ``kitchen``, ``outdoor``).
+
+    Raises:
+        InvalidConfigError: on an unknown camera name or setting (the message lists the valid
+            ones).
+    """
+    if config.name not in DEVICES:
+        raise InvalidConfigError(f"no sensor model for camera {config.name!r}; valid: "
+                                 f"{', '.join(DEVICES)}")
+    if setting not in SETTINGS:
+        raise InvalidConfigError(f"no sensor setting {setting!r}; valid: {', '.join(SETTINGS)}")
+    device = DEVICES[config.name]
+    focal = float(config.intrinsics[0, 0])
+    depth_params = sensor_params(f"{device}.depth")
+    depth_model: DepthModel
+    if device == "kinect":
+        depth_model = TofDepthModel(config.intrinsics, config.width, config.height,
+                                    config.depth_min, config.depth_max, depth_params)
+    else:
+        depth_model = StereoDepthModel(focal, config.depth_min, config.depth_max, depth_params)
+    return CameraSensor(config, device,
+                        np.asarray(sensor_params(f"{device}.lens")["coefficients"], float),
+                        depth_model, _rgb_model(device, focal, setting))
+
+
+def _rgb_model(device: str, focal: float, setting: str) -> RgbModel:
+    sensor = sensor_params(f"{device}.rgb")
+    meter = sensor_params("rgb.exposure")
+    light = sensor_params(f"rgb.setting.{setting}")
+    balance = sensor_params("rgb.white_balance")
+    time, gain = exposure(light["illuminance"], meter["f_number"], meter["iso"],
+                          meter["meter_constant"], meter["grey_reflectance"],
+                          sensor["frame_rate"])
+    gains = white_balance_gains(np.asarray(light["illuminant"]),
+                                np.asarray(balance["reference"]), balance["awb_residual"])
+    return RgbModel(focal, time, gain, sensor["full_well"], sensor["read_noise"], gains)
