@@ -10,6 +10,7 @@ from agentic_env.robot.constants import GRIPPER_SPEED_LIMIT, GRIPPER_WIDTH_RANGE
 from agentic_env.robot.interface import StepStatus
 from agentic_env.robot.kinematics import ArmKinematics
 from agentic_env.robot.model import RobotIndices, is_descendant
+from agentic_env.sim.realism.servo import ServoError
 
 _DIVERGENCE_WARNINGS = np.array(
     [
@@ -33,7 +34,13 @@ class SimRobot:
     reference ramps linearly from its previous value to the (rate-limited) target inside the
     physics, with velocity feed-forward, so Python runs once per control period and the
     ``n_substeps`` physics steps run in one ``mj_step`` call.
+
+    Attributes:
+        servo_error: the gripper servo's position error (realistic world): width targets
+            go through :meth:`ServoError.commanded`; ``None`` = exact (ideal world).
     """
+
+    servo_error: ServoError | None = None
 
     def __init__(
         self,
@@ -125,6 +132,8 @@ class SimRobot:
         data.ctrl[self.idx.arm_actuators] = velocity
         self._q_ref = self._q_ref + delta
         width = min(max(float(width_target), GRIPPER_WIDTH_RANGE[0]), GRIPPER_WIDTH_RANGE[1])
+        if self.servo_error is not None:
+            width = self.servo_error.commanded(width)
         max_width_delta = GRIPPER_SPEED_LIMIT * period
         width_delta = min(max(width - self._width_ref, -max_width_delta), max_width_delta)
         data.act[self._gripper_act] = self._width_ref

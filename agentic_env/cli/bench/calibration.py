@@ -4,7 +4,8 @@ Runs ``--sessions`` simulated ChArUco calibration sessions of ``--views`` views 
 (:mod:`agentic_env.sim.realism.handeye_sim`: the ``calibrate`` command's board, detection and
 solvers on realistic renders), prints each session's error against the true camera pose and
 the solver's residuals, then the bias (mean) and spread (standard deviation) per axis. With
-``--write`` it writes the distribution to ``agentic_env/sim/realism/_calibration.toml``, which
+``--write`` it rewrites the calibration block of ``agentic_env/sim/realism/world.toml`` (between
+its ``begin: calibration`` and ``end: calibration`` lines) with the distribution, which
 :func:`agentic_env.sim.realism.calibration.draw_extrinsic_error` draws from.
 """
 
@@ -15,7 +16,9 @@ import time
 
 import numpy as np
 
-from agentic_env.sim.realism.calibration import FRAGMENT, PARENT_FRAME, error_components
+from agentic_env.errors import InvalidConfigError
+from agentic_env.sim.realism import WORLD_FILE
+from agentic_env.sim.realism.calibration import PARENT_FRAME, error_components
 from agentic_env.sim.realism.handeye_sim import (
     JOINT_NOISE_STD,
     HandEyeRig,
@@ -61,7 +64,7 @@ def summarize(results: list[SessionResult]) -> dict[str, float | list[float]]:
 
 def fragment(summaries: dict[str, dict], config: HandEyeSimConfig, sessions: int, seed: int,
              sensors: bool) -> str:
-    """The ``_calibration.toml`` text of a run."""
+    """The calibration block of ``world.toml`` for a run."""
     command = _command(sessions, config.views, seed)
     images = ("realistic sensor models (agentic_env.sim.realism.sensors: noise, exposure, "
               "white balance, lens distortion undistorted)" if sensors else "exact renders")
@@ -97,6 +100,26 @@ def fragment(summaries: dict[str, dict], config: HandEyeSimConfig, sessions: int
     return "\n".join(lines) + "\n"
 
 
+#: The lines around the generated calibration block in ``world.toml``.
+BLOCK_BEGIN = "# --- begin: calibration"
+BLOCK_END = "# --- end: calibration ---"
+
+
+def write_block(block: str) -> None:
+    """Replace the calibration block of ``world.toml`` by ``block`` (the rest stays).
+
+    Raises:
+        InvalidConfigError: when the file has lost its begin/end lines.
+    """
+    text = WORLD_FILE.read_text()
+    begin, end = text.find(BLOCK_BEGIN), text.find(BLOCK_END)
+    if begin < 0 or end < begin:
+        raise InvalidConfigError(f"{WORLD_FILE} has no '{BLOCK_BEGIN}' ... '{BLOCK_END}' lines "
+                                 "around its calibration tables; restore them")
+    start = text.index("\n", begin) + 1
+    WORLD_FILE.write_text(text[:start] + block + text[end:])
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the sessions, print the table and summary; with ``--write`` write the fragment."""
     parser = argparse.ArgumentParser(prog="agentic-env bench-calibration",
@@ -104,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=10, help="sessions per camera")
     parser.add_argument("--views", type=int, default=12, help="views with the board per session")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first session")
-    parser.add_argument("--write", action="store_true", help=f"write {FRAGMENT.name}")
+    parser.add_argument("--write", action="store_true",
+                        help=f"write the result into {WORLD_FILE.name}")
     args = parser.parse_args(argv)
     if args.sessions < 1 or args.views < 3:
         parser.error("need --sessions >= 1 and --views >= 3")
@@ -140,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{s['mean_residual_translation_mm']} mm, {s['mean_residual_rotation_deg']} deg, "
               f"{s['mean_residual_reprojection_px']} px")
     if args.write:
-        FRAGMENT.write_text(fragment(summaries, config, args.sessions, args.seed, sensors))
-        print(f"wrote {FRAGMENT}")
+        write_block(fragment(summaries, config, args.sessions, args.seed, sensors))
+        print(f"wrote the calibration block of {WORLD_FILE}")
     print(f"wall time {time.perf_counter() - start:.0f} s")
     return 0

@@ -4,7 +4,8 @@ The world renders from the true camera poses; agents get the calibration as a re
 would solve it. The error of a solved calibration is measured by running the project's own
 ChArUco hand-eye calibration in simulation (``agentic-env bench-calibration``,
 :mod:`agentic_env.sim.realism.handeye_sim`), which writes its distribution to
-``_calibration.toml``; :func:`draw_extrinsic_error` draws one error per camera from it.
+``world.toml``'s ``[calibration]``; :func:`draw_extrinsic_error` draws one error per camera
+from it.
 
 Error convention (the same for measuring and drawing). Each camera's calibrated transform
 lives in a *parent* frame: the wrist camera's in the tool flange frame (camera -> flange,
@@ -21,28 +22,22 @@ So ``solved = [[dR @ R_true, t_true + dt], [0, 0, 0, 1]]`` (:func:`apply_extrins
 
 from __future__ import annotations
 
-import tomllib
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agentic_env.errors import InvalidConfigError
 from agentic_env.geometry.rotations import exp_rotation, log_rotation
+from agentic_env.sim.realism import section
 
-#: The measured distribution, written by ``agentic-env bench-calibration --write``.
-FRAGMENT = Path(__file__).with_name("_calibration.toml")
 #: Calibrated cameras and the frame their calibration lives in.
 PARENT_FRAME = {"wrist": "flange", "shoulder": "base"}
 
 
-@cache
 def calibration_params() -> dict[str, Any]:
-    """The ``calibration`` table of the measured distribution (one place to redirect to
-    ``agentic_env.sim.realism.section("calibration")`` once merged into ``world.toml``)."""
-    with FRAGMENT.open("rb") as stream:
-        return tomllib.load(stream)["calibration"]
+    """The ``calibration`` table of ``world.toml``: the measured distribution, written by
+    ``agentic-env bench-calibration --write``."""
+    return section("calibration")
 
 
 def _check_camera(camera: str) -> None:

@@ -12,16 +12,13 @@ act on that device image, and the result is undistorted with the same coefficien
 undistorts a device frame with the coefficients the device reports. Agents therefore always
 get pinhole images with the configuration's intrinsics.
 
-Every number comes from ``_sensors.toml`` (each table with its ``source``), read by
+Every number comes from ``world.toml`` (each table with its ``source``), read by
 :func:`sensor_params` alone.
 """
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, replace
-from functools import cache
-from pathlib import Path
 from typing import Any, Protocol, Self
 
 import cv2
@@ -30,12 +27,11 @@ import numpy as np
 from agentic_env.errors import InvalidConfigError
 from agentic_env.geometry.camera import CameraConfig
 from agentic_env.geometry.distortion import distort, undistort
+from agentic_env.sim.realism import section
 from agentic_env.sim.realism.depth_stereo import StereoDepthModel
 from agentic_env.sim.realism.depth_tof import TofDepthModel
 from agentic_env.sim.realism.rgb import RgbModel, exposure, white_balance_gains
 
-#: The parameter fragment of the sensor models (merged into ``world.toml`` by the lead).
-SENSORS_FILE = Path(__file__).with_name("_sensors.toml")
 #: Device of each camera name.
 DEVICES = {"shoulder": "kinect", "wrist": "d405"}
 #: Scene settings with exposure and white-balance parameters.
@@ -45,24 +41,14 @@ SETTINGS = ("lab", "kitchen", "outdoor")
 _NOISE_TABLE_SEED = 34
 
 
-@cache
-def _sensor_file() -> dict[str, Any]:
-    with SENSORS_FILE.open("rb") as stream:
-        return tomllib.load(stream)
-
-
 def sensor_params(name: str) -> dict[str, Any]:
-    """The table ``name`` (dotted, e.g. ``"kinect.depth"``) of the sensor parameters.
+    """The table ``name`` (dotted, e.g. ``"kinect.depth"``) of the sensor parameters
+    (``world.toml``).
 
     Raises:
         InvalidConfigError: when there is no such table.
     """
-    table: Any = _sensor_file()
-    for part in name.split("."):
-        if not isinstance(table, dict) or part not in table:
-            raise InvalidConfigError(f"no sensor parameter table {name!r}")
-        table = table[part]
-    return table
+    return section(name)
 
 
 class DepthModel(Protocol):

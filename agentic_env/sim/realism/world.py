@@ -21,12 +21,11 @@ from agentic_env.sim.realism.calibration import believed_extrinsics, draw_extrin
 from agentic_env.sim.realism.contact import (
     CONTACT_MODEL_FIELDS,
     ContactDraw,
-    ServoError,
     apply_contact,
     draw_contact,
-    draw_servo_error,
 )
 from agentic_env.sim.realism.sensors import CameraSensor, make_sensor
+from agentic_env.sim.realism.servo import ServoError, draw_servo_error
 
 #: Model fields the realistic world changes per episode (restored at every reset).
 WORLD_MODEL_FIELDS = CONTACT_MODEL_FIELDS
