@@ -57,12 +57,23 @@ class StereoDepthModel:
               noise: np.ndarray) -> np.ndarray:
         """The device's depth (H, W) float32 metres, 0 = no return, for an exact ``depth``,
         the 8-bit sRGB luma ``grey`` (H, W) of the same view and a standard-normal field
-        ``noise`` (H, W); ``rng`` is unused (no other random effect)."""
+        ``noise`` (H, W); ``rng`` draws which low-texture pixels the matcher drops.
+
+        Low texture (a matching window with less contrast than ``texture_threshold``) makes
+        the matcher unsure rather than blind: a rendered surface has none of a real one's
+        fine texture, so such a pixel is dropped with probability
+        ``textureless_invalid_fraction`` and otherwise matched ``textureless_noise_factor``
+        times less precisely."""
         p = self.params
         valid = depth > 0
         depth = self._fatten(depth, valid)
-        invalid = ~valid | self._occluded(depth, valid) | self._textureless(grey)
-        out = depth + self.random_std(depth) * noise
+        textureless = self._textureless(grey)
+        dropped = textureless & (rng.random(depth.shape, dtype=np.float32)
+                                 < np.float32(p["textureless_invalid_fraction"]))
+        invalid = ~valid | self._occluded(depth, valid) | dropped
+        precision = np.where(textureless, np.float32(p["textureless_noise_factor"]),
+                             np.float32(1.0))
+        out = depth + self.random_std(depth) * precision * noise
         unit = np.float32(p["depth_unit"])
         out = np.round(out / unit) * unit
         invalid |= (depth < self.min_z) | (out < self.depth_min) | (out > self.depth_max)

@@ -114,7 +114,10 @@ def test_d405_holes_on_a_textureless_patch_but_not_on_texture() -> None:
     rgb = _textured()
     rgb[30:90, 60:120] = 128
     _, depth = sensor.apply(rgb, _plane(0.3), np.random.default_rng(0))
-    assert np.all(depth[38:82, 68:112] == 0)
+    patch = depth[38:82, 68:112]
+    assert np.mean(patch == 0) == pytest.approx(D405["textureless_invalid_fraction"], abs=0.05)
+    kept = patch[patch > 0]
+    assert kept.std() > 1.5 * _spread(depth, (slice(10, 110), slice(30, 55)))
     assert np.mean(depth[10:110, 30:55] > 0) > 0.99
     assert np.mean(depth[95:115, 60:150] > 0) > 0.99
 
