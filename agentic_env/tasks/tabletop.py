@@ -104,8 +104,11 @@ class TabletopTask:
             scene.set_free_body_pose(cube.name, position, rng.uniform(-np.pi, np.pi))
 
     def _place_bin(self, scene: SceneState, xy: np.ndarray) -> None:
-        bin_id = scene.model.body(self.config.bin.name).id
-        scene.model.body_pos[bin_id, :2] = scene.base_pos[:2] + xy
+        """Move the bin to ``xy`` (base frame, metres) and look up, once per episode, the body
+        ids that the success check reads (by name, a lookup costs more than the check)."""
+        self._bin_id = scene.model.body(self.config.bin.name).id
+        self._cube_ids = np.array([scene.model.body(cube.name).id for cube in self.cubes])
+        scene.model.body_pos[self._bin_id, :2] = scene.base_pos[:2] + xy
         self._bin_xy = [float(v) for v in xy]
 
     def trial_state(self) -> dict[str, Any]:
@@ -126,22 +129,25 @@ class TabletopTask:
         return Instruction(f"Put the {colours} cubes in the bin.", "canonical")
 
     def bin_floor(self, scene: SceneState) -> np.ndarray:
-        """Bin floor centre in the base frame (3,), metres (privileged)."""
-        return scene.body_position(self.config.bin.name)
+        """Bin floor centre in the base frame (3,), metres (privileged). Read from the
+        simulator at every call: a disturbance may shift the bin within an episode."""
+        return scene.data.xpos[self._bin_id] - scene.base_pos
+
+    def cubes_in_bin(self, scene: SceneState) -> np.ndarray:
+        """Whether each cube of :attr:`cubes` (in order) has its centre inside the bin's
+        footprint and below its rim, (n,) bool."""
+        relative = (scene.data.xpos[self._cube_ids] - scene.base_pos) - self.bin_floor(scene)
+        half = np.asarray(self.config.bin.inner_size)
+        return (np.all(np.abs(relative[:, :2]) <= half, axis=1)
+                & (relative[:, 2] > 0.0) & (relative[:, 2] < self.config.bin.wall_height))
 
     def cube_in_bin(self, scene: SceneState, cube: ObjectSpec) -> bool:
         """Whether ``cube``'s centre is inside the bin's footprint and below its rim."""
-        relative = scene.body_position(cube.name) - self.bin_floor(scene)
-        half_x, half_y = self.config.bin.inner_size
-        return bool(
-            abs(relative[0]) <= half_x
-            and abs(relative[1]) <= half_y
-            and 0.0 < relative[2] < self.config.bin.wall_height
-        )
+        return bool(self.cubes_in_bin(scene)[self.cubes.index(cube)])
 
     def evaluate(self, scene: SceneState) -> TaskEvaluation:
         """Success when every cube is in the bin; progress = fraction in the bin."""
-        inside = [self.cube_in_bin(scene, cube) for cube in self.cubes]
+        inside = [bool(flag) for flag in self.cubes_in_bin(scene)]
         terms = {f"{cube.name}_in_bin": float(flag) for cube, flag in zip(self.cubes, inside,
                                                                              strict=True)}
         return TaskEvaluation(all(inside), float(np.mean(inside)), terms)

@@ -16,7 +16,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from support.envs import EXPECTED_CHECKER_ADVICE, run_expert
 
-from agentic_env.contract.workcell import SceneConfig
+from agentic_env.contract.workcell import TABLE_HEIGHT, SceneConfig
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
 from agentic_env.experts import expert_actions
@@ -251,6 +251,39 @@ def test_reset_layout_is_separated_and_settles_still(env: SimEnv) -> None:
             rest = CATALOGUE[name[:-2]].rest_rotation
             assert tilt_degrees(scene, name) == pytest.approx(
                 np.degrees(np.arccos(np.clip(rest[2, 2], -1, 1))), abs=3.0), (seed, name)
+
+
+def _check_parked(env: SimEnv, active: list[str]) -> None:
+    """The objects not in ``active`` float still above the floor, touching nothing; those in
+    ``active`` rest on the table under gravity."""
+    task, scene, model = _task(env), env.scene_state, env.model
+    parked = [name for name in task.items if name not in active]
+    assert parked
+    before = {name: scene.body_position(name).copy() for name in parked}
+    hold = env.robot.joint_reference(), env.robot.gripper_reference()
+    for _ in range(20):
+        env.robot.send(*hold)
+    touching = {model.body(model.geom_bodyid[g]).name
+                for pair in env.data.contact.geom[:env.data.ncon] for g in pair}
+    assert touching.isdisjoint(parked)
+    assert set(active) <= touching  # resting on the table
+    for name in parked:
+        assert np.array_equal(scene.body_position(name), before[name]), name
+        assert 0.0 < lowest_point(scene, name) + TABLE_HEIGHT < 0.002, name
+    for name in active:
+        assert model.body_gravcomp[model.body(name).id] == 0.0, name
+
+
+def test_parked_objects_touch_nothing_and_stay_put(env: SimEnv) -> None:
+    """Unused objects cost the physics no contacts, after a reset and in a replayed trial
+    whose objects differ from the previous episode's."""
+    _, first = env.reset(seed=4)
+    _, second = env.reset(seed=7)
+    items = first["trial"]["task_state"]["items"]
+    assert set(items) != set(second["trial"]["task_state"]["items"])
+    _check_parked(env, second["trial"]["task_state"]["items"])
+    env.reset(options={"trial": first["trial"]})
+    _check_parked(env, items)
 
 
 def test_trial_replays_exactly(env: SimEnv) -> None:

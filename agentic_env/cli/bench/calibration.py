@@ -1,7 +1,7 @@
 """Hand-eye calibration error measured in simulation (``agentic-env bench-calibration``).
 
 Runs ``--sessions`` simulated ChArUco calibration sessions of ``--views`` views for each camera
-(:mod:`agentic_env.sim.realism.handeye_sim`: the ``calibrate`` command's board, detection and
+(:mod:`agentic_env.harness.handeye_sim`: the ``calibrate`` command's board, detection and
 solvers on realistic renders), prints each session's error against the true camera pose and
 the solver's residuals, then the bias (mean) and spread (standard deviation) per axis. With
 ``--write`` it rewrites the calibration block of ``agentic_env/sim/realism/world.toml`` (between
@@ -19,7 +19,7 @@ import numpy as np
 from agentic_env.errors import InvalidConfigError
 from agentic_env.sim.realism import WORLD_FILE
 from agentic_env.sim.realism.calibration import PARENT_FRAME, error_components
-from agentic_env.sim.realism.handeye_sim import (
+from agentic_env.harness.handeye_sim import (
     JOINT_NOISE_STD,
     HandEyeRig,
     HandEyeSimConfig,

@@ -25,7 +25,7 @@ from agentic_env.sim.realism.calibration import (  # noqa: E402
     error_components,
     extrinsic_error,
 )
-from agentic_env.sim.realism.handeye_sim import HandEyeRig, HandEyeSimConfig  # noqa: E402
+from agentic_env.harness.handeye_sim import HandEyeRig, HandEyeSimConfig  # noqa: E402
 from agentic_env.sim.scene import look_at_xyaxes  # noqa: E402
 
 
