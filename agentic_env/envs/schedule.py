@@ -8,11 +8,16 @@ changes the goal by a ``say`` event); it applies goal changes as their events fi
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from agentic_env.contract.events import EventSpec
+from agentic_env.errors import InvalidConfigError
+from agentic_env.pddl.planning import PlanStep
+from agentic_env.sim.disturbances import DisturbanceSpec
 from agentic_env.sim.events import EventRunner, SimClock, SimHands
 from agentic_env.sim.state import SceneState
 from agentic_env.tasks.base import SymbolicTask, Task
@@ -72,3 +77,27 @@ class EpisodeSchedule:
         runner = self.runner
         return {"events": list(runner.applied),
                 "estop": {"active": runner.estop, "refused": runner.refused}}
+
+
+#: First word of a PDDL action -> the primitive that executes it.
+PDDL_TO_PRIMITIVE = {"pick": "pick", "place": "place"}
+
+
+def resolve_last(specs: list[DisturbanceSpec], reference: Callable[[], Sequence[PlanStep]] | None,
+                 task: str) -> list[DisturbanceSpec]:
+    """``specs`` with occurrence -1 ("the last") replaced by the count of that primitive in
+    the reference plan (``reference()``; ``None`` when task ``task`` has none).
+
+    Raises:
+        InvalidConfigError: an occurrence -1 without a reference plan.
+    """
+    if not any(spec.occurrence == -1 for spec in specs):
+        return specs
+    if reference is None:
+        raise InvalidConfigError(f"occurrence -1 needs a reference plan; task {task!r} has none")
+    counts: dict[str, int] = {}
+    for step in reference():
+        primitive = PDDL_TO_PRIMITIVE.get(step.name.split("-")[0], step.name.replace("-", "_"))
+        counts[primitive] = counts.get(primitive, 0) + 1
+    return [replace(spec, occurrence=counts.get(spec.primitive, 1))
+            if spec.occurrence == -1 else spec for spec in specs]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
@@ -24,10 +24,10 @@ from agentic_env.contract.spaces import (
 )
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.contract.workcell import ROBOT_PREFIX, SceneConfig
-from agentic_env.envs.schedule import EpisodeSchedule
+from agentic_env.envs.rollout import PrimitiveRollout, ee_delta_between
+from agentic_env.envs.schedule import EpisodeSchedule, resolve_last
 from agentic_env.errors import InvalidActionError, InvalidConfigError, SimulationDivergedError
 from agentic_env.geometry.camera import CameraConfig
-from agentic_env.geometry.rotations import log_rotation
 from agentic_env.pddl.planning import PlanNotFoundError
 from agentic_env.primitives.executor import PrimitiveError, PrimitiveExecutor
 from agentic_env.primitives.types import (
@@ -36,7 +36,6 @@ from agentic_env.primitives.types import (
     PrimitiveOutcome,
     parse_primitive_action,
 )
-from agentic_env.robot.constants import GRIPPER_WIDTH_RANGE
 from agentic_env.robot.interface import StepStatus
 from agentic_env.robot.kinematics import ArmKinematics
 from agentic_env.sim.cameras import CameraRenderer, camera_pose_in_world, close_at_exit
@@ -65,24 +64,6 @@ _RESETTABLE_MODEL_FIELDS = (
 _SETTLE_TIME = 0.3
 #: Simulated time a primitive refused by the e-stop takes (the arm holds still), seconds.
 ESTOP_REFUSAL_S = 0.5
-
-
-@dataclass
-class PrimitiveRollout:
-    """Low-level record of one primitive at the control rate (for demonstrations).
-
-    Attributes:
-        joint_targets: (T, 6) joint targets sent, radians.
-        gripper_targets: (T,) gripper width targets sent, metres.
-        ee_delta_actions: (T, 7) the same motion as normalised ``ee_delta`` actions.
-        observations: the observation after each control period (only when the env was
-            created with ``record_observations=True``), else empty.
-    """
-
-    joint_targets: list[np.ndarray] = field(default_factory=list)
-    gripper_targets: list[float] = field(default_factory=list)
-    ee_delta_actions: list[np.ndarray] = field(default_factory=list)
-    observations: list[dict[str, np.ndarray]] = field(default_factory=list)
 
 
 class SimEnv(gym.Env):
@@ -168,16 +149,11 @@ class SimEnv(gym.Env):
         self.world: RealisticWorld | None = None
         resettable = _RESETTABLE_MODEL_FIELDS
         if self.realism == "realistic":
-            from agentic_env.sim.realism.world import (
-                WORLD_EFFECTS,
-                WORLD_MODEL_FIELDS,
-                RealisticWorld,
-            )
+            from agentic_env.sim.realism import world
 
-            self.world = RealisticWorld(self.cameras, self.scene_config.setting,
-                                        WORLD_EFFECTS if world_effects is None
-                                        else tuple(world_effects))
-            resettable += WORLD_MODEL_FIELDS
+            self.world = world.RealisticWorld(self.cameras, self.scene_config.setting,
+                                              world_effects)
+            resettable += world.WORLD_MODEL_FIELDS
         self._model_defaults = {name: getattr(self.model, name).copy()
                                 for name in dict.fromkeys(resettable)}
         self._dressing = builder.dressing
@@ -349,7 +325,9 @@ class SimEnv(gym.Env):
                         if isinstance(self.task, SymbolicTask) else None)
         # an RNG of its own: replays draw the same directions whether or not the layout
         # was sampled (sampling consumes the env's RNG)
-        self._disturbances = DisturbanceRunner(self._resolve_last(disturbances),
+        reference = None if self._scorer is None else self._scorer.reference
+        self._disturbances = DisturbanceRunner(resolve_last(disturbances, reference,
+                                                            self.task.name),
                                                self.scene_state,
                                                np.random.default_rng([int(seed), 1]))
         self._steps = 0
@@ -362,21 +340,6 @@ class SimEnv(gym.Env):
         if self.world is not None:
             info["world"] = self.world.episode.to_dict()
         return observation, info
-
-    def _resolve_last(self, specs: list[DisturbanceSpec]) -> list[DisturbanceSpec]:
-        """Replace occurrence -1 ("the last") by the count in the reference plan."""
-        if not any(spec.occurrence == -1 for spec in specs):
-            return specs
-        if self._scorer is None:
-            raise InvalidConfigError(
-                f"occurrence -1 needs a reference plan; task {self.task.name!r} has none"
-            )
-        counts: dict[str, int] = {}
-        for step in self._scorer.reference():
-            primitive = PDDL_TO_PRIMITIVE.get(step.name.split("-")[0], step.name.replace("-", "_"))
-            counts[primitive] = counts.get(primitive, 0) + 1
-        return [replace(spec, occurrence=counts.get(spec.primitive, 1))
-                if spec.occurrence == -1 else spec for spec in specs]
 
     def _check_trial(self, trial: TrialSpec) -> None:
         if trial.task != self.task.name or trial.setting != self.scene_config.setting:
@@ -519,18 +482,14 @@ class SimEnv(gym.Env):
     # -- observations -----------------------------------------------------------------------
 
     def _tcp_pose_matrix(self) -> np.ndarray:
-        site = self.robot.idx.tcp_site
-        pose = np.eye(4)
-        pose[:3, :3] = self.data.site_xmat[site].reshape(3, 3)
-        pose[:3, 3] = self.data.site_xpos[site] - self._base_pos
-        return pose
+        return self._site_pose(self.robot.idx.tcp_site)
 
-    def _flange_pose(self) -> np.ndarray:
-        """The arm's flange pose (4x4) in the base frame."""
-        site = self.data.site(ROBOT_PREFIX + "attachment_site")
+    def _site_pose(self, site: int | str) -> np.ndarray:
+        """Pose (4x4) of site ``site`` (id or name) in the base frame."""
+        view = self.data.site(site)
         pose = np.eye(4)
-        pose[:3, :3] = site.xmat.reshape(3, 3)
-        pose[:3, 3] = site.xpos - self._base_pos
+        pose[:3, :3] = view.xmat.reshape(3, 3)
+        pose[:3, 3] = view.xpos - self._base_pos
         return pose
 
     def observe(self) -> dict[str, np.ndarray]:
@@ -547,9 +506,9 @@ class SimEnv(gym.Env):
             extrinsics = world_to_base @ camera_pose_in_world(self.data, renderer.camera_id)
             if self.world is not None:
                 velocity = self.world.camera_velocity(self.model, self.data, renderer.camera_id)
+                flange = self._site_pose(ROBOT_PREFIX + "attachment_site")
                 rgb, depth, extrinsics = self.world.observe(
-                    cam.name, rgb, depth, extrinsics, self._flange_pose(), velocity,
-                    self._np_random_noise)
+                    cam.name, rgb, depth, extrinsics, flange, velocity, self._np_random_noise)
             self._last_rgb[cam.name] = rgb
             self._last_rgb_time = float(self.data.time)
             views[cam.name] = CameraView(rgb, depth, cam.intrinsics, extrinsics)
@@ -629,10 +588,6 @@ class SimEnv(gym.Env):
             self._overview = None
 
 
-#: First word of a PDDL action -> the primitive that executes it.
-PDDL_TO_PRIMITIVE = {"pick": "pick", "place": "place"}
-
-
 def _target_pose(pose_vector: np.ndarray) -> np.ndarray | None:
     """The target TCP pose (4x4) of a primitive, ``None`` when it is not a valid pose (the
     executor refuses such a primitive)."""
@@ -640,16 +595,3 @@ def _target_pose(pose_vector: np.ndarray) -> np.ndarray | None:
         return vector_to_pose(pose_vector)
     except InvalidActionError:
         return None
-
-
-def ee_delta_between(
-    previous: np.ndarray, current: np.ndarray, width: float, dt: float, scale: EEDeltaScale
-) -> np.ndarray:
-    """The normalised ``ee_delta`` action moving the TCP target from ``previous`` to ``current``.
-
-    Values may exceed [-1, 1] when a primitive moves faster than the ``ee_delta`` scale.
-    """
-    translation = (current[:3, 3] - previous[:3, 3]) / (scale.linear_speed * dt)
-    rotation = log_rotation(current[:3, :3] @ previous[:3, :3].T) / (scale.angular_speed * dt)
-    gripper = width / GRIPPER_WIDTH_RANGE[1] * 2.0 - 1.0
-    return np.concatenate([translation, rotation, [gripper]]).astype(np.float32)

@@ -17,14 +17,14 @@ import time
 import numpy as np
 
 from agentic_env.errors import InvalidConfigError
-from agentic_env.sim.realism import WORLD_FILE
-from agentic_env.sim.realism.calibration import PARENT_FRAME, error_components
 from agentic_env.harness.handeye_sim import (
     JOINT_NOISE_STD,
     HandEyeRig,
     HandEyeSimConfig,
     SessionResult,
 )
+from agentic_env.sim.realism import WORLD_FILE
+from agentic_env.sim.realism.calibration import PARENT_FRAME, error_components
 
 CAMERAS = ("wrist", "shoulder")
 RESIDUALS = ("translation_mm", "rotation_deg", "reprojection_px")

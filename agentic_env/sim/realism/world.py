@@ -72,7 +72,7 @@ class RealisticWorld:
     Args:
         cameras: the env's observation cameras (``shoulder``, ``wrist``).
         setting: ``lab``, ``kitchen`` or ``outdoor`` (exposure and white balance).
-        effects: the effects in force (:data:`WORLD_EFFECTS`, default all). Every episode
+        effects: the effects in force (:data:`WORLD_EFFECTS`; ``None`` = all). Every episode
             draws all of them from the same stream, so a subset applies exactly the draws
             the whole world would.
 
@@ -81,7 +81,8 @@ class RealisticWorld:
     """
 
     def __init__(self, cameras: tuple[CameraConfig, ...], setting: str,
-                 effects: tuple[str, ...] = WORLD_EFFECTS) -> None:
+                 effects: tuple[str, ...] | None = None) -> None:
+        effects = WORLD_EFFECTS if effects is None else tuple(effects)
         unknown = sorted(set(effects) - set(WORLD_EFFECTS))
         if unknown:
             raise InvalidConfigError(f"unknown world effects {unknown}; valid: "

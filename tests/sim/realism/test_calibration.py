@@ -17,6 +17,7 @@ from agentic_env.geometry.camera import (  # noqa: E402
     realsense_d405,
 )
 from agentic_env.geometry.rotations import axis_rotation, exp_rotation  # noqa: E402
+from agentic_env.harness.handeye_sim import HandEyeRig, HandEyeSimConfig  # noqa: E402
 from agentic_env.sim.realism.calibration import (  # noqa: E402
     apply_extrinsic_error,
     believed_extrinsics,
@@ -25,7 +26,6 @@ from agentic_env.sim.realism.calibration import (  # noqa: E402
     error_components,
     extrinsic_error,
 )
-from agentic_env.harness.handeye_sim import HandEyeRig, HandEyeSimConfig  # noqa: E402
 from agentic_env.sim.scene import look_at_xyaxes  # noqa: E402
 
 
