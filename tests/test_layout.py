@@ -34,6 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("agents", "real"),
     ("oracle",),
     ("harness", "datasets", "rl"),
+    ("reports",),
     ("cli",),
 )
 #: Modules that need an optional extra's package the test machine need not have.
@@ -110,6 +111,16 @@ def test_every_layer_imports_only_lower_layers() -> None:
             if layer != _layer(module) and RANK.get(layer, len(LAYERS)) >= RANK[_layer(module)]:
                 offences.append(f"{module} imports {imported}")
     assert not offences, "\n".join(sorted(offences))
+
+
+def test_harness_never_imports_reports() -> None:
+    """``harness/`` runs and stores episodes; ``reports/`` only analyses what it stored, so
+    the arrow points one way (the layers say so too; this names the rule)."""
+    offences = [f"{module} imports {imported}" for module, path in MODULES.items()
+                if _layer(module) == "harness"
+                for imported in _imports(path, module, type_checking=True)
+                if _layer(imported) == "reports"]
+    assert not offences, "\n".join(offences)
 
 
 def test_real_env_never_imports_the_simulator() -> None:

@@ -68,6 +68,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
               "run a sweep file's episodes (resumable) into SQLite"),
     "report": ("agentic_env.cli.harness:report_main",
                "HTML + Markdown report of a sweep database"),
+    "predict": ("agentic_env.cli.predict:main",
+                "predictions ledger: freeze a prediction before its first run, run it as "
+                "frozen, check for drift"),
     "modules": ("agentic_env.cli.harness:modules_main",
                 "module benchmark (Table II) on sim-generated, ground-truth-labelled instances"),
     "bench-sweep": ("agentic_env.cli.bench.sweep:main",

@@ -1,6 +1,6 @@
 """Benchmark harness: ``agentic-env sweep``, ``report`` and ``modules``.
 
-The command lines of :mod:`agentic_env.harness.run`, :mod:`agentic_env.harness.report` and
+The command lines of :mod:`agentic_env.harness.run`, :mod:`agentic_env.reports.report` and
 :mod:`agentic_env.harness.module_bench`; each imports its library module when it runs.
 """
 
@@ -117,7 +117,7 @@ def _run_one(file: pathlib.Path, args: argparse.Namespace, suite: bool
           f"done, {summary.ran} run ({summary.succeeded} succeeded, {summary.failed} failed, "
           f"{summary.errors} errors) in {summary.wall_s:.1f} s")
     if args.report:
-        from agentic_env.harness.report import write_report
+        from agentic_env.reports.report import write_report
 
         files = write_report(db, db.parent / "report")
         print(f"results: {db}    report: {files.html}")
@@ -147,7 +147,7 @@ def report_main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=pathlib.Path, default=None,
                         help="output folder (default: 'report' beside the database)")
     args = parser.parse_args(argv)
-    from agentic_env.harness.report import write_report
+    from agentic_env.reports.report import write_report
 
     try:
         files = write_report(args.db, args.out or args.db.parent / "report")
@@ -161,8 +161,8 @@ def report_main(argv: list[str] | None = None) -> int:
 def modules_main(argv: list[str] | None = None) -> int:
     """``agentic-env modules --model M``: the module benchmark (paper Table II); with
     ``--paper``, the paper's rows emulated and checked beside the paper's numbers."""
-    from agentic_env.harness.module_bench import MODULE_ORDER, format_table, run_module_bench
-    from agentic_env.harness.paper_modules import TABLE_TWO
+    from agentic_env.harness.module_bench import MODULE_ORDER, run_module_bench
+    from agentic_env.reports.paper_modules import TABLE_TWO, format_module_table
 
     parser = argparse.ArgumentParser(
         prog="agentic-env modules",
@@ -174,7 +174,7 @@ def modules_main(argv: list[str] | None = None) -> int:
                         help="instead of --model, benchmark each of the paper's Table II rows "
                              "emulated by the sim-oracle with that row's error rates, and "
                              "print the table beside the paper's with agree/disagree per cell "
-                             "and row (see agentic_env.harness.paper_modules)")
+                             "and row (see agentic_env.reports.paper_modules)")
     parser.add_argument("--paper-rows", nargs="+", default=[r.model for r in TABLE_TWO],
                         metavar="MODEL", help="with --paper: the rows (default: all), e.g. "
                                               "'Gemini 3 Flash'")
@@ -194,7 +194,7 @@ def modules_main(argv: list[str] | None = None) -> int:
     try:
         from agentic_env.agents.models.registry import parse_model_spec
         from agentic_env.harness.db import ResultStore
-        from agentic_env.harness.paper_modules import (
+        from agentic_env.reports.paper_modules import (
             compare,
             emulating_spec,
             format_comparison,
@@ -225,7 +225,7 @@ def modules_main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}")
         return 2
     print(f"{count} instances graded; stored in {args.db}")
-    print(format_table(instances))
+    print(format_module_table(instances))
     if args.paper:
         print("\n" + format_comparison(compare(instances, rows)))
     return 0

@@ -1,6 +1,6 @@
 """Real-robot tools: ``agentic-env calibrate`` and ``agentic-env trial-report``.
 
-The command lines of :mod:`agentic_env.real.calibrate` and :mod:`agentic_env.harness.trial_report`;
+The command lines of :mod:`agentic_env.real.calibrate` and :mod:`agentic_env.reports.trial_report`;
 each imports its library module when it runs (calibration needs OpenCV, the ``real`` extra).
 """
 
@@ -55,8 +55,8 @@ def calibrate_main(argv: list[str] | None = None) -> int:
 
 def trial_report_main(argv: list[str] | None = None) -> int:
     """``agentic-env trial-report``: print (and with ``--out`` write) the paired-trial report."""
-    from agentic_env.harness import trial_report
     from agentic_env.harness.db import ResultStore
+    from agentic_env.reports import trial_report
 
     parser = argparse.ArgumentParser(prog="agentic-env trial-report",
                                      description=trial_report.__doc__,

@@ -1,5 +1,5 @@
-"""Benchmark harness: sweep grids, local and Ray runners, a SQLite results store, metrics,
-reports and the module benchmark.
+"""Benchmark harness: sweep grids, local and Ray runners, a SQLite results store and the
+module benchmark; the analysis of what it stores lives in :mod:`agentic_env.reports`.
 
 Workflow::
 
@@ -13,7 +13,7 @@ Workflow::
 hold yet (:mod:`~agentic_env.harness.pool`, :mod:`~agentic_env.harness.ray_runner`) and
 commits each finished episode with its model calls in one transaction
 (:mod:`~agentic_env.harness.db`), so a killed sweep resumes where it stopped. ``report``
-renders :mod:`~agentic_env.harness.metrics` as HTML and Markdown
-(:mod:`~agentic_env.harness.report`). Needs the ``harness`` extra (and ``ray`` for
+renders :mod:`~agentic_env.reports.metrics` as HTML and Markdown
+(:mod:`~agentic_env.reports.report`). Needs the ``harness`` extra (and ``ray`` for
 ``--ray``).
 """

@@ -37,7 +37,6 @@ import numpy as np
 
 from agentic_env.agents.models.base import CallRecord, ModelError
 from agentic_env.harness.db import ModuleInstance, ResultStore
-from agentic_env.harness.metrics import module_table
 
 if TYPE_CHECKING:
     from agentic_env.oracle.difficulty import Sighting
@@ -476,29 +475,3 @@ def run_module_bench(model: str, tasks: Sequence[str], setting: str, seeds: Sequ
                     count += 1
                 bar.update(1)
     return count
-
-
-def format_table(instances: Sequence[dict[str, Any]]) -> str:
-    """Table II as text, one row per model: per module the success rate in % with the
-    number of instances, and the mean latency in seconds (the detector also its box IoU)."""
-    scores = {(s.model, s.module): s for s in module_table(instances)}
-    models = sorted({m for m, _ in scores})
-    columns = [("model", 28)]
-    for module in MODULE_ORDER:
-        columns += [(f"{module} SR % (n)", 18)]
-        if module == "detector":
-            columns += [("IoU %", 7)]
-        columns += [("s", 7)]
-    lines = ["".join(f"{name:>{width}}" if i else f"{name:<{width}}"
-                     for i, (name, width) in enumerate(columns))]
-    for model in models:
-        cells = [f"{model:<28}"]
-        for module in MODULE_ORDER:
-            s = scores.get((model, module))
-            cells.append(f"{f'{100 * s.success_rate:.1f} ({s.n})' if s else '–':>18}")
-            if module == "detector":
-                iou = None if s is None else s.mean_metric
-                cells.append(f"{'–' if iou is None else f'{100 * iou:.1f}':>7}")
-            cells.append(f"{f'{s.mean_latency_s:.2f}' if s else '–':>7}")
-        lines.append("".join(cells))
-    return "\n".join(lines)

@@ -15,27 +15,21 @@ the grid)::
         - {label: GPT-5.2 + LangSAM, model: "emulated:gpt-5.2",
            modules: {detector: "emulated:langsam"}, success: 0.0, time_s: null, tokens: null}
 
-``time_s`` / ``tokens`` are ``null`` where the paper prints "–". :func:`compare` turns the
-table and episode rows (``ResultStore.episodes()``) into a :class:`Comparison`: per row the
-predicted success with its Wilson 95 % interval (the simulation's sampling uncertainty only:
-the profiles' own uncertainty is not in it), a verdict (agree when the paper's success lies
-in that interval), the predicted time and tokens per episode, and across rows Spearman's rank
-correlation and SIMPLER's Mean Maximum Rank Violation (:func:`mmrv`) of the success rates.
+``time_s`` / ``tokens`` are ``null`` where the paper prints "–"; ``trials`` (optional) is
+the paper's trials per row, which makes its success rates a sample the verdicts compare with
+(:mod:`agentic_env.reports.paper_tables`).
 """
 
 from __future__ import annotations
 
-import math
-import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from agentic_env.errors import InvalidConfigError, check_keys
 from agentic_env.harness.episode import models_label
-from agentic_env.harness.metrics import wilson_interval
 
-_TABLE_KEYS = ("id", "source", "where", "rows")
+_TABLE_KEYS = ("id", "source", "where", "rows", "trials")
 _ROW_KEYS = ("label", "model", "modules", "success", "time_s", "tokens")
 
 
@@ -74,12 +68,15 @@ class PaperTable:
         source: the paper and table it is copied from.
         where: column filters every row's episodes must pass (a tuple of values = any of).
         rows: the rows, in the paper's order.
+        trials: the paper's trials per row (e.g. 20 for AgenticLab Table I), ``None`` when
+            the table does not say.
     """
 
     id: str
     source: str
     where: tuple[tuple[str, tuple[Any, ...]], ...]
     rows: tuple[PaperRow, ...]
+    trials: int | None = None
 
     @classmethod
     def from_dict(cls, data: Any) -> PaperTable:
@@ -102,7 +99,10 @@ class PaperTable:
         labels = [r.model_label for r in parsed]
         if len(set(labels)) != len(labels):
             raise InvalidConfigError(f"paper_table: two rows name the same models: {labels}")
-        return cls(id=str(data["id"]), source=str(data["source"]),
+        trials = data.get("trials")
+        if trials is not None and (not isinstance(trials, int) or trials < 1):
+            raise InvalidConfigError(f"paper_table: 'trials' is a positive count, got {trials!r}")
+        return cls(id=str(data["id"]), source=str(data["source"]), trials=trials,
                    where=tuple((str(k), tuple(v) if isinstance(v, list | tuple) else (v,))
                                for k, v in where.items()),
                    rows=parsed)
@@ -113,166 +113,12 @@ class PaperTable:
                 "where": {k: list(v) for k, v in self.where},
                 "rows": [{"label": r.label, "model": r.model, "modules": dict(r.modules),
                           "success": r.success, "time_s": r.time_s, "tokens": r.tokens}
-                         for r in self.rows]}
+                         for r in self.rows], "trials": self.trials}
 
 
 def parse_paper_table(data: Any) -> PaperTable | None:
     """The ``paper_table:`` of a sweep file (``None`` -> no table)."""
     return None if data is None else PaperTable.from_dict(data)
-
-
-@dataclass(frozen=True)
-class RowComparison:
-    """One paper row beside its prediction.
-
-    Attributes:
-        row: the paper's row.
-        n / successes: the predicting episodes and how many succeeded.
-        ci_low / ci_high: Wilson 95 % interval of the predicted success rate.
-        time_s: mean episode time (robot motion + model time, ``sim_s + model_s``) over the
-            successful episodes, seconds; ``None`` when none succeeded.
-        tokens: mean model tokens (input + output) over the successful episodes, ``None``
-            when none succeeded.
-        time_all_s: mean episode time over all its episodes, seconds (``None`` when n = 0).
-    """
-
-    row: PaperRow
-    n: int
-    successes: int
-    ci_low: float
-    ci_high: float
-    time_s: float | None
-    tokens: float | None
-    time_all_s: float | None
-
-    @property
-    def success(self) -> float:
-        """The predicted success rate (0 when there are no episodes)."""
-        return self.successes / self.n if self.n else 0.0
-
-    @property
-    def agrees(self) -> bool | None:
-        """The paper's success lies in the predicted Wilson interval; ``None`` when no
-        episode predicts the row."""
-        if not self.n:
-            return None
-        return self.ci_low - 1e-9 <= self.row.success <= self.ci_high + 1e-9
-
-    @property
-    def label(self) -> str:
-        """``agree``, ``disagree`` or ``no data``."""
-        return {True: "agree", False: "disagree", None: "no data"}[self.agrees]
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """The table beside its prediction.
-
-    Attributes:
-        table: the paper's table.
-        rows: one comparison per paper row, in the paper's order.
-        spearman: Spearman's rank correlation of predicted and paper success over the rows
-            with episodes (``None`` with fewer than two or a constant column).
-        mmrv: SIMPLER's Mean Maximum Rank Violation of the same (``None`` with no rows).
-    """
-
-    table: PaperTable
-    rows: tuple[RowComparison, ...]
-    spearman: float | None
-    mmrv: float | None
-
-
-def compare(table: PaperTable, episodes: Sequence[Mapping[str, Any]]) -> Comparison:
-    """Each row of ``table`` beside the episodes (rows with ``model``, ``success``,
-    ``sim_s``, ``model_s``, ``input_tokens``, ``output_tokens`` and the ``where`` columns)
-    that predict it."""
-    selected = [e for e in episodes if all(str(e.get(k)) in {str(v) for v in values}
-                                           for k, values in table.where)]
-    compared = []
-    for row in table.rows:
-        mine = [e for e in selected if e.get("model") == row.model_label]
-        won = [e for e in mine if e.get("success")]
-        low, high = wilson_interval(len(won), len(mine))
-        compared.append(RowComparison(
-            row=row, n=len(mine), successes=len(won), ci_low=low, ci_high=high,
-            time_s=_mean([_episode_s(e) for e in won]),
-            tokens=_mean([float((e.get("input_tokens") or 0) + (e.get("output_tokens") or 0))
-                          for e in won]),
-            time_all_s=_mean([_episode_s(e) for e in mine])))
-    measured = [c for c in compared if c.n]
-    predicted = [c.success for c in measured]
-    paper = [c.row.success for c in measured]
-    return Comparison(table=table, rows=tuple(compared), spearman=spearman(predicted, paper),
-                      mmrv=mmrv(predicted, paper) if measured else None)
-
-
-def ranks(values: Sequence[float]) -> list[float]:
-    """1-based ranks, ascending, ties given their average rank (``[3, 1, 3] -> [2.5, 1,
-    2.5]``)."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    result = [0.0] * len(values)
-    start = 0
-    while start < len(order):
-        end = start
-        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
-            end += 1
-        for position in range(start, end + 1):
-            result[order[position]] = (start + end) / 2 + 1
-        start = end + 1
-    return result
-
-
-def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
-    """Spearman's rank correlation: Pearson's correlation of the average ranks (so ties are
-    handled), in [-1, 1]; ``None`` with fewer than two pairs or a constant column.
-
-    Raises:
-        ValueError: ``x`` and ``y`` differ in length.
-    """
-    if len(x) != len(y):
-        raise ValueError(f"spearman: {len(x)} values against {len(y)}")
-    if len(x) < 2:
-        return None
-    rx, ry = ranks(x), ranks(y)
-    mx, my = statistics.fmean(rx), statistics.fmean(ry)
-    sxy = math.fsum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
-    sxx = math.fsum((a - mx) ** 2 for a in rx)
-    syy = math.fsum((b - my) ** 2 for b in ry)
-    if sxx == 0 or syy == 0:
-        return None
-    return sxy / math.sqrt(sxx * syy)
-
-
-def mmrv(simulated: Sequence[float], real: Sequence[float]) -> float:
-    """SIMPLER's Mean Maximum Rank Violation (Li et al., "Evaluating Real-World Robot
-    Manipulation Policies in Simulation", 2024): for each row i, the largest real-success gap
-    ``|real_i - real_j|`` over the rows j whose order the simulation gets wrong
-    (``(sim_i > sim_j) != (real_i > real_j)``, strict as in SIMPLER's code, so a tie on one
-    side against an order on the other counts), averaged over the rows. In [0, 1] for rates;
-    0: the simulation orders every pair as the real runs do (or errs only between rows the
-    real runs score alike).
-
-    Raises:
-        ValueError: the sequences differ in length or are empty.
-    """
-    if len(simulated) != len(real) or not simulated:
-        raise ValueError(f"mmrv: needs two non-empty sequences of one length, got "
-                         f"{len(simulated)} and {len(real)}")
-    worst = []
-    for i in range(len(simulated)):
-        violations = [abs(real[i] - real[j]) for j in range(len(simulated))
-                      if (simulated[i] > simulated[j]) != (real[i] > real[j])]
-        worst.append(max(violations, default=0.0))
-    return statistics.fmean(worst)
-
-
-def _episode_s(episode: Mapping[str, Any]) -> float:
-    """An episode's time as on the real robot: robot motion plus model time, seconds."""
-    return float(episode.get("sim_s") or 0.0) + float(episode.get("model_s") or 0.0)
-
-
-def _mean(values: Sequence[float]) -> float | None:
-    return statistics.fmean(values) if values else None
 
 
 def _row(entry: Any) -> PaperRow:

@@ -16,6 +16,7 @@ from agentic_env.harness.module_bench import (
     point_in_mask,
     simulated_pick_lifts,
 )
+from agentic_env.reports.paper_modules import format_module_table
 
 
 def test_literals_masks_and_boxes():
@@ -99,7 +100,7 @@ def test_rollout_labels_match_truth_perfect_and_inverted_oracle(tmp_path, model,
     checker = [r for r in rows if r["module"] == "checker"]
     assert {r["label_json"].count('"holds": true') > 0 for r in checker} == {True, False}
     assert all(r["success"] == bool(expected) for r in rows)
-    text = module_bench.format_table(rows)
+    text = format_module_table(rows)
     assert model in text and "checker SR" in text
 
 

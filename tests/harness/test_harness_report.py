@@ -13,8 +13,8 @@ from agentic_env.cli.harness import report_main
 from agentic_env.harness.db import Finished, ModuleInstance, ResultStore
 from agentic_env.harness.episode import EpisodeResult, ModuleCall
 from agentic_env.harness.execute import error_result
-from agentic_env.harness.report import write_report
 from agentic_env.harness.sweep import parse_sweep
+from agentic_env.reports.report import write_report
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 VOID = {"meta", "img", "br", "hr", "link", "input"}

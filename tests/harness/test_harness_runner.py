@@ -22,12 +22,12 @@ from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.models.registry import ModelRouter
 from agentic_env.cli import run as run_cli
 from agentic_env.errors import InvalidConfigError
-from agentic_env.harness import metrics
 from agentic_env.harness.db import ResultStore
 from agentic_env.harness.episode import EpisodeSpec
 from agentic_env.harness.run import run_sweep
 from agentic_env.harness.runner import run_episode
 from agentic_env.harness.sweep import parse_sweep
+from agentic_env.reports import metrics
 
 TOY_ENTRY = "support.toy_agent:make_toy"
 

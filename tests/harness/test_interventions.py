@@ -137,7 +137,7 @@ def test_the_planner_executor_recovers_from_each_intervention(kind: str) -> None
 def test_the_database_keeps_the_measures_and_the_report_prints_the_table(tmp_path) -> None:
     from agentic_env.harness.db import Finished, ResultStore
     from agentic_env.harness.episode import EpisodeResult
-    from agentic_env.harness.report import Code, build_blocks
+    from agentic_env.reports.report import Code, build_blocks
 
     db = tmp_path / "db.sqlite"
     with ResultStore(db) as store:

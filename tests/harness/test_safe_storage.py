@@ -11,8 +11,8 @@ import numpy as np
 from agentic_env.agents.models.base import CallRecord, ModelImage, ModelQuery, ModelReply, Usage
 from agentic_env.harness.db import Finished, ModuleInstance, ResultStore
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
-from agentic_env.harness.report import write_report
 from agentic_env.harness.trace import EpisodeTrace
+from agentic_env.reports.report import write_report
 from agentic_env.text import STORED_TEXT_CHARS
 
 SURROGATE = "the program said \ud800 and stopped"

@@ -16,11 +16,12 @@ from agentic_env.cli import setup_sheet  # noqa: E402
 from agentic_env.cli import trial as trial_cli  # noqa: E402
 from agentic_env.cli.real import trial_report_main  # noqa: E402
 from agentic_env.contract.trial import TrialSpec  # noqa: E402
-from agentic_env.harness import trial, trial_report  # noqa: E402
+from agentic_env.harness import trial  # noqa: E402
 from agentic_env.harness.db import Finished, ResultStore  # noqa: E402
 from agentic_env.harness.episode import EpisodeSpec  # noqa: E402
 from agentic_env.pddl.planning import PlanStep  # noqa: E402
 from agentic_env.real.twin import make_twin_env  # noqa: E402
+from agentic_env.reports import trial_report  # noqa: E402
 
 
 def scripted(answers: list[str]) -> Callable[[str], str]:

@@ -22,55 +22,16 @@ from types import SimpleNamespace
 from typing import Any
 
 from agentic_env.errors import InvalidConfigError
-from agentic_env.harness import findings, metrics, paper_tables, plots
 from agentic_env.harness.db import ResultStore
 from agentic_env.harness.episode import EpisodeSpec
+from agentic_env.harness.findings import Finding, parse_findings
 from agentic_env.harness.interventions import format_table, intervention_rows
+from agentic_env.harness.paper_tables import PaperTable, parse_paper_table
+from agentic_env.reports import findings, metrics, paper_tables, plots
+from agentic_env.reports.blocks import Block, Cell, Code, Figure, Heading, Link, Para, Table
+from agentic_env.reports.ledger import Prediction
+from agentic_env.reports.paper_section import ledger_blocks, paper_table_section
 from agentic_env.text import safe_text
-
-
-@dataclass(frozen=True)
-class Link:
-    """A table cell or text that links somewhere (a path relative to the report)."""
-
-    text: str
-    href: str
-
-
-Cell = str | Link
-
-
-@dataclass(frozen=True)
-class Heading:
-    text: str
-    level: int = 2
-
-
-@dataclass(frozen=True)
-class Para:
-    text: str
-
-
-@dataclass(frozen=True)
-class Table:
-    headers: tuple[str, ...]
-    rows: tuple[tuple[Cell, ...], ...]
-
-
-@dataclass(frozen=True)
-class Figure:
-    name: str
-    png: bytes
-    caption: str
-
-
-@dataclass(frozen=True)
-class Code:
-    summary: str
-    text: str
-
-
-Block = Heading | Para | Table | Figure | Code
 
 
 @dataclass(frozen=True)
@@ -88,8 +49,10 @@ class ReportFiles:
     figures: tuple[pathlib.Path, ...]
 
 
-def write_report(db_path: str | pathlib.Path, out_dir: str | pathlib.Path) -> ReportFiles:
-    """Read ``db_path`` and write ``report.html``, ``report.md`` and ``plots/*.png``."""
+def write_report(db_path: str | pathlib.Path, out_dir: str | pathlib.Path,
+                 prediction: Prediction | None = None) -> ReportFiles:
+    """Read ``db_path`` and write ``report.html``, ``report.md`` and ``plots/*.png``; with
+    the ``prediction`` it ran for, its paper trials and ledger history too."""
     db = pathlib.Path(db_path)
     if not db.is_file():
         raise InvalidConfigError(f"results database {str(db)!r} does not exist; run "
@@ -97,9 +60,9 @@ def write_report(db_path: str | pathlib.Path, out_dir: str | pathlib.Path) -> Re
     out = pathlib.Path(out_dir)
     with ResultStore(db) as store:
         episodes, calls, instances = store.episodes(), store.calls(), store.module_instances()
-        paper = findings.parse_findings(store.meta("paper_findings"))
-        table = paper_tables.parse_paper_table(store.meta("paper_table"))
-    blocks = build_blocks(episodes, calls, instances, out, paper, table)
+        paper = parse_findings(store.meta("paper_findings"))
+        table = parse_paper_table(store.meta("paper_table"))
+    blocks = build_blocks(episodes, calls, instances, out, paper, table, prediction)
     title = f"Benchmark report: {db.name}"
     figure_dir = out / "plots"
     figure_dir.mkdir(parents=True, exist_ok=True)
@@ -113,6 +76,26 @@ def write_report(db_path: str | pathlib.Path, out_dir: str | pathlib.Path) -> Re
     html_path.write_text(safe_text(render_html(title, blocks), None))
     md_path.write_text(safe_text(render_markdown(title, blocks), None))
     return ReportFiles(html=html_path, markdown=md_path, figures=tuple(figures))
+
+
+def prediction_summary(db_path: str | pathlib.Path, paper_trials: int | None = None) -> str:
+    """One line of what a prediction's run gave: agreeing rows, ρ and MMRV against the
+    sweep's paper table (episodes and successes when it has none)."""
+    with ResultStore(pathlib.Path(db_path)) as store:
+        episodes = store.episodes()
+        table = parse_paper_table(store.meta("paper_table"))
+    if table is None:
+        won = sum(bool(e["success"]) for e in episodes)
+        return f"{won}/{len(episodes)} episodes succeeded"
+    comparison = paper_tables.compare(table, episodes, paper_trials)
+    agree = sum(c.agrees is True for c in comparison.rows)
+    measured = sum(c.n > 0 for c in comparison.rows)
+
+    def show(value: float | None) -> str:
+        return "–" if value is None else f"{value:.2f}"
+
+    return (f"{agree}/{measured} rows agree, rho {show(comparison.spearman)}, "
+            f"MMRV {show(comparison.mmrv)}, {len(episodes)} episodes")
 
 
 def _enrich(episodes: Sequence[dict[str, Any]], calls: Sequence[dict[str, Any]]
@@ -138,14 +121,19 @@ def options_label(options: dict[str, Any]) -> str:
 
 def build_blocks(episodes: Sequence[dict[str, Any]], calls: Sequence[dict[str, Any]],
                  instances: Sequence[dict[str, Any]], out_dir: pathlib.Path,
-                 paper: Sequence[findings.Finding] = (),
-                 table: paper_tables.PaperTable | None = None) -> list[Block]:
-    """The report's content from database rows (see :class:`ResultStore`) and the sweep's
-    paper findings and paper table, if it had any."""
+                 paper: Sequence[Finding] = (),
+                 table: PaperTable | None = None, prediction: Prediction | None = None
+                 ) -> list[Block]:
+    """The report's content from database rows (see :class:`ResultStore`), the sweep's
+    paper findings and paper table, if it had any, and the ledger's prediction it ran for."""
     rows = _enrich(episodes, calls)
+    paper_trials = prediction.paper_trials if prediction else None
     blocks: list[Block] = [Para(_overview(rows))]
     if table is not None:
-        blocks += _paper_table_section(paper_tables.compare(table, rows))
+        blocks += paper_table_section(paper_tables.compare(table, rows, paper_trials),
+                                      calls, rows, prediction)
+    elif prediction is not None:
+        blocks += ledger_blocks(prediction)
     if paper:
         blocks += _paper_section(paper, rows)
     if rows:
@@ -238,7 +226,7 @@ def _failure_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
     return blocks
 
 
-def _paper_section(paper: Sequence[findings.Finding], rows: Sequence[dict[str, Any]]
+def _paper_section(paper: Sequence[Finding], rows: Sequence[dict[str, Any]]
                    ) -> list[Block]:
     verdicts = findings.check(paper, rows)
     counts = Counter(v.label for v in verdicts)
@@ -250,43 +238,6 @@ def _paper_section(paper: Sequence[findings.Finding], rows: Sequence[dict[str, A
                   tuple((v.finding.id, v.finding.source, v.finding.claim, v.measured,
                          v.label.upper() if v.agrees is False else v.label)
                         for v in verdicts))]
-
-
-def _paper_table_section(comparison: paper_tables.Comparison) -> list[Block]:
-    def number(value: float | None, unit: str = "") -> str:
-        return "–" if value is None else f"{value:,.0f}{unit}"
-
-    def statistic(value: float | None) -> str:
-        return "–" if value is None else f"{value:.2f}"
-
-    counts = Counter(c.label for c in comparison.rows)
-    summary = ", ".join(f"{counts[k]} {k}" for k in ("agree", "disagree", "no data")
-                        if counts[k])
-    table = comparison.table
-    return [Heading(f"{table.source} beside the simulation's prediction"),
-            Para(f"Each row of {table.source} as the paper reports it, beside the same "
-                 f"configuration run here ({summary}). Predicted success carries its 95 % "
-                 "Wilson interval: the simulation's sampling uncertainty only (the profiles' "
-                 "own numbers are taken as exact); a row agrees when the paper's success lies "
-                 "in it. Time per episode is robot motion plus virtual model time; time and "
-                 "tokens are means over the successful episodes, as the paper gives '–' "
-                 "where no trial succeeded; 'all' is the mean time over every "
-                 "episode."),
-            Table(("row", "paper success", "predicted success [95 % CI]", "verdict",
-                   "paper time s", "predicted time s", "predicted time s (all)",
-                   "paper tokens", "predicted tokens"),
-                  tuple((c.row.label, _pct(c.row.success),
-                         f"{c.successes}/{c.n} = {_pct(c.success)} "
-                         f"[{_pct(c.ci_low)}, {_pct(c.ci_high)}]" if c.n else "–",
-                         c.label.upper() if c.agrees is False else c.label,
-                         number(c.row.time_s), number(c.time_s), number(c.time_all_s),
-                         number(c.row.tokens), number(c.tokens))
-                        for c in comparison.rows)),
-            Para(f"Across rows: Spearman's rank correlation of predicted and paper success "
-                 f"ρ = {statistic(comparison.spearman)}; SIMPLER's Mean Maximum Rank "
-                 f"Violation MMRV = {statistic(comparison.mmrv)} (per row, the largest paper-"
-                 "success gap to a row the prediction orders the other way, averaged; 0 = "
-                 "the paper's order kept).")]
 
 
 def _ablation_section(rows: Sequence[dict[str, Any]]) -> list[Block]:

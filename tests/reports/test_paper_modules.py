@@ -6,7 +6,7 @@ import pytest
 
 from agentic_env.agents.models.registry import parse_model_spec
 from agentic_env.harness.module_bench import MODULE_ORDER
-from agentic_env.harness.paper_modules import (
+from agentic_env.reports.paper_modules import (
     TABLE_TWO,
     compare,
     emulating_spec,

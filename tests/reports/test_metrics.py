@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agentic_env.harness import metrics
+from agentic_env.reports import metrics
 
 
 def _row(success: bool, score: float, failure: str | None = None, **extra: Any

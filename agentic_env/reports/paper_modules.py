@@ -20,9 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentic_env.harness import findings
-from agentic_env.harness.metrics import wilson_interval
 from agentic_env.harness.module_bench import MODULE_ORDER
+from agentic_env.reports import findings
+from agentic_env.reports.metrics import module_table, wilson_interval
 
 #: Where the numbers come from.
 SOURCE = "AgenticLab Table II"
@@ -160,3 +160,29 @@ def format_comparison(checked: Sequence[tuple[PaperRow, Sequence[Cell]]]) -> str
 def _cell(instances: Sequence[Mapping[str, Any]], spec: str, module: str
           ) -> list[Mapping[str, Any]]:
     return [r for r in instances if r["model"] == spec and r["module"] == module]
+
+
+def format_module_table(instances: Sequence[dict[str, Any]]) -> str:
+    """Table II as text, one row per model: per module the success rate in % with the
+    number of instances, and the mean latency in seconds (the detector also its box IoU)."""
+    scores = {(s.model, s.module): s for s in module_table(instances)}
+    models = sorted({m for m, _ in scores})
+    columns = [("model", 28)]
+    for module in MODULE_ORDER:
+        columns += [(f"{module} SR % (n)", 18)]
+        if module == "detector":
+            columns += [("IoU %", 7)]
+        columns += [("s", 7)]
+    lines = ["".join(f"{name:>{width}}" if i else f"{name:<{width}}"
+                     for i, (name, width) in enumerate(columns))]
+    for model in models:
+        cells = [f"{model:<28}"]
+        for module in MODULE_ORDER:
+            s = scores.get((model, module))
+            cells.append(f"{f'{100 * s.success_rate:.1f} ({s.n})' if s else '–':>18}")
+            if module == "detector":
+                iou = None if s is None else s.mean_metric
+                cells.append(f"{'–' if iou is None else f'{100 * iou:.1f}':>7}")
+            cells.append(f"{f'{s.mean_latency_s:.2f}' if s else '–':>7}")
+        lines.append("".join(cells))
+    return "\n".join(lines)

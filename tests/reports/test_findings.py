@@ -8,10 +8,11 @@ import pathlib
 import pytest
 
 from agentic_env.errors import InvalidConfigError
-from agentic_env.harness import findings
 from agentic_env.harness.db import ResultStore
-from agentic_env.harness.report import Para, Table, _paper_section, options_label
+from agentic_env.harness.findings import Finding, parse_findings
 from agentic_env.harness.sweep import Sweep, disturbance_label, load_sweep, model_label
+from agentic_env.reports import findings
+from agentic_env.reports.report import Para, Table, _paper_section, options_label
 
 PAPER_SWEEPS = pathlib.Path(__file__).resolve().parents[2] / "sweeps" / "paper"
 
@@ -27,7 +28,7 @@ def _rows(scores: dict[tuple[str, str], list[float]]) -> list[dict[str, object]]
 
 
 def test_order_check_agrees_and_disagrees_per_group() -> None:
-    finding = findings.Finding.from_dict(ORDER)
+    finding = Finding.from_dict(ORDER)
     rows = _rows({("sorting", "none"): [0.2, 0.4], ("sorting", "goal"): [0.5],
                   ("sorting", "full"): [1.0]})
     verdict, = findings.check([finding], rows)
@@ -42,7 +43,7 @@ def test_order_check_agrees_and_disagrees_per_group() -> None:
 
 
 def test_order_check_tolerates_ties_within_tolerance() -> None:
-    finding = findings.Finding.from_dict({**ORDER, "tolerance": 0.05})
+    finding = Finding.from_dict({**ORDER, "tolerance": 0.05})
     rows = _rows({("sorting", "none"): [0.52], ("sorting", "goal"): [0.5],
                   ("sorting", "full"): [0.5]})
     assert findings.check([finding], rows)[0].agrees is True
@@ -50,7 +51,7 @@ def test_order_check_tolerates_ties_within_tolerance() -> None:
 
 def test_order_check_with_a_margin_needs_a_real_gain() -> None:
     """"Drops sharply" is not a tie: with a margin, equal means disagree."""
-    finding = findings.Finding.from_dict({**ORDER, "margin": 0.1, "per": []})
+    finding = Finding.from_dict({**ORDER, "margin": 0.1, "per": []})
     rows = _rows({("sorting", "none"): [0.5], ("sorting", "goal"): [0.5],
                   ("sorting", "full"): [0.9]})
     assert findings.check([finding], rows)[0].agrees is False
@@ -61,7 +62,7 @@ def test_order_check_with_a_margin_needs_a_real_gain() -> None:
 
 def test_a_pooled_level_takes_every_value_it_lists() -> None:
     """A list in ``order`` is one level: the lab against the shifted settings together."""
-    finding = findings.Finding.from_dict({
+    finding = Finding.from_dict({
         "id": "gap", "source": "Fig. 6", "claim": "lab beats shifted", "metric": "score",
         "axis": "setting", "order": ["lab", ["kitchen", "outdoor"]],
         "direction": "decreasing", "margin": 0.1})
@@ -75,7 +76,7 @@ def test_a_pooled_level_takes_every_value_it_lists() -> None:
     assert findings.check([finding], rows)[0].agrees is True
     rows[2]["score"] = 0.9  # pooled 0.925: no gap
     assert findings.check([finding], rows)[0].agrees is False
-    assert findings.Finding.from_dict(finding.to_dict()) == finding
+    assert Finding.from_dict(finding.to_dict()) == finding
 
 
 def test_time_and_token_metrics_are_per_episode_sums() -> None:
@@ -86,18 +87,18 @@ def test_time_and_token_metrics_are_per_episode_sums() -> None:
              "input_tokens": 1000, "output_tokens": 100}]
     time = {"id": "t", "source": "Fig. 7", "claim": "full costs time",
             "axis": "verification", "order": ["none", "full"]}
-    by_episode = findings.Finding.from_dict({**time, "metric": "episode_s"})
-    by_host = findings.Finding.from_dict({**time, "metric": "wall_s"})
+    by_episode = Finding.from_dict({**time, "metric": "episode_s"})
+    by_host = Finding.from_dict({**time, "metric": "wall_s"})
     verdict, = findings.check([by_episode], rows)
     assert verdict.agrees is True and "none 70.00 ≤ full 140.00" in verdict.measured
     assert findings.check([by_host], rows)[0].agrees is False  # the host's clock says less
-    tokens = findings.Finding.from_dict({**RANGE, "metric": "tokens", "where": {},
+    tokens = Finding.from_dict({**RANGE, "metric": "tokens", "where": {},
                                          "at_least": 2000, "at_most": 3000})
     assert "tokens 2250.00 (n=2)" in findings.check([tokens], rows)[0].measured
 
 
 def test_range_check_and_missing_data() -> None:
-    finding = findings.Finding.from_dict(RANGE)
+    finding = Finding.from_dict(RANGE)
     rows = _rows({("stacking", "none"): [0.3, 1.0, 0.2, 0.1, 0.5, 0.5]})
     verdict, = findings.check([finding], rows)
     assert verdict.agrees is True and "success 0.17 (n=6)" in verdict.measured
@@ -117,15 +118,15 @@ def test_bad_findings_name_what_is_valid(change: dict[str, object], message: str
     if change.get("at_most", 1) is None:
         data = {**ORDER, "direction": "up"}
     with pytest.raises(InvalidConfigError, match=message):
-        findings.Finding.from_dict(data)
+        Finding.from_dict(data)
 
 
 def test_findings_round_trip_through_the_database(tmp_path: pathlib.Path) -> None:
-    parsed = findings.parse_findings([ORDER, RANGE])
+    parsed = parse_findings([ORDER, RANGE])
     with ResultStore(tmp_path / "r.db") as store:
         store.set_meta("paper_findings", [f.to_dict() for f in parsed])
     with ResultStore(tmp_path / "r.db") as store:
-        assert findings.parse_findings(store.meta("paper_findings")) == parsed
+        assert parse_findings(store.meta("paper_findings")) == parsed
         assert store.meta("absent", "default") == "default"
 
 
@@ -133,7 +134,7 @@ def test_report_puts_the_paper_beside_the_simulation(tmp_path: pathlib.Path) -> 
     rows = _rows({("sorting", "none"): [0.1], ("sorting", "goal"): [0.5],
                   ("sorting", "full"): [1.0]})
     episodes = [{"key": str(i), "spec_json": "{}", **row} for i, row in enumerate(rows)]
-    blocks = _paper_section(findings.parse_findings([ORDER, RANGE]), episodes)
+    blocks = _paper_section(parse_findings([ORDER, RANGE]), episodes)
     table = next(b for b in blocks if isinstance(b, Table) and b.headers[0] == "finding")
     assert [row[-1] for row in table.rows] == ["agree", "agree"]
     assert any(isinstance(b, Para) and "2 agree" in b.text for b in blocks)
@@ -147,7 +148,7 @@ def _planned_rows(sweep: Sweep) -> list[dict[str, object]]:
              "agent_options": options_label(s.options())} for s in sweep.specs]
 
 
-def _level_sizes(finding: findings.Finding, rows: list[dict[str, object]]) -> list[int]:
+def _level_sizes(finding: Finding, rows: list[dict[str, object]]) -> list[int]:
     """Episodes in each level (order check) or group (range check) the finding compares."""
     selected = [r for r in rows if all(str(r.get(k)) in {str(v) for v in values}
                                        for k, values in finding.where)]

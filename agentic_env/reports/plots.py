@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agentic_env.harness.extras import require
-from agentic_env.harness.metrics import CompoundingPoint, GroupStats
+from agentic_env.reports.metrics import CompoundingPoint, GroupStats
 
 _DPI = 110
 _COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
@@ -132,7 +132,7 @@ def ablation_plot(stats: Sequence[GroupStats]) -> bytes:
 
 def compounding_plot(points: Sequence[CompoundingPoint]) -> bytes:
     """Success vs injected error rate per module and mode; dashed: independent-error
-    prediction ``p0 (1 - e)^k`` (see :class:`~agentic_env.harness.metrics.CompoundingPoint`)."""
+    prediction ``p0 (1 - e)^k`` (see :class:`~agentic_env.reports.metrics.CompoundingPoint`)."""
     figure = _figure(7.0, 4.2)
     axes = figure.subplots()
     curves = sorted({(p.module, p.verification) for p in points})

@@ -9,13 +9,13 @@ import pathlib
 import pytest
 
 from agentic_env.errors import InvalidConfigError
-from agentic_env.harness import paper_tables
 from agentic_env.harness.db import Finished, ResultStore
 from agentic_env.harness.episode import EpisodeResult
-from agentic_env.harness.paper_tables import PaperTable, compare, mmrv, ranks, spearman
-from agentic_env.harness.report import write_report
+from agentic_env.harness.paper_tables import PaperTable, parse_paper_table
 from agentic_env.harness.sweep import load_sweep, model_label, parse_sweep
 from agentic_env.oracle.profile import load_profile
+from agentic_env.reports.paper_tables import compare, mmrv, ranks, spearman
+from agentic_env.reports.report import write_report
 
 TABLE_ONE = pathlib.Path(__file__).resolve().parents[2] / "sweeps" / "paper" / \
     "table1-single-vlm.yaml"
@@ -113,7 +113,7 @@ def test_the_table_round_trips_through_a_sweep_and_the_database(tmp_path) -> Non
     assert sweep.paper_table == PaperTable.from_dict(TABLE)
     with ResultStore(tmp_path / "r.db") as store:
         store.set_meta("paper_table", sweep.paper_table.to_dict())
-        assert paper_tables.parse_paper_table(store.meta("paper_table")) == sweep.paper_table
+        assert parse_paper_table(store.meta("paper_table")) == sweep.paper_table
     assert parse_sweep({"grid": {"tasks": ["sorting"]}}).paper_table is None
 
 
@@ -143,7 +143,7 @@ def test_report_shows_the_table_block_for_a_small_database(tmp_path) -> None:
     sweep = parse_sweep({"grid": {"tasks": ["sorting"], "models": [
         "sim-oracle", {"model": "sim-oracle", "modules": {"detector":
                                                           "sim-oracle?detector=0.5"}}],
-        "seeds": 3}, "paper_table": TABLE})
+        "seeds": 3}, "paper_table": {**TABLE, "trials": 4}})
     db = tmp_path / "results.db"
     with ResultStore(db) as store:
         store.set_meta("paper_table", sweep.paper_table.to_dict())
@@ -156,7 +156,10 @@ def test_report_shows_the_table_block_for_a_small_database(tmp_path) -> None:
             store.record(Finished(key=spec.key(), result=result, run_s=0.1, worker="test"))
     text = write_report(db, tmp_path / "report").markdown.read_text()
     assert "## Paper Table I beside the simulation's prediction" in text
+    # the paper's 3 of 4 against 2 of 3 simulated; 0 of 4 against 0 of 3
     assert "| A | 75.0 % | 2/3 = 66.7 % [" in text
-    assert "| A + D | 0.0 % | 0/3 = 0.0 % [0.0 %, 56.1 %] | agree | – | – |" in text
-    assert "sampling uncertainty only" in text
-    assert "Spearman's rank correlation" in text and "MMRV = 0.00" in text
+    assert "| A + D | 0.0 % | 0/3 = 0.0 % [0.0 %, 56.1 %] | +0 [" in text
+    assert "| 1.00 | agree | agree |" in text
+    assert "against the paper's 4 trials per row" in text
+    assert "Spearman's ρ = 1.00 [" in text and "MMRV = 0.00 [" in text
+    assert "First failing module per row" in text and "| A + D | 3 | 3 |" in text

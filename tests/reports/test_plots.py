@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from agentic_env.harness import metrics, plots
+from agentic_env.reports import metrics, plots
 
 pytest.importorskip("matplotlib")
 

@@ -1,0 +1,148 @@
+"""``agentic-env predict freeze|run|check``: the predictions ledger
+(:mod:`agentic_env.reports.ledger`).
+
+``freeze`` writes a prediction (sweep, seeds, target) with the hash of everything it depends
+on, or a revision of it with its reason; ``run`` runs it only while those hashes still match
+(``--revise REASON`` freezes a revision first, marked as made after seeing the target when an
+earlier entry was run), records the run in the ledger and writes the report with the
+prediction's history; ``check`` lists every prediction's history and what changed since its
+last freeze (exit 1 when anything did).
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+
+from agentic_env.errors import AgenticEnvError, InvalidConfigError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agentic-env predict",
+        description="Freeze a prediction before its first run, run it only as frozen, check "
+                    "the ledger (predictions/ at the repository root).")
+    parser.add_argument("--root", type=pathlib.Path, default=pathlib.Path("."),
+                        help="repository root holding predictions/ (default: .)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    freeze = commands.add_parser("freeze", help="freeze a new prediction or a revision")
+    freeze.add_argument("id", help="prediction id (its file: predictions/ID.yaml)")
+    freeze.add_argument("--sweep", help="sweep file, relative to the root (new prediction)")
+    freeze.add_argument("--seeds", metavar="START:COUNT",
+                        help="seeds to run (new prediction): ones the project never used")
+    freeze.add_argument("--target", help="the paper result it predicts (new prediction)")
+    freeze.add_argument("--realism", default=None, help="world: ideal or realistic")
+    freeze.add_argument("--paper-trials", type=int, default=None,
+                        help="the paper's trials per row, for two-sided verdicts")
+    freeze.add_argument("--reason", default=None, help="why (needed for a revision)")
+    run = commands.add_parser("run", help="run a frozen prediction (refused if it drifted)")
+    run.add_argument("id")
+    run.add_argument("--revise", metavar="REASON", default=None,
+                     help="parameters changed: freeze a revision with this reason, then run")
+    run.add_argument("--workers", type=int, default=1, help="local worker processes")
+    run.add_argument("--count", type=int, default=None,
+                     help="run only the first COUNT frozen seeds (a partial run, so marked)")
+    run.add_argument("--db", type=pathlib.Path, default=None,
+                     help="results database (default: runs/predictions/ID/revN/results.db)")
+    check = commands.add_parser("check", help="history and drift of every prediction")
+    check.add_argument("ids", nargs="*", help="predictions to check (default: all)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Dispatch ``predict`` subcommands; 0 on success, 1 when ``check`` finds drift, 2 on
+    an error or a refused run."""
+    args = _parser().parse_args(argv)
+    root = args.root.resolve()
+    try:
+        if args.command == "freeze":
+            return _freeze(root, args)
+        if args.command == "run":
+            return _run(root, args)
+        return _check(root, args.ids)
+    except AgenticEnvError as exc:
+        print(f"error: {exc}")
+        return 2
+
+
+def _freeze(root: pathlib.Path, args: argparse.Namespace) -> int:
+    from agentic_env.reports import ledger
+
+    path = ledger.ledger_path(root, args.id)
+    if path.is_file():
+        given = [f"--{k}" for k in ("sweep", "seeds", "target") if getattr(args, k)]
+        if given:
+            raise InvalidConfigError(f"prediction {args.id!r} exists: {', '.join(given)} "
+                                     "cannot change (freeze a new prediction instead)")
+        prediction = ledger.load_prediction(root, args.id)
+    else:
+        if not (args.sweep and args.seeds and args.target):
+            raise InvalidConfigError("a new prediction needs --sweep, --seeds and --target")
+        start, _, count = args.seeds.partition(":")
+        if not (start.isdigit() and count.isdigit()):
+            raise InvalidConfigError(f"--seeds {args.seeds!r}: write START:COUNT")
+        prediction = ledger.Prediction(
+            id=args.id, target=args.target, sweep=args.sweep,
+            seeds={"start": int(start), "count": int(count)}, realism=args.realism,
+            paper_trials=args.paper_trials)
+    prediction = ledger.freeze(root, prediction, args.reason)
+    ledger.save_prediction(root, prediction)
+    entry = prediction.current
+    print(f"{args.id}: revision {entry.revision} frozen ({len(entry.hashes)} files hashed)"
+          + (" - revised after seeing the target" if entry.after_target else "")
+          + f" -> {path}")
+    return 0
+
+
+def _run(root: pathlib.Path, args: argparse.Namespace) -> int:
+    from agentic_env.harness.run import run_sweep
+    from agentic_env.harness.sweep import load_sweep
+    from agentic_env.reports import ledger
+    from agentic_env.reports.report import prediction_summary, write_report
+
+    prediction = ledger.load_prediction(root, args.id)
+    changed = ledger.check_current(root, prediction)
+    if changed:
+        if not args.revise:
+            print(f"refused: {args.id} changed since revision {prediction.current.revision} "
+                  f"({changed.describe()}); freeze a revision with its reason "
+                  "(agentic-env predict run ID --revise REASON)")
+            return 2
+        prediction = ledger.freeze(root, prediction, args.revise)
+        ledger.save_prediction(root, prediction)
+        print(f"revision {prediction.current.revision} frozen: {args.revise}"
+              + (" (revised after seeing the target)" if prediction.current.after_target
+                 else ""))
+    seeds = dict(prediction.seeds)
+    if args.count is not None:
+        seeds["count"] = min(seeds["count"], args.count)
+    sweep = load_sweep(root / prediction.sweep, seeds, prediction.realism)
+    db = args.db or (root / "runs" / "predictions" / prediction.id
+                     / f"rev{prediction.current.revision}" / "results.db")
+    run_sweep(sweep, db, workers=args.workers)
+    summary = prediction_summary(db, prediction.paper_trials)
+    if seeds["count"] < prediction.seeds["count"]:
+        summary = f"partial: {seeds['count']} of {prediction.seeds['count']} seeds; {summary}"
+    shown = db.resolve().relative_to(root) if db.resolve().is_relative_to(root) else db
+    prediction = ledger.record_run(prediction, str(shown), summary)
+    ledger.save_prediction(root, prediction)
+    files = write_report(db, db.parent / "report", prediction=prediction)
+    print(f"{args.id}: {summary}\nreport: {files.html}")
+    return 0
+
+
+def _check(root: pathlib.Path, ids: list[str]) -> int:
+    from agentic_env.reports import ledger
+
+    predictions = ([ledger.load_prediction(root, i) for i in ids] if ids
+                   else ledger.all_predictions(root))
+    drifted = 0
+    for prediction in predictions:
+        changed = ledger.check_current(root, prediction)
+        drifted += bool(changed)
+        print(f"{prediction.id} ({prediction.target}; {prediction.sweep}, seeds "
+              f"{prediction.seeds['start']}:{prediction.seeds['count']}): "
+              + ("CHANGED since its last freeze: " + changed.describe() if changed
+                 else "as frozen"))
+        print("\n".join("  " + line for line in ledger.history(prediction)))
+    return 1 if drifted else 0

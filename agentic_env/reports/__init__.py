@@ -1,0 +1,6 @@
+"""Analysis of stored results: reports, plots, the paper's findings and tables beside the
+simulation, the arithmetic a prediction must beat, and the predictions ledger.
+
+:mod:`agentic_env.harness` runs episodes and stores them; this package only reads what it
+stored (``harness`` never imports ``reports``). Needs the ``harness`` extra.
+"""

@@ -1,0 +1,134 @@
+"""The arithmetic a simulated prediction must beat: success as a product of module rates,
+read from the same emulated profiles the simulation runs, with no simulation at all.
+
+AgenticLab Sec. VI-A argues that placing three objects makes six action-checker calls, so a
+checker right with probability c completes a trial with probability about c⁶ (its "0.9⁶ ≈
+0.53"). :data:`TABLE_ONE_BASELINES` holds that argument and the open-loop product of every
+module a sorting trial calls once per step (parser once, checker six times, detector three
+times). :func:`baseline_rates` evaluates a baseline on a paper table's rows;
+:func:`score` gives any predictor's Spearman ρ, MMRV and mean absolute error against the
+paper; :func:`what_it_adds` says in one line whether the simulation beats the best baseline.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from agentic_env.errors import InvalidConfigError
+from agentic_env.harness.paper_tables import PaperRow
+from agentic_env.oracle.profile import load_profile
+from agentic_env.reports.paper_tables import mmrv, spearman
+
+_EMULATED = "emulated:"
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """Success predicted as ``prod(rate(module) ** calls)`` over ``calls``.
+
+    Attributes:
+        name: how the report names it.
+        calls: module -> calls per trial, each assumed to fail independently with nothing
+            recovering.
+        source: where the call counts come from.
+    """
+
+    name: str
+    calls: Mapping[str, int]
+    source: str
+
+
+#: AgenticLab Table I's baselines (sorting three objects).
+TABLE_ONE_BASELINES: tuple[Baseline, ...] = (
+    Baseline("checker⁶", {"checker": 6},
+             "AgenticLab Sec. VI-A: three objects placed make six action-checker calls"),
+    Baseline("parser × checker⁶ × detector³", {"parser": 1, "checker": 6, "detector": 3},
+             "open loop: one plan, six checks (Sec. VI-A), one detection per object"),
+)
+
+
+@dataclass(frozen=True)
+class Score:
+    """One predictor against the paper's rates over the rows it predicts.
+
+    Attributes:
+        name: the predictor.
+        rows: rows scored.
+        spearman / mmrv: as :func:`~agentic_env.reports.paper_tables.spearman` and
+            :func:`~agentic_env.reports.paper_tables.mmrv` (``None`` where undefined).
+        mae: mean absolute error of the rates, in [0, 1].
+    """
+
+    name: str
+    rows: int
+    spearman: float | None
+    mmrv: float | None
+    mae: float | None
+
+
+def module_rate(spec: str, module: str) -> float:
+    """The success rate of ``module`` in the emulated profile ``spec`` (``emulated:NAME``).
+
+    Raises:
+        InvalidConfigError: ``spec`` is not an emulated model, or its profile lacks the module.
+    """
+    if not spec.startswith(_EMULATED):
+        raise InvalidConfigError(f"{spec!r} is not an emulated model: no profile to read")
+    profile = load_profile(spec.removeprefix(_EMULATED))
+    try:
+        return profile.module_for(module).success.value
+    except KeyError as exc:
+        raise InvalidConfigError(f"profile {spec!r} has no {module!r} module") from exc
+
+
+def baseline_rate(row: PaperRow, baseline: Baseline) -> float | None:
+    """``baseline``'s success for ``row`` (a module swapped in by the row uses its own
+    profile); ``None`` when a model is not emulated or lacks a module."""
+    swapped = dict(row.modules)
+    try:
+        rates = [module_rate(swapped.get(m, row.model), m) ** n
+                 for m, n in baseline.calls.items()]
+    except InvalidConfigError:
+        return None
+    product = 1.0
+    for rate in rates:
+        product *= rate
+    return product
+
+
+def baseline_rates(rows: Sequence[PaperRow], baseline: Baseline) -> list[float | None]:
+    """:func:`baseline_rate` of each row."""
+    return [baseline_rate(row, baseline) for row in rows]
+
+
+def score(name: str, predicted: Sequence[float | None], paper: Sequence[float]) -> Score:
+    """``predicted`` against ``paper`` over the rows it predicts (not ``None``)."""
+    pairs = [(p, q) for p, q in zip(predicted, paper, strict=True) if p is not None]
+    if not pairs:
+        return Score(name, 0, None, None, None)
+    xs, ys = [p for p, _ in pairs], [q for _, q in pairs]
+    return Score(name, len(pairs), spearman(xs, ys), mmrv(xs, ys),
+                 statistics.fmean(abs(p - q) for p, q in pairs))
+
+
+def what_it_adds(simulation: Score, baselines: Sequence[Score]) -> str:
+    """One line: on which of ρ (higher), MMRV and MAE (lower) the simulation beats every
+    baseline, or that it adds nothing yet."""
+    scored = [b for b in baselines if b.rows]
+    if not simulation.rows or not scored:
+        return "No comparison: the simulation or the baselines predict no row."
+    better = []
+    for label, attribute, sign in (("ρ", "spearman", 1), ("MMRV", "mmrv", -1),
+                                   ("MAE", "mae", -1)):
+        mine = getattr(simulation, attribute)
+        theirs = [getattr(b, attribute) for b in scored]
+        if mine is not None and all(t is None or sign * (mine - t) > 1e-9 for t in theirs):
+            better.append(label)
+    if not better:
+        return ("The simulation adds nothing yet: a product of the profiles' module rates "
+                "does at least as well on ρ, MMRV and MAE.")
+    return ("The simulation beats every baseline on " + ", ".join(better)
+            + (" (not on " + ", ".join(x for x in ("ρ", "MMRV", "MAE") if x not in better)
+               + ")" if len(better) < 3 else "") + ".")

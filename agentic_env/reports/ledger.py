@@ -1,0 +1,318 @@
+"""The predictions ledger: each prediction frozen, with a hash of everything it depends on,
+before it is first run.
+
+One YAML file per prediction under ``predictions/`` at the repository root::
+
+    id: agenticlab-table1
+    target: AgenticLab Table I            # the paper's result the prediction is scored on
+    sweep: sweeps/paper/table1-single-vlm.yaml
+    seeds: {start: 1000, count: 20}       # seeds the project has not used before
+    realism: ideal                        # the world (optional; the sweep's own otherwise)
+    paper_trials: 20                      # the paper's trials per row (two-sided verdicts)
+    depends: [agentic_env/oracle/profiles/*.toml, agentic_env/sim/realism/*.toml, ...]
+    entries:                              # the history, oldest first; never rewritten
+      - revision: 1
+        frozen_at: "2025-01-01T00:00:00+00:00"
+        reason: first freeze
+        after_target: false               # frozen after a run against the target was seen
+        hashes: {agentic_env/oracle/profiles/gemini-3-pro.toml: 9f2c..., ...}
+        runs: [{at: ..., db: ..., summary: "..."}]
+
+:func:`fingerprint` hashes the sweep file and every file the ``depends`` patterns match by
+content, not by text: TOML and YAML as their parsed data, Python as its syntax tree, so a
+comment or a reflowed line is no revision but any changed number is. :func:`freeze`
+starts a ledger or appends a revision (with its reason); :func:`check_current` says what
+changed since the last freeze; :func:`record_run` adds a run to the newest entry. A revision
+frozen after any earlier entry was run is marked ``after_target``: it was made with the
+target's result in view.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import pathlib
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from agentic_env.errors import InvalidConfigError
+from agentic_env.harness.extras import require
+
+#: Where the ledger lives, relative to the repository root.
+LEDGER_DIR = "predictions"
+#: What every prediction depends on unless it says otherwise: the emulated models' profiles
+#: and shared assumptions, the realistic world's parameters, and the emulation's mechanisms.
+DEFAULT_DEPENDS: tuple[str, ...] = ("agentic_env/oracle/profiles/*.toml",
+                                    "agentic_env/sim/realism/*.toml",
+                                    "agentic_env/oracle/*.py")
+_KEYS = ("id", "target", "sweep", "seeds", "realism", "paper_trials", "depends", "entries")
+_HASH_CHARS = 16
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run of a frozen prediction.
+
+    Attributes:
+        at: when it finished (ISO 8601, UTC).
+        db: the results database it wrote.
+        summary: one line of what came out (e.g. ``rho 0.84, MMRV 0.14, 4/8 agree``).
+    """
+
+    at: str
+    db: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One freeze of a prediction (a revision after the first).
+
+    Attributes:
+        revision: 1, 2, ...
+        frozen_at: when (ISO 8601, UTC).
+        reason: why this revision was made (``first freeze`` for the first).
+        after_target: whether an earlier entry had been run, so the target was seen.
+        hashes: dependency path (relative to the root) -> content hash.
+        runs: the runs made under this entry, oldest first.
+    """
+
+    revision: int
+    frozen_at: str
+    reason: str
+    after_target: bool
+    hashes: Mapping[str, str]
+    runs: tuple[Run, ...] = ()
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A prediction and its history (see the module docstring for the fields)."""
+
+    id: str
+    target: str
+    sweep: str
+    seeds: Mapping[str, int]
+    realism: str | None = None
+    paper_trials: int | None = None
+    depends: tuple[str, ...] = DEFAULT_DEPENDS
+    entries: tuple[Entry, ...] = field(default_factory=tuple)
+
+    @property
+    def current(self) -> Entry:
+        """The newest entry.
+
+        Raises:
+            InvalidConfigError: the prediction was never frozen.
+        """
+        if not self.entries:
+            raise InvalidConfigError(f"prediction {self.id!r} has no frozen entry")
+        return self.entries[-1]
+
+    @property
+    def seen(self) -> bool:
+        """Whether any entry has been run (its target's result seen)."""
+        return any(entry.runs for entry in self.entries)
+
+    def to_dict(self) -> dict[str, Any]:
+        """YAML-ready form that :func:`parse_prediction` reads back."""
+        return {"id": self.id, "target": self.target, "sweep": self.sweep,
+                "seeds": dict(self.seeds), "realism": self.realism,
+                "paper_trials": self.paper_trials, "depends": list(self.depends),
+                "entries": [{"revision": e.revision, "frozen_at": e.frozen_at,
+                             "reason": e.reason, "after_target": e.after_target,
+                             "hashes": dict(sorted(e.hashes.items())),
+                             "runs": [vars(r) for r in e.runs]} for e in self.entries]}
+
+
+@dataclass(frozen=True)
+class Drift:
+    """What differs between the newest entry's hashes and the files now.
+
+    Attributes:
+        changed / added / removed: dependency paths, sorted.
+    """
+
+    changed: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.changed or self.added or self.removed)
+
+    def describe(self) -> str:
+        """One line: ``changed: a, b; added: c`` (``unchanged`` when nothing differs)."""
+        parts = [f"{name}: {', '.join(paths)}" for name, paths in
+                 (("changed", self.changed), ("added", self.added), ("removed", self.removed))
+                 if paths]
+        return "; ".join(parts) or "unchanged"
+
+
+def content_hash(path: pathlib.Path) -> str:
+    """Hash of a file's content as data: TOML/YAML parsed, Python as its syntax tree (so
+    comments and layout do not count), anything else byte for byte; 16 hex digits.
+
+    Raises:
+        InvalidConfigError: a TOML, YAML or Python file does not parse.
+    """
+    text = path.read_bytes()
+    try:
+        if path.suffix == ".toml":
+            canonical = json.dumps(tomllib.loads(text.decode()), sort_keys=True).encode()
+        elif path.suffix in (".yaml", ".yml"):
+            yaml = require("yaml", "harness")
+            canonical = json.dumps(yaml.safe_load(text), sort_keys=True, default=str).encode()
+        elif path.suffix == ".py":
+            canonical = ast.dump(ast.parse(text)).encode()
+        else:
+            canonical = text
+    except (tomllib.TOMLDecodeError, SyntaxError, ValueError) as exc:
+        raise InvalidConfigError(f"{path}: cannot be read to hash: {exc}") from exc
+    return hashlib.sha256(canonical).hexdigest()[:_HASH_CHARS]
+
+
+def fingerprint(root: pathlib.Path, sweep: str, depends: Sequence[str]) -> dict[str, str]:
+    """Path (relative to ``root``, POSIX) -> :func:`content_hash` of the sweep file and of
+    every file the glob patterns ``depends`` match under ``root``, sorted by path.
+
+    Raises:
+        InvalidConfigError: the sweep file does not exist.
+    """
+    if not (root / sweep).is_file():
+        raise InvalidConfigError(f"prediction's sweep {sweep!r} does not exist under {root}")
+    paths = {pathlib.PurePosixPath(sweep)}
+    for pattern in depends:
+        paths |= {pathlib.PurePosixPath(p.relative_to(root).as_posix())
+                  for p in root.glob(pattern) if p.is_file()}
+    return {str(p): content_hash(root / p) for p in sorted(paths)}
+
+
+def drift(frozen: Mapping[str, str], now: Mapping[str, str]) -> Drift:
+    """What differs between ``frozen`` and ``now`` hashes."""
+    return Drift(changed=tuple(sorted(p for p in frozen.keys() & now.keys()
+                                      if frozen[p] != now[p])),
+                 added=tuple(sorted(now.keys() - frozen.keys())),
+                 removed=tuple(sorted(frozen.keys() - now.keys())))
+
+
+def ledger_path(root: pathlib.Path, prediction_id: str) -> pathlib.Path:
+    """``root/predictions/<id>.yaml``."""
+    return root / LEDGER_DIR / f"{prediction_id}.yaml"
+
+
+def parse_prediction(data: Any) -> Prediction:
+    """Validate a ledger file's mapping.
+
+    Raises:
+        InvalidConfigError: a key is unknown or missing, or a value has the wrong shape.
+    """
+    if not isinstance(data, Mapping):
+        raise InvalidConfigError("a prediction is a mapping with keys " + ", ".join(_KEYS))
+    unknown = sorted(set(data) - set(_KEYS))
+    if unknown:
+        raise InvalidConfigError(f"prediction: unknown keys {unknown}; valid: "
+                                 + ", ".join(_KEYS))
+    for key in ("id", "target", "sweep", "seeds"):
+        if not data.get(key):
+            raise InvalidConfigError(f"prediction needs {key!r}")
+    seeds = data["seeds"]
+    if not (isinstance(seeds, Mapping) and set(seeds) == {"start", "count"}):
+        raise InvalidConfigError(f"prediction {data['id']}: seeds is {{start, count}}")
+    entries = tuple(
+        Entry(revision=int(e["revision"]), frozen_at=str(e["frozen_at"]),
+              reason=str(e["reason"]), after_target=bool(e["after_target"]),
+              hashes={str(k): str(v) for k, v in (e.get("hashes") or {}).items()},
+              runs=tuple(Run(at=str(r["at"]), db=str(r["db"]), summary=str(r["summary"]))
+                         for r in e.get("runs") or ()))
+        for e in data.get("entries") or ())
+    trials = data.get("paper_trials")
+    return Prediction(id=str(data["id"]), target=str(data["target"]), sweep=str(data["sweep"]),
+                      seeds={"start": int(seeds["start"]), "count": int(seeds["count"])},
+                      realism=data.get("realism"),
+                      paper_trials=None if trials is None else int(trials),
+                      depends=tuple(data.get("depends") or DEFAULT_DEPENDS), entries=entries)
+
+
+def load_prediction(root: pathlib.Path, prediction_id: str) -> Prediction:
+    """The ledger entry ``prediction_id`` under ``root``.
+
+    Raises:
+        InvalidConfigError: no such prediction, or its file is invalid.
+    """
+    path = ledger_path(root, prediction_id)
+    if not path.is_file():
+        raise InvalidConfigError(f"no prediction {prediction_id!r} ({path} does not exist); "
+                                 "freeze it first")
+    yaml = require("yaml", "harness")
+    return parse_prediction(yaml.safe_load(path.read_text()))
+
+
+def all_predictions(root: pathlib.Path) -> list[Prediction]:
+    """Every prediction of the ledger under ``root``, by id."""
+    folder = root / LEDGER_DIR
+    return [load_prediction(root, p.stem) for p in sorted(folder.glob("*.yaml"))]
+
+
+def save_prediction(root: pathlib.Path, prediction: Prediction) -> pathlib.Path:
+    """Write ``prediction`` to its ledger file; returns the path."""
+    yaml = require("yaml", "harness")
+    path = ledger_path(root, prediction.id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(prediction.to_dict(), sort_keys=False, width=100))
+    return path
+
+
+def check_current(root: pathlib.Path, prediction: Prediction) -> Drift:
+    """What changed since ``prediction``'s newest freeze."""
+    now = fingerprint(root, prediction.sweep, prediction.depends)
+    return drift(prediction.current.hashes, now)
+
+
+def freeze(root: pathlib.Path, prediction: Prediction, reason: str | None = None,
+           now: datetime | None = None) -> Prediction:
+    """``prediction`` with a new entry holding today's hashes: its first (``reason``
+    defaults to ``first freeze``) or a revision, which needs a ``reason`` and is marked
+    ``after_target`` when an earlier entry was run.
+
+    Raises:
+        InvalidConfigError: a revision without a reason, or nothing changed since the
+            newest entry.
+    """
+    hashes = fingerprint(root, prediction.sweep, prediction.depends)
+    if prediction.entries:
+        if not drift(prediction.current.hashes, hashes):
+            raise InvalidConfigError(f"prediction {prediction.id!r}: nothing changed since "
+                                     f"revision {prediction.current.revision}")
+        if not reason:
+            raise InvalidConfigError(f"prediction {prediction.id!r}: a revision needs its "
+                                     "reason")
+    entry = Entry(revision=len(prediction.entries) + 1,
+                  frozen_at=(now or datetime.now(UTC)).isoformat(timespec="seconds"),
+                  reason=reason or "first freeze", after_target=prediction.seen,
+                  hashes=hashes)
+    return replace(prediction, entries=(*prediction.entries, entry))
+
+
+def record_run(prediction: Prediction, db: str, summary: str, now: datetime | None = None
+               ) -> Prediction:
+    """``prediction`` with a run added to its newest entry."""
+    run = Run(at=(now or datetime.now(UTC)).isoformat(timespec="seconds"), db=db,
+              summary=summary)
+    current = prediction.current
+    return replace(prediction, entries=(*prediction.entries[:-1],
+                                        replace(current, runs=(*current.runs, run))))
+
+
+def history(prediction: Prediction) -> list[str]:
+    """One line per entry and run, oldest first, for reports and ``predict check``."""
+    lines = []
+    for entry in prediction.entries:
+        mark = " REVISED AFTER SEEING THE TARGET" if entry.after_target else ""
+        lines.append(f"revision {entry.revision}, frozen {entry.frozen_at}{mark}: "
+                     f"{entry.reason} ({len(entry.hashes)} files hashed)")
+        lines += [f"  run {run.at} -> {run.db}: {run.summary}" for run in entry.runs]
+    return lines

@@ -1,0 +1,81 @@
+"""The predictions ledger: hashes by content, freeze and revision, the refused run, the
+history, and ``agentic-env predict`` on a scratch repository."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from agentic_env.cli.predict import main as predict_main
+from agentic_env.errors import InvalidConfigError
+from agentic_env.reports import ledger
+
+SWEEP = "sweeps/s.yaml"
+
+
+def _repo(tmp_path: pathlib.Path) -> pathlib.Path:
+    (tmp_path / "sweeps").mkdir()
+    (tmp_path / SWEEP).write_text("name: s\ngrid: {tasks: [sorting]}\n")
+    profiles = tmp_path / "agentic_env" / "oracle" / "profiles"
+    profiles.mkdir(parents=True)
+    (profiles / "m.toml").write_text("# a model\n[modules.checker]\nsuccess = 0.9\n")
+    return tmp_path
+
+
+def _new(root: pathlib.Path) -> ledger.Prediction:
+    return ledger.freeze(root, ledger.Prediction(
+        id="p", target="Paper Table I", sweep=SWEEP, seeds={"start": 1000, "count": 20},
+        paper_trials=20))
+
+
+def test_a_comment_is_no_revision_but_a_number_is(tmp_path: pathlib.Path) -> None:
+    root = _repo(tmp_path)
+    prediction = _new(root)
+    assert set(prediction.current.hashes) == {SWEEP, "agentic_env/oracle/profiles/m.toml"}
+    profile = root / "agentic_env/oracle/profiles/m.toml"
+    profile.write_text("# reworded\n[modules.checker]\nsuccess   = 0.9\n")
+    assert not ledger.check_current(root, prediction)
+    profile.write_text("[modules.checker]\nsuccess = 0.8\n")
+    (root / "agentic_env/sim/realism").mkdir(parents=True)
+    (root / "agentic_env/sim/realism/world.toml").write_text("x = 1\n")
+    drift = ledger.check_current(root, prediction)
+    assert drift.changed == ("agentic_env/oracle/profiles/m.toml",)
+    assert drift.added == ("agentic_env/sim/realism/world.toml",)
+
+
+def test_a_revision_needs_a_reason_and_is_marked_after_a_run(tmp_path: pathlib.Path) -> None:
+    root = _repo(tmp_path)
+    prediction = ledger.record_run(_new(root), "runs/db", "3/8 rows agree")
+    with pytest.raises(InvalidConfigError, match="nothing changed"):
+        ledger.freeze(root, prediction, "again")
+    (root / "agentic_env/oracle/profiles/m.toml").write_text("[modules.checker]\nsuccess = 1\n")
+    with pytest.raises(InvalidConfigError, match="reason"):
+        ledger.freeze(root, prediction)
+    revised = ledger.freeze(root, prediction, "checker errors persist")
+    assert [e.after_target for e in revised.entries] == [False, True]
+    ledger.save_prediction(root, revised)
+    loaded = ledger.load_prediction(root, "p")
+    assert loaded == revised
+    lines = ledger.history(loaded)
+    assert "first freeze" in lines[0] and "3/8 rows agree" in lines[1]
+    assert "REVISED AFTER SEEING THE TARGET" in lines[2]
+
+
+def test_the_command_freezes_checks_and_refuses_a_drifted_run(
+        tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _repo(tmp_path)
+    base = ["--root", str(root)]
+    assert predict_main([*base, "freeze", "p", "--sweep", SWEEP, "--seeds", "1000:20",
+                         "--target", "Paper Table I"]) == 0
+    assert (root / "predictions" / "p.yaml").is_file()
+    assert predict_main([*base, "check"]) == 0
+    (root / "agentic_env/oracle/profiles/m.toml").write_text("[modules.checker]\nsuccess = 1\n")
+    assert predict_main([*base, "check", "p"]) == 1
+    assert predict_main([*base, "run", "p"]) == 2
+    out = capsys.readouterr().out
+    assert "refused" in out and "m.toml" in out
+    assert predict_main([*base, "freeze", "p", "--seeds", "0:5"]) == 2  # seeds are frozen
+    assert predict_main([*base, "freeze", "p", "--reason", "new checker rate"]) == 0
+    assert predict_main([*base, "check"]) == 0
+    assert len(ledger.load_prediction(root, "p").entries) == 2
