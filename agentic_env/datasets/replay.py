@@ -103,7 +103,8 @@ def replay_episode(root: str | Path, episode: int = 0, mode: str = "joint_positi
     actions = frames[MODES[mode]]
     scene = SceneConfig.at_resolution(*resolution)
     env = SimEnv(task=trial["task"], setting=trial["setting"], scene=scene, control_mode=mode,
-                 control_hz=reader.fps, max_episode_steps=len(actions) + 1)
+                 control_hz=reader.fps, max_episode_steps=len(actions) + 1,
+                 realism=trial.get("realism", "ideal"))  # the world it was recorded in
     try:
         obs, info = env.reset(options={"trial": trial})
         recorded = frames["observation.state"]

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agentic_env.errors import InvalidConfigError
-from agentic_env.sim.realism import BENCHMARK_REALISM, check_realism
+from agentic_env.sim.realism import check_realism
 
 #: Failure label of a real episode the operator's rubric has not scored (yet, or ever).
 UNSCORED = "unscored"
@@ -52,9 +52,10 @@ class EpisodeSpec:
         judges: model specs of ALRM's trace-judge panel (the ``alrm-judge`` evaluation,
             :mod:`agentic_env.harness.judging`), e.g. three distinct litellm models; ``()`` =
             the ``judge`` module's model, else the sim-oracle's judges.
-        realism: the world (:mod:`agentic_env.sim.realism`): ``realistic`` (device models,
-            measured calibration error, contact drawn per object; the benchmark default) or
-            ``ideal`` (exact sensors and calibration, nominal contact).
+        realism: the world (:mod:`agentic_env.sim.realism`): ``ideal`` (exact sensors and
+            calibration, nominal contact; the default here, as in ``SimEnv``) or
+            ``realistic`` (device models, measured calibration error, contact drawn per
+            object), which sweep files, ``run``, ``bench-agent`` and ``serve`` default to.
     """
 
     task: str
@@ -73,7 +74,7 @@ class EpisodeSpec:
     kind: str = "task"
     events: tuple[tuple[tuple[str, Any], ...], ...] = ()
     judges: tuple[str, ...] = ()
-    realism: str = BENCHMARK_REALISM
+    realism: str = "ideal"
 
     def __post_init__(self) -> None:
         if self.verification not in VERIFICATION_MODES:

@@ -154,17 +154,17 @@ def attribute_failures(failed: list[PickResult], camera: str, task: str) -> dict
     pick (layout, object, planner generator) is repeated with one effect of the realistic
     world at a time (:data:`agentic_env.sim.realism.world.WORLD_EFFECTS`).
 
-    Returns, per ``"<seed> <name>"``: ``no detection`` (the object is out of view) or
-    ``collision`` (the primitive said so) as they are, else the effects whose world alone
-    fails the pick too (``sensors`` = depth noise and holes, ``calibration`` = the extrinsic
-    offset, ``contact`` = slip, mass, friction, servo error), joined by ``+``, or
-    ``combined`` when none fails alone.
+    Returns, per ``"<seed> <name>"``: ``no detection`` when the object is out of view, else
+    the effects whose world alone fails the pick too (``sensors`` = depth noise, holes and
+    flying pixels, ``calibration`` = the extrinsic offset, ``contact`` = slip, mass,
+    friction, servo error), joined by ``+``, or ``combined`` when none fails alone (the
+    effects together: e.g. a drawn mass settles an object a little differently, and the
+    depth holes fall elsewhere).
     """
     from agentic_env.sim.realism.world import WORLD_EFFECTS
 
     sources: dict[str, list[str]] = {f"{r.seed} {r.name}": [] for r in failed}
-    direct = {f"{r.seed} {r.name}": r.reason for r in failed
-              if r.reason in (NO_DETECTION, "collision")}
+    direct = {f"{r.seed} {r.name}": r.reason for r in failed if r.reason == NO_DETECTION}
     todo = [r for r in failed if f"{r.seed} {r.name}" not in direct]
     for effect in WORLD_EFFECTS:
         for result in todo:

@@ -52,7 +52,9 @@ def test_quick_bench_writes_report(tmp_path: Path, capsys: pytest.CaptureFixture
     assert report["import"]["heavy_modules_checked"] == list(bench.HEAVY_MODULES)
 
     metrics = [target["metric"] for target in report["targets"]]
-    assert len(metrics) == 5
+    assert len(metrics) == 6
+    world = report["realistic_world"]
+    assert world["resolution"] == [640, 480] and world["cost_ratio"] > 1.0
     for target in report["targets"]:
         assert math.isfinite(target["value"]) and isinstance(target["pass"], bool)
 

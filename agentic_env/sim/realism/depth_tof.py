@@ -109,7 +109,9 @@ class TofDepthModel:
         kernel = np.ones((3, 3), np.uint8)
         nearest = cv2.erode(lifted, kernel)
         farthest = cv2.dilate(depth, kernel)
-        edge = (farthest - nearest > np.float32(p["edge_jump"])) & (nearest < far) & ~invalid
+        # a jump between neighbours of a coarser image spans several of the device's pixels
+        jump = p["edge_jump"] * max(1.0, _REFERENCE_WIDTH / self.width)
+        edge = (farthest - nearest > np.float32(jump)) & (nearest < far) & ~invalid
 
         sigma = self.random_std(depth, srgb_to_linear(grey), self.cos_incidence(lifted))
         invalid |= (sigma > np.float32(p["sigma_bound"])) & ~edge

@@ -205,7 +205,8 @@ class _Collector(HTMLParser):
 def test_run_command_solves_a_sorting_trial_offline(tmp_path, capsys) -> None:
     from agentic_env.cli.run import main
 
-    assert main(["--task", "sorting", "--seed", "0", "--out", str(tmp_path)]) == 0
+    assert main(["--task", "sorting", "--seed", "0", "--realism", "ideal",
+                 "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "success         True" in out and "progress score  1.00" in out
     trace = next(tmp_path.iterdir())

@@ -31,7 +31,7 @@ def _small_env() -> SimEnv:
     """A joint_position env with the collection's cameras (64 x 36)."""
     scene = SceneConfig.at_resolution(CONFIG.width, CONFIG.height)
     return SimEnv(task=CONFIG.task, scene=scene, control_mode="joint_position",
-                  max_episode_steps=10_000)
+                  max_episode_steps=10_000, realism=CONFIG.realism)
 
 
 def test_the_policy_reads_the_exporters_features_and_normalisation(

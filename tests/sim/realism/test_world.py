@@ -10,6 +10,7 @@ import hashlib
 import numpy as np
 import pytest
 
+from agentic_env.cli.run import build_parser as run_parser
 from agentic_env.contract.actions import pick, top_down_pose
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
@@ -107,13 +108,14 @@ def test_the_switch_names_the_valid_worlds() -> None:
 
 
 def test_benchmarks_default_to_the_realistic_world_and_ideal_keeps_old_keys() -> None:
-    spec = EpisodeSpec("sorting")
-    assert spec.realism == "realistic"
-    ideal = EpisodeSpec("sorting", realism="ideal")
+    ideal = EpisodeSpec("sorting")
+    assert ideal.realism == "ideal"  # as SimEnv: the library default is the debugging world
+    spec = EpisodeSpec("sorting", realism="realistic")
     assert ideal.key() != spec.key()
     data = ideal.to_dict()
-    del data["realism"]
-    assert EpisodeSpec.from_dict({**data, "realism": "ideal"}).key() == ideal.key()
+    del data["realism"]  # a spec stored before the switch
+    assert EpisodeSpec.from_dict(data).key() == ideal.key()
+    assert run_parser().parse_args([]).realism == "realistic"
     sweep = parse_sweep({"grid": {"tasks": ["sorting"], "realism": ["ideal", "realistic"]}})
     assert [s.realism for s in sweep.specs] == ["ideal", "realistic"]
     default = parse_sweep({"grid": {"tasks": ["sorting"]}})
