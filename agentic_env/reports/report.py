@@ -107,7 +107,7 @@ def _enrich(episodes: Sequence[dict[str, Any]], calls: Sequence[dict[str, Any]]
     for row in episodes:
         spec = EpisodeSpec.from_dict(json.loads(row["spec_json"]))
         rows.append({**row, "injected": metrics.injected_errors(spec.model, spec.module_models()),
-                     "agent_options": options_label(spec.options()),
+                     "agent_options": options_label(spec.options()), "world": spec.realism,
                      "module_calls": per_episode.get(row["key"], Counter())})
     return rows
 
@@ -212,7 +212,7 @@ def _failure_section(rows: Sequence[dict[str, Any]]) -> list[Block]:
                                                             "first failing module, per model"),
                              "Stacked: failed episodes per model by first failing module "
                              "(like the paper's Fig. 5)."))
-    for column in ("task", "setting", "model", "verification", "disturbance"):
+    for column in ("task", "setting", "model", "verification", "disturbance", "world"):
         breakdown = metrics.failure_breakdown(rows, (column,))
         if len(breakdown) < 2 and column != "model":
             continue
