@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from agentic_env.errors import InvalidConfigError
+from agentic_env.errors import InvalidConfigError, check_keys
 from agentic_env.harness.extras import require
 
 #: Where the ledger lives, relative to the repository root.
@@ -212,10 +212,7 @@ def parse_prediction(data: Any) -> Prediction:
     """
     if not isinstance(data, Mapping):
         raise InvalidConfigError("a prediction is a mapping with keys " + ", ".join(_KEYS))
-    unknown = sorted(set(data) - set(_KEYS))
-    if unknown:
-        raise InvalidConfigError(f"prediction: unknown keys {unknown}; valid: "
-                                 + ", ".join(_KEYS))
+    check_keys(data, _KEYS, "prediction")
     for key in ("id", "target", "sweep", "seeds"):
         if not data.get(key):
             raise InvalidConfigError(f"prediction needs {key!r}")
