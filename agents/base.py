@@ -318,7 +318,7 @@ register_agent(
     "agenticlab", "agentic_env.agents.agenticlab.pipeline:make_agenticlab",
     failure_sources=("parser", "detector", "grasp", "checker"),
     options={"grasp_evaluation": True},
-    modules=("parser", "checker", "detector", "grasp", "goal"), evaluations=())
+    modules=("parser", "checker", "detector", "grasp", "goal"), evaluations=("call-truth",))
 
 register_agent(
     "mallvi", "agentic_env.agents.mallvi.agent:make_mallvi",

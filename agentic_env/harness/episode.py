@@ -160,7 +160,8 @@ class ModuleCall:
         error: why the call failed, ``None`` on success.
         truth: the simulator's answer to what the call judged, in the verdict's words, where
             the harness scores it (the Reflector's ``"true"``/``"false"``: the move holds;
-            see :mod:`agentic_env.harness.call_truth`), else ``None``.
+            AgenticLab's checker and goal checker: the conditions / the goal hold; see
+            :mod:`agentic_env.harness.call_truth`), else ``None``.
     """
 
     module: str

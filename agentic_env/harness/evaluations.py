@@ -3,9 +3,10 @@
 The episode runner (:func:`agentic_env.harness.runner.run_episode`) scores every episode from
 the task's ground truth; an evaluation adds a measurement that only some agents' episodes
 have, e.g. ALRM's trace judge (``alrm-judge``: :class:`agentic_env.harness.judging.TraceJudge`)
-or the simulator's truth of MALLVI's Reflector verdicts (``call-truth``:
-:class:`agentic_env.harness.call_truth.CallTruth`). An agent declares the ones its episodes
-get when it is registered (``register_agent(..., evaluations=("alrm-judge",))``, see
+or the simulator's truth of judging verdicts: MALLVI's Reflector, AgenticLab's action and
+goal checkers (``call-truth``: :class:`agentic_env.harness.call_truth.CallTruth`). An agent
+declares the ones its episodes get when it is registered
+(``register_agent(..., evaluations=("alrm-judge",))``, see
 :class:`agentic_env.agents.base.AgentEntry`), and the runner runs exactly those.
 
 :data:`EVALUATIONS` maps names to lazy ``"module:attr"`` entry points of

@@ -332,8 +332,10 @@ def _verdict_section(calls: Sequence[dict[str, Any]], rows: Sequence[dict[str, A
 
     return [Heading("Judging modules against the simulator's truth"),
             Para("Every verdict of a judging module (MALLVI's Reflector: is the move "
-                 "complete?) is compared with the simulator's truth at the moment it was "
-                 "given. Positive = \"complete\". A false positive waves a failed move "
+                 "complete?; AgenticLab's action checker: do the conditions hold?; its goal "
+                 "checker: is the task done?) is compared with the simulator's truth at the "
+                 "moment it was given. Positive = \"true\" (complete / holding / done). A "
+                 "false positive waves a failed move "
                  "through (the dangerous error: nothing retries it); a false negative costs "
                  "a needless retry. Precision = TP/(TP+FP), recall = TP/(TP+FN)."),
             Table(("module", "task", "model", "verdicts", "TP", "FP", "FN", "TN",

@@ -60,7 +60,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 def test_the_built_in_agents_declare_their_evaluations() -> None:
     assert agent_entry("alrm").evaluations == ("alrm-judge",)
     assert agent_entry("mallvi").evaluations == ("call-truth",)
-    assert agent_entry("agenticlab").evaluations == ()
+    assert agent_entry("agenticlab").evaluations == ("call-truth",)
     assert agent_entry("planner-executor").evaluations == ()
     assert agent_entry("support.toy_agent:make_toy").evaluations == ()
 
