@@ -28,6 +28,7 @@ from lerobot.envs.configs import EnvConfig
 from agentic_env.contract.features import CAMERAS, frame_features, video_key
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
+from agentic_env.sim.realism import BENCHMARK_REALISM
 from agentic_env.tasks import TASKS
 
 #: Gymnasium namespace of the tasks (LeRobot's ``gym_<env type>``).
@@ -41,17 +42,20 @@ class LeRobotBenchmarkEnv(gym.Env):
         task: task name. setting: ``lab``, ``kitchen`` or ``outdoor``.
         width / height: both cameras' resolution, pixels (the policy's input size).
         episode_length: control periods before truncation.
+        realism: the world, ``realistic`` (the benchmark default) or ``ideal``
+            (:mod:`agentic_env.sim.realism`).
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 20}
 
     def __init__(self, task: str = "stacking", setting: str = "lab", width: int = 128,
                  height: int = 72, episode_length: int = 2400,
-                 render_mode: str | None = "rgb_array") -> None:
+                 render_mode: str | None = "rgb_array", realism: str = BENCHMARK_REALISM
+                 ) -> None:
         scene = SceneConfig.at_resolution(width, height)
         self._env = SimEnv(task=task, setting=setting, scene=scene,
                            control_mode="joint_position", render_mode=render_mode,
-                           max_episode_steps=episode_length)
+                           max_episode_steps=episode_length, realism=realism)
         self.render_mode = render_mode
         self.task = task
         self.task_description = ""
@@ -101,6 +105,7 @@ class AgenticEnvConfig(EnvConfig):
         episode_length: control periods before truncation.
         observation_width / observation_height: camera resolution, pixels: the resolution the
             policy's demonstrations were collected at.
+        realism: the simulated world, ``realistic`` (default) or ``ideal``.
     """
 
     task: str | None = "stacking"
@@ -109,6 +114,7 @@ class AgenticEnvConfig(EnvConfig):
     episode_length: int = 2400
     observation_width: int = 128
     observation_height: int = 72
+    realism: str = BENCHMARK_REALISM
     features: dict[str, PolicyFeature] = field(default_factory=dict)
     features_map: dict[str, str] = field(default_factory=dict)
 
@@ -129,7 +135,8 @@ class AgenticEnvConfig(EnvConfig):
     @property
     def gym_kwargs(self) -> dict[str, Any]:
         return {"setting": self.setting, "width": self.observation_width,
-                "height": self.observation_height, "episode_length": self.episode_length}
+                "height": self.observation_height, "episode_length": self.episode_length,
+                "realism": self.realism}
 
 
 for _task in TASKS:
