@@ -86,15 +86,20 @@ class TofDepthModel:
         depth differences; ``depth`` must be positive everywhere (metres)."""
         focal = np.float32(self.intrinsics[0, 0])
         du = cv2.Sobel(depth, cv2.CV_32F, 1, 0, ksize=1, scale=0.5)
-        dv = cv2.Sobel(depth, cv2.CV_32F, 0, 1, ksize=1, scale=0.5)
+        # vertical: bit-identical to cv2.Sobel(depth, CV_32F, 0, 1, ksize=1, scale=0.5) (its
+        # reflected border gives 0 on the first and last rows), ~4x faster as a row difference
+        dv = np.empty(depth.shape, np.float32)
+        np.subtract(depth[2:], depth[:-2], out=dv[1:-1])
+        dv[1:-1] *= np.float32(0.5)
+        dv[0] = dv[-1] = 0.0
         along = depth / focal
-        normal_z = self._a * du
-        normal_z += self._b * dv
-        normal_z += along
         norm = cv2.magnitude(du, dv)
-        norm = cv2.magnitude(norm, normal_z)
+        normal_z = np.multiply(self._a, du, out=du)  # in place: the gradients are spent
+        normal_z += np.multiply(self._b, dv, out=dv)
+        normal_z += along
+        cv2.magnitude(norm, normal_z, norm)
         norm *= self._ray
-        return along / norm
+        return np.divide(along, norm, out=norm)
 
     def apply(self, depth: np.ndarray, grey: np.ndarray, rng: np.random.Generator,
               noise: np.ndarray) -> np.ndarray:
@@ -116,7 +121,8 @@ class TofDepthModel:
         sigma = self.random_std(depth, srgb_to_linear(grey), self.cos_incidence(lifted))
         invalid |= (sigma > np.float32(p["sigma_bound"])) & ~edge
 
-        out = depth + self._multipath(depth, invalid)
+        out = self._multipath(depth, invalid)
+        out += depth
         if self.bias_scale:
             out += np.float32(self.bias_scale) * (
                 np.float32(p["systematic_offset"]) + np.float32(p["systematic_per_metre"]) * depth)
@@ -124,18 +130,22 @@ class TofDepthModel:
         sigma *= noise
         out += sigma
 
-        rows, cols = np.nonzero(edge)
-        keep = rng.random(rows.size) < p["flying_keep"]
-        mix = rng.random(rows.size).astype(np.float32)
-        fore, back = nearest[rows, cols], farthest[rows, cols]
-        out[rows, cols] = np.where(keep, mix * fore + (1 - mix) * back, np.float32(0.0))
+        # boolean-mask indexing visits the edge pixels in row-major order, as np.nonzero would
+        count = np.count_nonzero(edge)
+        keep = rng.random(count) < p["flying_keep"]
+        mix = rng.random(count).astype(np.float32)
+        fore, back = nearest[edge], farthest[edge]
+        out[edge] = np.where(keep, mix * fore + (1 - mix) * back, np.float32(0.0))
 
         unit = np.float32(p["depth_unit"])
         out *= 1 / unit
         np.round(out, out=out)
         out *= unit
         invalid |= (out < np.float32(self.depth_min)) | (out > np.float32(self.depth_max))
-        out[invalid] = 0.0
+        # +0.0 where invalid: a branch-free bit mask (all bits kept elsewhere), faster than a
+        # boolean-mask assignment
+        bits = out.view(np.uint32)
+        bits &= np.subtract(invalid, 1, dtype=np.uint32)
         return out
 
     def _multipath(self, depth: np.ndarray, invalid: np.ndarray) -> np.ndarray:
@@ -143,9 +153,9 @@ class TofDepthModel:
         (the mean over pixels with a return)."""
         p = self.params
         size = (self._window, self._window)
-        weight = cv2.blur((~invalid).astype(np.float32), size)
+        weight = cv2.blur(np.subtract(1, invalid, dtype=np.float32), size)  # 1 = a return
         mean = cv2.blur(depth, size)
-        mean /= np.maximum(weight, np.float32(1e-6))
-        concavity = depth - mean  # negative where there is no return (depth 0)
+        mean /= np.maximum(weight, np.float32(1e-6), out=weight)
+        concavity = np.subtract(depth, mean, out=mean)  # negative where there is no return
         concavity *= np.float32(p["multipath_gain"])
-        return np.clip(concavity, np.float32(0.0), np.float32(p["multipath_max"]))
+        return np.clip(concavity, np.float32(0.0), np.float32(p["multipath_max"]), out=concavity)

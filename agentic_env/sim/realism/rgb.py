@@ -31,7 +31,10 @@ _ENCODE = np.round(255.0 * np.where(
 
 
 def srgb_to_linear(rgb: np.ndarray) -> np.ndarray:
-    """(..., 3) uint8 sRGB -> float32 linear 0..1."""
+    """(..., 3) uint8 sRGB -> float32 linear 0..1 (also a single 8-bit channel, (H, W))."""
+    if isinstance(rgb, np.ndarray) and rgb.dtype == np.uint8 and (
+            rgb.ndim == 2 or (rgb.ndim == 3 and rgb.shape[2] == 3)):
+        return cv2.LUT(rgb, _DECODE)  # an image: cv2's table lookup is ~5x a numpy gather
     return _DECODE[rgb]
 
 
@@ -121,7 +124,8 @@ class RgbModel:
         blur = self.image_motion(depth, camera_velocity) * self.exposure_time
         if np.hypot(*blur) >= 0.5:
             image = cv2.filter2D(image, -1, _line_kernel(blur), borderType=cv2.BORDER_REFLECT)
-        noisy = self._sigma[image] * noise
+        noisy = cv2.LUT(image, self._sigma)  # the table's float32: ~3x a numpy gather
+        noisy *= noise
         noisy += image
         noisy += np.float32(0.5)
         np.clip(noisy, 0.0, 255.0, out=noisy)

@@ -57,7 +57,7 @@ class DepthModel(Protocol):
     def apply(self, depth: np.ndarray, grey: np.ndarray, rng: np.random.Generator,
               noise: np.ndarray) -> np.ndarray:
         """(H, W) float32 metres, 0 = no return, from the exact depth, the 8-bit luma of the
-        same view and a standard-normal field (H, W)."""
+        same view and a float32 standard-normal field (H, W)."""
         ...
 
 

@@ -1,0 +1,190 @@
+"""The optimised camera models give, bit for bit, what their plain formulations give.
+
+Each reference below is the straightforward numpy/OpenCV form of a model step (as first
+written, before the speed work): same inputs, same generator state -> identical bytes and
+identical random-number consumption. Frames are small synthetic scenes with depth jumps, holes,
+out-of-range depth, textureless and textured patches.
+"""
+
+import cv2
+import numpy as np
+import pytest
+
+from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
+from agentic_env.sim.realism.depth_stereo import StereoDepthModel
+from agentic_env.sim.realism.depth_tof import TofDepthModel
+from agentic_env.sim.realism.rgb import _DECODE, RgbModel, srgb_to_linear
+from agentic_env.sim.realism.sensors import make_sensor
+
+W, H = 160, 120
+
+
+def _scene(device: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rgb, depth) with jumps, holes, a ramp, out-of-range depth and flat/textured patches."""
+    rng = np.random.default_rng(seed)
+    near, far, base = (0.6, 3.9, 1.5) if device == "kinect" else (0.05, 0.6, 0.3)
+    depth = np.full((H, W), base, np.float32)
+    depth[30:70, 40:90] = base * 0.6
+    depth[90:, :] = 0.0
+    depth[:, :10] = far
+    depth[10:20, 120:150] = near
+    yy, xx = np.mgrid[0:H, 0:W]
+    depth[50:90, 100:150] = (base + 0.002 * xx[50:90, 100:150]
+                             + 0.001 * yy[50:90, 100:150]).astype(np.float32)
+    rgb = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+    rgb[:60, :80] = 128
+    rgb[60:, 80:] = 0
+    rgb[:25, 100:] = 255
+    return rgb, depth
+
+
+def _cos_reference(model: TofDepthModel, depth: np.ndarray) -> np.ndarray:
+    du = cv2.Sobel(depth, cv2.CV_32F, 1, 0, ksize=1, scale=0.5)
+    dv = cv2.Sobel(depth, cv2.CV_32F, 0, 1, ksize=1, scale=0.5)
+    along = depth / np.float32(model.intrinsics[0, 0])
+    normal_z = model._a * du
+    normal_z += model._b * dv
+    normal_z += along
+    norm = cv2.magnitude(cv2.magnitude(du, dv), normal_z) * model._ray
+    return along / norm
+
+
+def _tof_reference(model: TofDepthModel, depth: np.ndarray, grey: np.ndarray,
+                   rng: np.random.Generator, noise: np.ndarray) -> np.ndarray:
+    p = model.params
+    invalid = depth <= 0
+    far = np.float32(1e3)
+    lifted = depth.copy()
+    lifted[invalid] = far
+    kernel = np.ones((3, 3), np.uint8)
+    nearest = cv2.erode(lifted, kernel)
+    farthest = cv2.dilate(depth, kernel)
+    jump = p["edge_jump"] * max(1.0, 640 / model.width)
+    edge = (farthest - nearest > np.float32(jump)) & (nearest < far) & ~invalid
+    signal = np.maximum(_DECODE[grey] * _cos_reference(model, lifted), np.float32(1e-6))
+    scale = np.float32(p["sigma_bound"] * p["reflectivity_min"] / p["range_max"] ** 2)
+    sigma = scale * depth * depth / signal
+    invalid |= (sigma > np.float32(p["sigma_bound"])) & ~edge
+    size = (model._window, model._window)
+    weight = cv2.blur((~invalid).astype(np.float32), size)
+    mean = cv2.blur(depth, size) / np.maximum(weight, np.float32(1e-6))
+    concavity = (depth - mean) * np.float32(p["multipath_gain"])
+    out = depth + np.clip(concavity, np.float32(0.0), np.float32(p["multipath_max"]))
+    if model.bias_scale:
+        out += np.float32(model.bias_scale) * (
+            np.float32(p["systematic_offset"]) + np.float32(p["systematic_per_metre"]) * depth)
+    out += np.minimum(sigma, np.float32(p["sigma_bound"])) * noise
+    rows, cols = np.nonzero(edge)
+    keep = rng.random(rows.size) < p["flying_keep"]
+    mix = rng.random(rows.size).astype(np.float32)
+    fore, back = nearest[rows, cols], farthest[rows, cols]
+    out[rows, cols] = np.where(keep, mix * fore + (1 - mix) * back, np.float32(0.0))
+    unit = np.float32(p["depth_unit"])
+    out *= 1 / unit
+    out = np.round(out) * unit
+    invalid |= (out < np.float32(model.depth_min)) | (out > np.float32(model.depth_max))
+    out[invalid] = 0.0
+    return out
+
+
+def _stereo_reference(model: StereoDepthModel, depth: np.ndarray, grey: np.ndarray,
+                      rng: np.random.Generator, noise: np.ndarray) -> np.ndarray:
+    p = model.params
+    valid = depth > 0
+    half = p["matching_window"] // 2
+    lifted = np.where(valid, depth, np.float32(np.inf))
+    nearest = cv2.erode(lifted, np.ones((2 * half + 1, 2 * half + 1), np.uint8))
+    spread = valid & (depth - nearest > np.float32(p["fattening_jump"]))
+    depth = np.where(spread, nearest, depth).astype(np.float32)
+    grey_f = grey.astype(np.float32)
+    size = (p["matching_window"], p["matching_window"])
+    mean = cv2.blur(grey_f, size)
+    textureless = (cv2.blur(grey_f * grey_f, size) - mean * mean
+                   < np.float32(p["texture_threshold"] ** 2))
+    dropped = textureless & (rng.random(depth.shape, dtype=np.float32)
+                             < np.float32(p["textureless_invalid_fraction"]))
+    disparity = np.where(valid, np.float32(model.focal * p["baseline"]) / np.where(
+        valid, depth, np.float32(1.0)), np.float32(0.0))
+    right = np.arange(depth.shape[1], dtype=np.float32)[None, :] - disparity
+    suffix = np.minimum.accumulate(right[:, ::-1], axis=1)[:, ::-1]
+    beyond = np.full_like(right, np.inf)
+    beyond[:, :-1] = suffix[:, 1:]
+    occluded = valid & ((right > beyond + np.float32(0.5)) | (right < 0))
+    invalid = ~valid | occluded | dropped
+    precision = np.where(textureless, np.float32(p["textureless_noise_factor"]),
+                         np.float32(1.0))
+    out = depth + model.random_std(depth) * precision * noise
+    unit = np.float32(p["depth_unit"])
+    out = np.round(out / unit) * unit
+    invalid |= (depth < model.min_z) | (out < model.depth_min) | (out > model.depth_max)
+    out[invalid] = 0.0
+    return out.astype(np.float32)
+
+
+def _rgb_noise_reference(model: RgbModel, image: np.ndarray, noise: np.ndarray) -> np.ndarray:
+    noisy = model._sigma[image] * noise
+    noisy += image
+    noisy += np.float32(0.5)
+    np.clip(noisy, 0.0, 255.0, out=noisy)
+    return noisy.astype(np.uint8)
+
+
+def _assert_same_bytes(a: np.ndarray, b: np.ndarray) -> None:
+    assert a.dtype == b.dtype and a.shape == b.shape
+    assert a.tobytes() == b.tobytes()  # also tells +0.0 from -0.0
+
+
+@pytest.mark.parametrize("unit", [False, True])
+@pytest.mark.parametrize("seed", [0, 5])
+def test_tof_model_matches_its_plain_formulation(seed: int, unit: bool) -> None:
+    sensor = make_sensor(azure_kinect_color(W, H), "lab")
+    if unit:
+        sensor = sensor.with_unit(np.random.default_rng(seed + 1))
+    rgb, depth = _scene("kinect", seed)
+    grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+    noise = np.random.default_rng(seed).standard_normal((H, W), np.float32)
+    fast_rng, plain_rng = np.random.default_rng(seed), np.random.default_rng(seed)
+    fast = sensor.depth_model.apply(depth, grey, fast_rng, noise)
+    plain = _tof_reference(sensor.depth_model, depth, grey, plain_rng, noise)
+    _assert_same_bytes(fast, plain)
+    assert np.any(fast == 0) and np.any(fast > 0)
+    assert fast_rng.integers(1 << 62) == plain_rng.integers(1 << 62)  # same draws consumed
+
+
+def test_tof_incidence_matches_its_plain_formulation() -> None:
+    model = make_sensor(azure_kinect_color(W, H), "lab").depth_model
+    _, depth = _scene("kinect", 3)
+    depth[depth <= 0] = 1e3
+    _assert_same_bytes(model.cos_incidence(depth), _cos_reference(model, depth))
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_stereo_model_matches_its_plain_formulation(seed: int) -> None:
+    model = make_sensor(realsense_d405(W, H), "lab").depth_model
+    rgb, depth = _scene("d405", seed)
+    grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+    noise = np.random.default_rng(seed).standard_normal((H, W), np.float32)
+    fast_rng, plain_rng = np.random.default_rng(seed), np.random.default_rng(seed)
+    fast = model.apply(depth, grey, fast_rng, noise)
+    plain = _stereo_reference(model, depth, grey, plain_rng, noise)
+    _assert_same_bytes(fast, plain)
+    assert np.any(fast == 0) and np.any(fast > 0)
+    assert fast_rng.integers(1 << 62) == plain_rng.integers(1 << 62)
+
+
+@pytest.mark.parametrize("setting", ["lab", "kitchen", "outdoor"])
+def test_rgb_noise_matches_its_plain_formulation(setting: str) -> None:
+    model = make_sensor(realsense_d405(W, H), setting).rgb_model
+    rgb, depth = _scene("d405", 2)
+    noise = np.random.default_rng(2).standard_normal(rgb.shape, np.float32)
+    image = cv2.LUT(rgb, model._balance)
+    _assert_same_bytes(model.apply(rgb, depth, noise, None),
+                       _rgb_noise_reference(model, image, noise))
+
+
+@pytest.mark.parametrize("shape", [(H, W, 3), (H, W), (7, 3), ()])
+def test_srgb_decoding_matches_the_table_for_any_shape(shape: tuple[int, ...]) -> None:
+    values = np.random.default_rng(1).integers(0, 256, shape, dtype=np.uint8)
+    _assert_same_bytes(np.asarray(srgb_to_linear(values)), _DECODE[values])
+    strided = np.random.default_rng(2).integers(0, 256, (H, W, 3), dtype=np.uint8)[::2, ::3]
+    _assert_same_bytes(srgb_to_linear(strided), _DECODE[strided])
