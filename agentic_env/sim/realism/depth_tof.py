@@ -70,8 +70,12 @@ class TofDepthModel:
         object.__setattr__(self, "_window", max(3, window))
 
     def with_unit_bias(self, rng: np.random.Generator) -> Self:
-        """This model for one unit: its systematic error drawn uniformly within the bound."""
-        return replace(self, bias_scale=float(rng.uniform(-1.0, 1.0)))
+        """This model for one unit: its systematic error, a fraction of the datasheet bound
+        drawn from a normal distribution with ``systematic_sigma`` bounds of spread, cut at
+        the bound (a bound read as three standard deviations, as the project reads the
+        UR5e's repeatability)."""
+        sigma = self.params["systematic_sigma"]
+        return replace(self, bias_scale=float(np.clip(rng.normal(0.0, sigma), -1.0, 1.0)))
 
     def random_std(self, depth: np.ndarray, reflectivity: np.ndarray,
                    cos_incidence: np.ndarray) -> np.ndarray:

@@ -155,7 +155,10 @@ def test_tof_incidence_matches_its_plain_formulation() -> None:
     model = make_sensor(azure_kinect_color(W, H), "lab").depth_model
     _, depth = _scene("kinect", 3)
     depth[depth <= 0] = 1e3
-    _assert_same_bytes(model.cos_incidence(depth), _cos_reference(model, depth))
+    # cv2.Sobel's own rounding depends on its input's memory alignment (SIMD or scalar
+    # path), so the reference is matched to float32 precision, not byte for byte
+    np.testing.assert_allclose(model.cos_incidence(depth), _cos_reference(model, depth),
+                               rtol=1e-6, atol=0.0)
 
 
 @pytest.mark.parametrize("seed", [0, 5])

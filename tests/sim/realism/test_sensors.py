@@ -93,6 +93,10 @@ def test_kinect_unit_bias_stays_within_the_systematic_bound() -> None:
         offsets.append(float(np.mean(depth[20:100, 30:130]) - 1.0))
     assert max(abs(o) for o in offsets) <= bound + 5e-4
     assert np.ptp(offsets) > 0.002  # units differ
+    scales = [base.depth_model.with_unit_bias(np.random.default_rng(s)).bias_scale
+              for s in range(4000)]
+    assert np.std(scales) == pytest.approx(KINECT["systematic_sigma"], rel=0.05)
+    assert max(abs(x) for x in scales) <= 1.0  # cut at the bound
 
 
 def test_d405_plane_spread_follows_the_disparity_formula() -> None:
