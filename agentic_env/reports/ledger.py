@@ -45,9 +45,11 @@ from agentic_env.harness.extras import require
 #: Where the ledger lives, relative to the repository root.
 LEDGER_DIR = "predictions"
 #: What every prediction depends on unless it says otherwise: the emulated models' profiles
-#: and shared assumptions, the realistic world's parameters, and the emulation's mechanisms.
+#: and shared assumptions, the realistic world's parameters and models, and the emulation's
+#: mechanisms. (Predictions frozen before the world's models were listed keep their own list.)
 DEFAULT_DEPENDS: tuple[str, ...] = ("agentic_env/oracle/profiles/*.toml",
                                     "agentic_env/sim/realism/*.toml",
+                                    "agentic_env/sim/realism/*.py",
                                     "agentic_env/oracle/*.py")
 _KEYS = ("id", "target", "sweep", "seeds", "realism", "paper_trials", "depends", "entries")
 _HASH_CHARS = 16
