@@ -156,7 +156,8 @@ def test_a_sweep_gives_the_judges_with_the_models() -> None:
     judged, plain = parse_sweep({"grid": grid}).specs
     assert judged.judges == PANEL and plain.judges == ()
     assert model_label(judged) == f"sim-oracle [judges={'+'.join(PANEL)}]"
-    assert plain.key() == EpisodeSpec("sorting", agent="alrm").key()
+    # a sweep's world defaults to the realistic one
+    assert plain.key() == EpisodeSpec("sorting", agent="alrm", realism="realistic").key()
     assert EpisodeSpec.from_dict(judged.to_dict()) == judged
     with pytest.raises(InvalidConfigError, match="judges"):
         parse_sweep({"grid": {**grid, "models": [{"model": "sim-oracle",
