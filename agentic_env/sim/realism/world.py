@@ -33,7 +33,7 @@ WORLD_MODEL_FIELDS = CONTACT_MODEL_FIELDS
 #: comes from): the cameras' device models, the hand-eye calibration error, and contact
 #: (objects' mass, friction, restitution, centre of mass; the servo's position error).
 WORLD_EFFECTS: tuple[str, ...] = ("sensors", "calibration", "contact")
-#: Third word of the episode world's RNG seed ``[trial seed, 3]`` (the layout uses the env's
+#: Second entry of the episode world's RNG seed ``[trial seed, 3]`` (the layout uses the env's
 #: RNG, the dressing ``[seed, 2]``, the disturbances ``[seed, 1]``).
 _WORLD_STREAM = 3
 
