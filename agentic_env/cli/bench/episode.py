@@ -35,6 +35,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from agentic_env.cli.realism import add_realism_argument
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 from agentic_env.tasks import BENCHMARK_TASKS
 
@@ -214,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="settings of part 2 (video on vs off); none skips part 2")
     parser.add_argument("--video-task", default=VIDEO_EPISODE[0], choices=BENCHMARK_TASKS)
     parser.add_argument("--video-seed", type=int, default=VIDEO_EPISODE[1])
+    add_realism_argument(parser, default="ideal")
     parser.add_argument("--out", type=Path, default=Path("bench_episode.json"))
     args = parser.parse_args(argv)
     clock = ComponentClock()
@@ -228,8 +230,8 @@ def main(argv: list[str] | None = None) -> int:
         for task in args.tasks:
             runs = []
             for seed in args.seeds:
-                result, seconds = timed_episode(EpisodeSpec(task, seed=seed), clock, root,
-                                                video=False)
+                spec = EpisodeSpec(task, seed=seed, realism=args.realism)
+                result, seconds = timed_episode(spec, clock, root, video=False)
                 runs.append((result, seconds))
                 episodes.append({"part": "no video", **_episode_entry(result, seconds)})
                 print(f"  {task:<14} seed {seed:<3} {result.wall_s:6.2f} s wall "
@@ -238,7 +240,8 @@ def main(argv: list[str] | None = None) -> int:
             task_rows.append(_task_row(task, runs))
         video_rows = []
         for setting in args.settings:
-            spec = EpisodeSpec(args.video_task, setting, args.video_seed)
+            spec = EpisodeSpec(args.video_task, setting, args.video_seed,
+                               realism=args.realism)
             off, _ = timed_episode(spec, clock, root, video=False)
             on, on_seconds = timed_episode(spec, clock, root, video=True)
             episodes.append({"part": "video", **_episode_entry(on, on_seconds)})
