@@ -161,34 +161,32 @@ def attribute_failures(failed: list[PickResult], camera: str, task: str) -> dict
     effects together: e.g. a drawn mass settles an object a little differently, and the
     depth holes fall elsewhere).
     """
+    from agentic_env.envs.sim_env import SimEnv
     from agentic_env.sim.realism.world import WORLD_EFFECTS
 
     sources: dict[str, list[str]] = {f"{r.seed} {r.name}": [] for r in failed}
     direct = {f"{r.seed} {r.name}": r.reason for r in failed if r.reason == NO_DETECTION}
     todo = [r for r in failed if f"{r.seed} {r.name}" not in direct]
     for effect in WORLD_EFFECTS:
-        for result in todo:
-            alone = _repeat(result, camera, task, effect)
-            if not alone.lifted:
-                sources[f"{result.seed} {result.name}"].append(effect)
+        env = SimEnv(task, realism="realistic", world_effects=(effect,))
+        try:
+            for result in todo:
+                if not _repeat(env, result, camera).lifted:
+                    sources[f"{result.seed} {result.name}"].append(effect)
+        finally:
+            env.close()
     return {key: direct.get(key) or "+".join(found) or "combined"
             for key, found in sources.items()}
 
 
-def _repeat(result: PickResult, camera: str, task: str, effect: str) -> PickResult:
-    """``result``'s pick again in the realistic world with only ``effect``."""
-    from agentic_env.envs.sim_env import SimEnv
-
-    env = SimEnv(task, realism="realistic", world_effects=(effect,))
-    try:
-        _, info = env.reset(seed=result.seed)
-        names = [o["name"] for o in info["trial"]["objects"] if o["position"][2] > -0.01]
-        free = [name for name in names if not covered(env, name, names)]
-        others = tuple(n for n in names if n != result.name)
-        rng = np.random.default_rng([result.seed, free.index(result.name)])
-        return pick_once(env, result.seed, result.name, camera, rng, others)
-    finally:
-        env.close()
+def _repeat(env: object, result: PickResult, camera: str) -> PickResult:
+    """``result``'s pick again in ``env`` (a world with one effect)."""
+    _, info = env.reset(seed=result.seed)  # type: ignore[attr-defined]
+    names = [o["name"] for o in info["trial"]["objects"] if o["position"][2] > -0.01]
+    free = [name for name in names if not covered(env, name, names)]
+    others = tuple(n for n in names if n != result.name)
+    rng = np.random.default_rng([result.seed, free.index(result.name)])
+    return pick_once(env, result.seed, result.name, camera, rng, others)
 
 
 def kind_of(name: str) -> str:
