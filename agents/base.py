@@ -345,5 +345,6 @@ register_agent(
 register_agent(
     "policy", "agentic_env.agents.policy.agent:make_policy_agent",
     failure_sources=("policy",),
-    options={"checkpoint": "runs/policies/{task}", "device": "cpu", "max_steps": 2400},
+    options={"checkpoint": "runs/policies/{task}", "device": "cpu", "max_steps": 2400,
+             "resize": False},
     modules=(), evaluations=(), control_mode="joint_position")

@@ -7,7 +7,9 @@ configured aspect ratio, resizes it to the configured resolution and adjusts the
 to match (crop shifts the principal point, resizing scales the focal lengths and principal
 point; pixel centres at integer + 0.5, as in :mod:`agentic_env.sim.cameras`). Depth is resized
 with nearest neighbours (never averaged across edges) and ranged like the sim's.
-:func:`check_fresh` refuses frames older than a bound.
+:func:`camera_frame` also undistorts the result with the device's lens coefficients (what
+the real env and the LeRobot camera plugin deliver). :func:`check_fresh` refuses frames
+older than a bound.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from PIL import Image
 
 from agentic_env.errors import InvalidConfigError
 from agentic_env.geometry.camera import CameraConfig
+from agentic_env.geometry.distortion import undistort
 from agentic_env.real.drivers.base import RawFrame
 from agentic_env.real.safety import FaultKind, SafetyFault, SafetyFaultError
 
@@ -83,6 +86,20 @@ def fit_frame(raw: RawFrame, camera: CameraConfig) -> tuple[np.ndarray, np.ndarr
     depth = raw.depth[rows[:, None], cols].astype(np.float32) * np.float32(raw.depth_scale)
     depth[(depth < camera.depth_min) | (depth > camera.depth_max)] = 0.0
     return rgb, depth, adjust_intrinsics(raw.intrinsics, box, camera.width, camera.height)
+
+
+def camera_frame(raw: RawFrame, camera: CameraConfig, distortion: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`fit_frame`, then undistorted with the lens ``distortion`` (OpenCV order; colour
+    bilinear, depth nearest so 0 stays no return). The coefficients act on normalised
+    coordinates, so the crop and resize leave them unchanged.
+
+    Returns:
+        RGB (H, W, 3) uint8, depth (H, W) float32 metres, intrinsics (3, 3) pixels.
+    """
+    rgb, depth, intrinsics = fit_frame(raw, camera)
+    return (undistort(rgb, intrinsics, distortion, nearest=False),
+            undistort(depth, intrinsics, distortion, nearest=True), intrinsics)
 
 
 def check_fresh(raw: RawFrame, camera: str, now: float, max_age: float) -> None:

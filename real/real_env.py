@@ -60,7 +60,6 @@ from agentic_env.contract.trial import TrialSpec
 from agentic_env.contract.workcell import SceneConfig
 from agentic_env.errors import AgenticEnvError, InvalidConfigError
 from agentic_env.geometry.camera import CameraConfig
-from agentic_env.geometry.distortion import undistort
 from agentic_env.primitives.executor import PrimitiveExecutor
 from agentic_env.primitives.types import (
     FailureReason,
@@ -72,7 +71,7 @@ from agentic_env.primitives.types import (
 from agentic_env.real.calibration import Calibration, FlangeKinematics
 from agentic_env.real.drivers.base import DriverError, FrameTimeoutError
 from agentic_env.real.estop import EStopChannel
-from agentic_env.real.frames import check_fresh, fit_frame
+from agentic_env.real.frames import camera_frame, check_fresh
 from agentic_env.real.hardware import Hardware
 from agentic_env.real.robot import RealRobot
 from agentic_env.real.safety import (
@@ -407,11 +406,7 @@ class RealEnv(gym.Env):
             self.robot.trip(error.fault)
         except DriverError as error:
             self.robot.fault(FaultKind.CONNECTION_LOST, f"{cam.name} camera: {error}")
-        rgb, depth, intrinsics = fit_frame(raw, cam)
-        # lens coefficients act on normalised coordinates: unchanged by the crop and resize
-        lens = driver.distortion
-        return (undistort(rgb, intrinsics, lens, nearest=False),
-                undistort(depth, intrinsics, lens, nearest=True), intrinsics)
+        return camera_frame(raw, cam, driver.distortion)
 
     def _extrinsics(self, camera: str, q: np.ndarray) -> np.ndarray:
         if camera == "shoulder":

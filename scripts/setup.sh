@@ -2,7 +2,10 @@
 # Installs what the project needs, and only what is missing:
 #   1. Debian libraries for headless MuJoCo rendering (EGL and OSMesa),
 #   2. a virtual environment in .venv (Python >= 3.12) with the pinned dependencies of
-#      requirements-lock.txt, and the project itself as an editable install.
+#      requirements-lock.txt, and the project itself as an editable install,
+#   3. every LeRobot plugin distribution under plugins/ (lerobot_robot_*, lerobot_camera_*,
+#      lerobot_env_*: LeRobot imports installed distributions so named by itself), editable
+#      and without dependencies (the lock has them).
 # A stamp in .venv records what was installed; a second run with nothing changed does
 # no apt or pip work. Exports nothing: run it, or source it (it then runs as a child process).
 if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
@@ -89,9 +92,23 @@ else
   "$PY" -m venv .venv
 fi
 
-want=$({ cat requirements-lock.txt pyproject.toml setup.py; "$VENV_PY" -VV; } | sha256sum | cut -d' ' -f1)
-if [[ -f $STAMP && $(<"$STAMP") == "$want" ]] &&
-  "$VENV_PY" -c 'import importlib.metadata as m; m.version("agentic-env")' >/dev/null 2>&1; then
+# A plugin is a folder plugins/<distribution name>/ with a pyproject.toml; the folder, the
+# distribution and the import package share the name (LeRobot imports the distribution name).
+shopt -s nullglob
+PLUGIN_FILES=(plugins/*/pyproject.toml)
+shopt -u nullglob
+PLUGINS=()
+for file in "${PLUGIN_FILES[@]}"; do
+  PLUGINS+=("$(basename "$(dirname "$file")")")
+done
+installed() { # the project and every plugin are installed distributions
+  "$VENV_PY" -c 'import importlib.metadata as m, sys; [m.version(n) for n in sys.argv[1:]]' \
+    agentic-env "${PLUGINS[@]}" >/dev/null 2>&1
+}
+
+want=$({ cat requirements-lock.txt pyproject.toml setup.py "${PLUGIN_FILES[@]}"; "$VENV_PY" -VV; } |
+  sha256sum | cut -d' ' -f1)
+if [[ -f $STAMP && $(<"$STAMP") == "$want" ]] && installed; then
   say "environment up to date"
   exit 0
 fi
@@ -116,5 +133,14 @@ say "installing pinned dependencies into .venv (requirements-lock.txt)"
 pip_quiet install -q -r requirements-lock.txt || die "pip could not install requirements-lock.txt"
 say "installing the project (editable) into .venv"
 pip_quiet install -q --no-deps -e . || die "pip could not install the project"
+if ((${#PLUGINS[@]})); then
+  say "installing the LeRobot plugins (editable): ${PLUGINS[*]}"
+  editable=()
+  for plugin in "${PLUGINS[@]}"; do
+    editable+=(-e "plugins/$plugin")
+  done
+  pip_quiet install -q --no-deps "${editable[@]}" ||
+    die "pip could not install the plugins under plugins/ (${PLUGINS[*]}): see pip's output above"
+fi
 echo "$want" >"$STAMP"
 say "environment ready: .venv ($("$VENV_PY" -c 'import sys; print(sys.version.split()[0])'))"

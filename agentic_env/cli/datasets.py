@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import asdict
 from pathlib import Path
 
 from agentic_env.cli.realism import add_realism_argument
+from agentic_env.contract.seeds import DEMONSTRATION_SEED_START, DEMONSTRATION_SEEDS, describe
 from agentic_env.datasets import collect, replay
 from agentic_env.datasets.reader import DatasetReader, verify_dataset
 from agentic_env.datasets.video import CODECS
+from agentic_env.errors import AgenticEnvError
 
 
 def _collect_parser() -> argparse.ArgumentParser:
@@ -39,7 +42,10 @@ def _collect_parser() -> argparse.ArgumentParser:
     parser.add_argument("--crf", type=int, default=23, help="video quality (default 23)")
     parser.add_argument("--keep-failed", action="store_true",
                         help="keep failed expert episodes in the dataset")
-    parser.add_argument("--seed-start", type=int, default=0)
+    parser.add_argument("--seed-start", type=int, default=DEMONSTRATION_SEED_START,
+                        help="first trial seed, in the demonstration range "
+                             f"{describe(DEMONSTRATION_SEEDS)} (default "
+                             f"{DEMONSTRATION_SEED_START}; evaluations use the seeds below)")
     parser.add_argument("--max-attempts", type=int, default=None,
                         help="seeds to try at most (default 2 * episodes + 10)")
     parser.add_argument("--no-progress", action="store_true")
@@ -47,16 +53,22 @@ def _collect_parser() -> argparse.ArgumentParser:
 
 
 def collect_main(argv: list[str] | None = None) -> int:
-    """``agentic-env collect``: return 0 when the dataset holds the requested episodes."""
+    """``agentic-env collect``: return 0 when the dataset holds the requested episodes, 1 when
+    it does not, 2 on a usage error (e.g. a seed outside the demonstration range)."""
     args = _collect_parser().parse_args(argv)
-    width, height = collect.parse_resolution(args.resolution)
-    config = collect.CollectConfig(
-        task=args.task, setting=args.setting, width=width, height=height, depth=args.depth,
-        randomize=args.randomize,
-        disturbances=tuple(collect.parse_disturbance(d) for d in args.disturbances),
-        codec=args.codec, crf=args.crf, keep_failed=args.keep_failed, realism=args.realism)
-    summary = collect.collect(args.out, config, args.episodes, args.workers, args.seed_start,
-                              args.max_attempts, progress=not args.no_progress)
+    try:
+        width, height = collect.parse_resolution(args.resolution)
+        config = collect.CollectConfig(
+            task=args.task, setting=args.setting, width=width, height=height, depth=args.depth,
+            randomize=args.randomize,
+            disturbances=tuple(collect.parse_disturbance(d) for d in args.disturbances),
+            codec=args.codec, crf=args.crf, keep_failed=args.keep_failed, realism=args.realism)
+        summary = collect.collect(args.out, config, args.episodes, args.workers,
+                                  args.seed_start, args.max_attempts,
+                                  progress=not args.no_progress)
+    except AgenticEnvError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     print(f"dataset {args.out}: {summary['episodes_in_dataset']} episodes, "
           f"{summary['frames_in_dataset']} frames at {config.control_hz:g} fps; "
           f"expert failed {summary['episodes_failed']} of {summary['episodes_attempted']} "

@@ -5,15 +5,21 @@ so a policy evaluated on a seed it was trained on is tested on a scene it has se
 command that records demonstrations (``agentic-env collect``, ``train-policy``, the π0.5
 script) draws from :data:`DEMONSTRATION_SEEDS`; everything that evaluates (sweeps,
 ``--agent policy``, ``lerobot-eval`` through the plugin) uses :data:`EVALUATION_SEEDS`.
-Datasets record the seeds they hold, and :func:`check_disjoint` refuses an evaluation that
-would reuse one.
+Datasets record the seeds they hold (:data:`SEEDS_FILE` in their ``meta/``), a checkpoint
+records its dataset's (the same file in its ``pretrained_model/``), and
+:func:`check_unseen` refuses an evaluation that would reuse one.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import Iterable
+from pathlib import Path
 
 from agentic_env.errors import InvalidConfigError
+
+logger = logging.getLogger(__name__)
 
 #: Seeds an evaluation may use: every paper sweep, CI sweep and ``lerobot-eval`` default
 #: (LeRobot starts at seed 1000) lies here.
@@ -22,6 +28,9 @@ EVALUATION_SEEDS = range(0, 1_000_000)
 DEMONSTRATION_SEEDS = range(1_000_000, 2_000_000)
 #: First demonstration seed: the default of every collecting command.
 DEMONSTRATION_SEED_START = DEMONSTRATION_SEEDS.start
+#: The file that records the trial seeds of a dataset's episodes: in the dataset's ``meta/``
+#: (LeRobot reads only its own files there) and in a checkpoint's ``pretrained_model/``.
+SEEDS_FILE = "demonstration_seeds.json"
 
 
 def describe(seeds: range) -> str:
@@ -64,6 +73,60 @@ def check_disjoint(evaluation: Iterable[int], training: Iterable[int],
             f"evaluation seed(s) {_short(shared)} are layouts {dataset} was trained on; "
             f"evaluate on {describe(EVALUATION_SEEDS)} and collect demonstrations from "
             f"{describe(DEMONSTRATION_SEEDS)}")
+
+
+def check_unseen(evaluation: Iterable[int], training: Iterable[int] | None,
+                 dataset: str = "the training data") -> None:
+    """Refuse evaluation seeds outside :data:`EVALUATION_SEEDS` or among ``training``.
+
+    Args:
+        evaluation: the seeds about to be evaluated.
+        training: the seeds the policy's demonstrations came from; ``None`` when unknown (a
+            dataset or checkpoint made before seeds were recorded): then only the range is
+            checked, and a warning says that disjointness cannot be.
+        dataset: how to name the training data in the error or warning.
+
+    Raises:
+        InvalidConfigError: naming both ranges.
+    """
+    evaluation = list(evaluation)
+    check_evaluation_seeds(evaluation)
+    if training is None:
+        logger.warning("%s records no demonstration seeds (made before they were recorded): "
+                       "cannot check that evaluation seed(s) %s were never trained on; "
+                       "collect demonstrations from %s and train again to have it checked",
+                       dataset, _short(sorted(evaluation)), describe(DEMONSTRATION_SEEDS))
+        return
+    check_disjoint(evaluation, training, dataset)
+
+
+def write_seeds(folder: Path, seeds: Iterable[int], source: str) -> Path:
+    """Record ``seeds`` in ``folder / SEEDS_FILE`` (sorted, with the ranges and ``source``:
+    where they were read from, e.g. the dataset folder); returns the file."""
+    path = Path(folder) / SEEDS_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "seeds": sorted(int(s) for s in seeds), "source": source,
+        "demonstration_range": describe(DEMONSTRATION_SEEDS),
+        "evaluation_range": describe(EVALUATION_SEEDS)}))
+    return path
+
+
+def read_seeds(folder: Path) -> tuple[int, ...] | None:
+    """The seeds recorded in ``folder / SEEDS_FILE``; ``None`` when there is no such file.
+
+    Raises:
+        InvalidConfigError: the file is not a seeds record (names the file).
+    """
+    path = Path(folder) / SEEDS_FILE
+    if not path.is_file():
+        return None
+    try:
+        seeds = json.loads(path.read_text())["seeds"]
+        return tuple(int(s) for s in seeds)
+    except (ValueError, KeyError, TypeError) as error:
+        raise InvalidConfigError(f"{path} is not a seeds record ({error}); it holds "
+                                 '{"seeds": [...]} as written by agentic-env collect') from None
 
 
 def _short(seeds: list[int], limit: int = 5) -> str:

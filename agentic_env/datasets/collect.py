@@ -3,6 +3,9 @@
 Runs the privileged scripted expert over seeded trials (seed ``--seed-start``, then upwards)
 until ``--episodes`` successful episodes are recorded, in ``--workers`` spawned processes, and
 writes a LeRobot v3.0 dataset to ``--out`` (see :mod:`agentic_env.datasets.lerobot_format`).
+Demonstration seeds come from the reserved range
+(:data:`agentic_env.contract.seeds.DEMONSTRATION_SEEDS`, from 1000000 by default), apart from
+every evaluation's; the dataset records them in ``meta/demonstration_seeds.json``.
 Instructions cycle through the paraphrase categories (seed modulo the category list; a trial
 without that category gets the env's uniform choice). Failed expert episodes are counted in
 ``meta/collection.json`` and left out unless ``--keep-failed``.
@@ -28,6 +31,13 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
+from agentic_env.contract.seeds import (
+    DEMONSTRATION_SEED_START,
+    DEMONSTRATION_SEEDS,
+    EVALUATION_SEEDS,
+    check_demonstration_seeds,
+    describe,
+)
 from agentic_env.datasets.lerobot_format import (
     STAGING,
     STAGING_TRASH,
@@ -216,8 +226,27 @@ def _check_resume(root: Path, config: CollectConfig) -> None:
         )
 
 
+def _check_seeds(root: Path, seed_start: int, limit: int) -> None:
+    """Refuse demonstration seeds outside the reserved range: those this run may try, and
+    those ``root`` holds already (a collection made before the range was reserved)."""
+    from agentic_env.datasets.reader import DatasetReader
+
+    check_demonstration_seeds(range(seed_start, seed_start + limit))
+    held = {int(record["seed"]) for _, record in staged_records(root)}
+    if (root / "meta/info.json").is_file():
+        held |= {int(row["agentic_env/seed"]) for row in DatasetReader(root).episodes}
+    outside = sorted(s for s in held if s not in DEMONSTRATION_SEEDS)
+    if outside:
+        raise InvalidConfigError(
+            f"{root} holds {len(outside)} episode(s) of seeds {outside[0]}-{outside[-1]}, "
+            f"outside the demonstration range {describe(DEMONSTRATION_SEEDS)} (evaluations "
+            f"use {describe(EVALUATION_SEEDS)}): it was collected before the ranges were "
+            "reserved; collect into another --out")
+
+
 def collect(root: Path, config: CollectConfig, episodes: int, workers: int = 1,
-            seed_start: int = 0, max_attempts: int | None = None, progress: bool = True,
+            seed_start: int = DEMONSTRATION_SEED_START, max_attempts: int | None = None,
+            progress: bool = True,
             recordings: dict[int, RecordedEpisode] | None = None) -> dict[str, Any]:
     """Collect until ``episodes`` episodes are in the dataset (resuming what ``root`` holds).
 
@@ -228,7 +257,8 @@ def collect(root: Path, config: CollectConfig, episodes: int, workers: int = 1,
         config: what to record.
         episodes: episodes wanted in the dataset (successful ones unless ``keep_failed``).
         workers: spawned worker processes (1 = in this process).
-        seed_start: first trial seed.
+        seed_start: first trial seed (in
+            :data:`~agentic_env.contract.seeds.DEMONSTRATION_SEEDS`).
         max_attempts: give up after this many seeds in all (default ``2 * episodes + 10``).
         progress: show a progress bar.
         recordings: when given (with ``workers=1``), filled with seed -> the episode as
@@ -238,7 +268,8 @@ def collect(root: Path, config: CollectConfig, episodes: int, workers: int = 1,
         The collection summary (also in ``meta/collection.json``).
 
     Raises:
-        InvalidConfigError: on a bad option or a folder holding another collection.
+        InvalidConfigError: on a bad option, seeds outside the demonstration range (these or
+            the folder's), or a folder holding another collection.
     """
     if episodes < 1 or workers < 1:
         raise InvalidConfigError("--episodes and --workers must be >= 1")
@@ -248,6 +279,7 @@ def collect(root: Path, config: CollectConfig, episodes: int, workers: int = 1,
     shutil.rmtree(root / STAGING_TRASH, ignore_errors=True)
     _check_resume(root, config)
     limit = max_attempts if max_attempts is not None else 2 * episodes + 10
+    _check_seeds(root, seed_start, limit)
     finished = _finished(root)
     if finished is not None and not (root / STAGING).exists() and (
             finished["episodes_in_dataset"] >= episodes

@@ -12,6 +12,9 @@ Layout of a dataset folder (what ``lerobot.datasets.LeRobotDataset`` reads)::
                                             progress score, seed, paraphrase category)
     meta/cameras.json                       intrinsics and mounting of each camera
     meta/collection.json                    how the data was collected, failures counted
+    meta/demonstration_seeds.json           the trial seeds of the episodes, so that an
+                                            evaluation on one of them is refused
+                                            (agentic_env.contract.seeds)
     data/chunk-CCC/file-FFF.parquet         frames of one episode (episode e: chunk e // 1000,
                                             file e % 1000)
     videos/observation.images.<cam>/chunk-CCC/file-FFF.mp4   one MP4 per episode and camera
@@ -71,6 +74,7 @@ from agentic_env.contract.features import (
     extrinsics_key,
     video_key,
 )
+from agentic_env.contract.seeds import write_seeds
 from agentic_env.datasets.recording import RecordedEpisode
 from agentic_env.datasets.stats import STAT_KEYS, aggregate_stats, feature_stats, to_json
 from agentic_env.errors import AgenticEnvError
@@ -431,6 +435,7 @@ def assemble_dataset(root: Path, collection: dict[str, Any],
         "instruction_categories": _count(r["instruction_category"] for _, r in included),
     }
     (meta / "collection.json").write_text(json.dumps(summary, indent=2))
+    write_seeds(meta, (r["seed"] for _, r in included), source=root.name)
     info = {
         "codebase_version": CODEBASE_VERSION,
         "robot_type": ROBOT_TYPE,

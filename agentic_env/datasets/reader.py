@@ -4,7 +4,8 @@
 arrays, videos decoded to RGB, depth decoded to metres). :func:`verify_dataset` checks the
 whole folder frame by frame: file layout against ``meta/info.json``, row counts, indices and
 timestamps, task strings, decodable videos of the right size and length, every statistic
-LeRobot normalises with for every feature in ``meta/stats.json``, and, given the
+LeRobot normalises with for every feature in ``meta/stats.json``, the recorded demonstration
+seeds against the episodes' (when recorded), and, given the
 episodes as recorded, every numeric value exactly, every depth pixel to the millimetre and
 every video frame to a PSNR bound (video is lossy).
 
@@ -21,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from agentic_env.contract.seeds import SEEDS_FILE, read_seeds
 from agentic_env.datasets.lerobot_format import (
     CODEBASE_VERSION,
     DATA_PATH,
@@ -42,8 +44,18 @@ from agentic_env.datasets.video import psnr, read_video, video_info
 MIN_PSNR_DB = 27.0
 
 
+def _optional_json(path: Path) -> dict[str, Any]:
+    """The JSON object in ``path``, or ``{}`` when the file does not exist."""
+    return dict(json.loads(path.read_text())) if path.is_file() else {}
+
+
 class DatasetReader:
     """A LeRobot v3.0 dataset folder.
+
+    Attributes:
+        demonstration_seeds: the trial seeds of its episodes as ``meta/`` records them
+            (:data:`agentic_env.contract.seeds.SEEDS_FILE`), ``None`` for a dataset collected
+            before they were recorded (disjointness from evaluations cannot be checked).
 
     Raises:
         DatasetFormatError: if ``meta/info.json`` is missing (an unfinished collection) or is
@@ -73,11 +85,13 @@ class DatasetReader:
         tasks = pq.read_table(self.root / TASKS_PATH).to_pylist()
         self.tasks: list[str] = [row["task"] for row in sorted(tasks,
                                                                 key=lambda r: r["task_index"])]
-        self.cameras: dict[str, Any] = json.loads((self.root / "meta/cameras.json").read_text())
+        # cameras.json and collection.json are the exporter's own; a dataset LeRobot recorded
+        # (lerobot-record with the agentic_ur5e robot) has neither: they read as empty.
+        self.cameras: dict[str, Any] = _optional_json(self.root / "meta/cameras.json")
         self.stats: dict[str, dict[str, Any]] = json.loads(
             (self.root / "meta/stats.json").read_text())
-        self.collection: dict[str, Any] = json.loads(
-            (self.root / "meta/collection.json").read_text())
+        self.collection: dict[str, Any] = _optional_json(self.root / "meta/collection.json")
+        self.demonstration_seeds: tuple[int, ...] | None = read_seeds(self.root / "meta")
 
     def __len__(self) -> int:
         return len(self.episodes)
@@ -259,4 +273,8 @@ def verify_dataset(root: str | Path,
     seeds = [int(row["agentic_env/seed"]) for row in reader.episodes]
     if len(set(seeds)) != len(seeds):
         report.problems.append(f"duplicate episodes (seeds {seeds})")
+    recorded = reader.demonstration_seeds
+    if recorded is not None and sorted(recorded) != sorted(seeds):
+        report.problems.append(f"meta/{SEEDS_FILE} records seeds {list(recorded)}; the "
+                               f"episodes are of seeds {seeds}")
     return report

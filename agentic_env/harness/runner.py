@@ -104,15 +104,21 @@ LOW_LEVEL_STEPS = 2**62
 def build_agent(spec: EpisodeSpec, models: ModuleContext,
                 on_event: Callable[[dict[str, Any]], None] | None = None) -> Agent:
     """The registered agent ``spec.agent`` with ``spec``'s options, limits and seed;
-    ``on_event`` reaches it sealed (:func:`~agentic_env.harness.sealed.sealed`).
+    ``on_event`` reaches it sealed (:func:`~agentic_env.harness.sealed.sealed`). An agent
+    with a ``check_trial(task, seed)`` method is asked before the episode whether it may run
+    this trial (a policy refuses the layouts it was trained on).
 
     Raises:
-        InvalidConfigError: an unknown agent or agent option.
+        InvalidConfigError: an unknown agent or agent option, or a trial the agent refuses.
     """
-    return make_agent(spec.agent, AgentSetup(
+    agent = make_agent(spec.agent, AgentSetup(
         models=models, options=spec.options(), verification=spec.verification,
         max_actions=spec.max_actions, max_replans=spec.max_replans,
         max_wall_s=spec.max_wall_s, seed=spec.seed, on_event=sealed(on_event)))
+    check_trial = getattr(agent, "check_trial", None)
+    if check_trial is not None:
+        check_trial(spec.task, spec.seed)
+    return agent
 
 
 def run_agent(agent: Agent, robot_io: EnvRobotIO, instruction: str, context: TaskContext

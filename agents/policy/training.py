@@ -5,7 +5,9 @@ would be downloaded), a narrow transformer, short action chunks, and the images 
 resolution the dataset was collected at (collect at a reduced resolution). Training stops at
 a number of steps or a wall-clock limit, whichever comes first, and saves a LeRobot
 ``pretrained_model`` folder (config, weights, pre/post-processors with the dataset's
-statistics) that :func:`agentic_env.agents.policy.checkpoint.load_policy` loads.
+statistics) that :func:`agentic_env.agents.policy.checkpoint.load_policy` loads, with the
+dataset's demonstration seeds (:data:`agentic_env.contract.seeds.SEEDS_FILE`), so that an
+evaluation on one of them is refused.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agentic_env.agents.policy.checkpoint import require_lerobot
+from agentic_env.contract.seeds import read_seeds, write_seeds
 
 
 @dataclass(frozen=True)
@@ -55,8 +58,9 @@ def train_act(dataset: Path, out: Path, config: TrainConfig,
     """Train ACT on the LeRobot dataset in ``dataset`` and save it to ``out/pretrained_model``.
 
     Returns:
-        ``steps``, ``seconds`` (training loop only), ``steps_per_s``, ``loss`` (last step) and
-        ``checkpoint`` (the folder written).
+        ``steps``, ``seconds`` (training loop only), ``steps_per_s``, ``loss`` (last step),
+        ``checkpoint`` (the folder written) and ``demonstration_seeds`` (the dataset's, also
+        recorded in the checkpoint; ``None`` for a dataset that records none).
     """
     require_lerobot()
     import torch
@@ -67,6 +71,7 @@ def train_act(dataset: Path, out: Path, config: TrainConfig,
 
     from agentic_env.contract.features import video_key
 
+    seeds = read_seeds(dataset / "meta")  # a malformed record fails before training
     torch.manual_seed(config.seed)
     repo_id = f"local/{dataset.name}"
     meta = LeRobotDatasetMetadata(repo_id, root=dataset)
@@ -110,5 +115,8 @@ def train_act(dataset: Path, out: Path, config: TrainConfig,
     policy.save_pretrained(folder)
     preprocessor.save_pretrained(folder)
     postprocessor.save_pretrained(folder)
+    if seeds is not None:
+        write_seeds(folder, seeds, source=str(dataset))
     return {"steps": step, "seconds": seconds, "steps_per_s": step / seconds if seconds else 0.0,
-            "loss": loss_value, "checkpoint": str(folder)}
+            "loss": loss_value, "checkpoint": str(folder),
+            "demonstration_seeds": None if seeds is None else list(seeds)}

@@ -103,9 +103,11 @@ def test_the_policy_is_deterministic_for_a_seed(tiny_policy: tuple[Path, Path]) 
 
 def test_a_policy_episode_runs_through_the_harness(tiny_policy: tuple[Path, Path],
                                                   tmp_path: Path) -> None:
+    """The harness renders 640 x 360; the 64 x 36 policy runs on it because resize is asked
+    (without it the agent refuses: test_policy_inputs)."""
     _, checkpoint = tiny_policy
     spec = EpisodeSpec(task="stacking", seed=0, agent="policy", agent_options=(
-        ("checkpoint", str(checkpoint)), ("max_steps", 12)))
+        ("checkpoint", str(checkpoint)), ("max_steps", 12), ("resize", True)))
     result = run_episode(spec, trace_root=tmp_path, video=False)
     assert result.error is None
     assert result.actions == 12
@@ -133,7 +135,8 @@ def test_the_policy_runs_a_real_trial_on_the_twin(tiny_policy: tuple[Path, Path]
     code = trial_cli.main([str(tmp_path / "sheet" / "trial.json"), "--backend", "real",
                            "--twin", "--rubric", "auto", "--agent", "policy",
                            "--agent-option", f"checkpoint={tiny_policy[1]}",
-                           "--agent-option", "max_steps=12", "--db", str(db),
+                           "--agent-option", "max_steps=12", "--agent-option", "resize=true",
+                           "--db", str(db),
                            "--out", str(tmp_path / "out")], ask=lambda _prompt: "")
     assert code == 0
     with ResultStore(db) as store:
