@@ -38,7 +38,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
 )
 #: Modules that need an optional extra's package the test machine need not have.
-OPTIONAL = {"agentic_env.real.drivers.k4a", "agentic_env.envs.lerobot"}
+OPTIONAL = {"agentic_env.real.drivers.k4a", "agentic_env.envs.lerobot",
+            *(f"agentic_env.envs.lerobot.{name}" for name in ("config", "env", "render",
+                                                               "suite"))}
 
 
 def _modules() -> dict[str, pathlib.Path]:

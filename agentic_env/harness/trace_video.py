@@ -8,7 +8,9 @@ time: the control loop only copies the joint positions and the few model fields
 a disturbance may change (microseconds); a worker thread renders them with its own copy of the
 model and MuJoCo data, and streams them to an ffmpeg process (H.264).
 MuJoCo releases the GIL while it renders, so where a core is free the video costs the
-episode little wall time.
+episode little wall time. At most :data:`MAX_QUEUED_FRAMES` frames wait for the worker: when
+it falls that far behind, :meth:`TraceVideo.sample` waits for it, so memory stays bounded
+however long the episode.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ OVERVIEW_SIZE = (384, 216)
 #: twice the speed of the episode: each frame costs ~7-11 ms of CPU to render).
 FRAME_PERIOD = 0.4
 VIDEO_FPS = 5
+#: Frames that may wait for the worker before :meth:`TraceVideo.sample` blocks (each holds
+#: the joint positions, a few model fields and references to the last camera images).
+MAX_QUEUED_FRAMES = 32
 #: Slices and stacks of the overview's spheres, capsules and cylinders (MuJoCo's: 28, 16).
 _TESSELLATION = (12, 6)
 #: Model fields that disturbances change during an episode (fixtures moved, lights changed).
@@ -74,7 +79,7 @@ class TraceVideo:
         self._next_time = -np.inf
         self._closed = False
         self._done = threading.Event()
-        self._queue: queue.SimpleQueue[_Frame | None] = queue.SimpleQueue()
+        self._queue: queue.Queue[_Frame | None] = queue.Queue(MAX_QUEUED_FRAMES)
         _JOBS.put(self)
         _start_worker()
 
@@ -86,7 +91,8 @@ class TraceVideo:
 
     def sample(self, data: mujoco.MjData) -> None:
         """Take a frame of the simulation's state if :attr:`period` s of it passed since the
-        last one (call after every control period)."""
+        last one (call after every control period); waits while :data:`MAX_QUEUED_FRAMES`
+        frames are still to be rendered."""
         if data.time < self._next_time - 1e-6:
             return
         self._next_time += self.period
