@@ -176,8 +176,8 @@ if [ -f "$dataset/meta/demonstration_seeds.json" ]; then
 fi
 
 lerobot-eval \
-  --env.discover_packages_path=agentic_env.envs.lerobot --env.type=agentic_env \
-  --env.task="$task" --env.observation_width="$width" --env.observation_height="$height" \
+  --env.type=agentic_env --env.task="$task" --env.setting=lab \
+  --env.observation_width="$width" --env.observation_height="$height" \
   --policy.path="$out/checkpoints/last/pretrained_model" --policy.device=cuda \
   --eval.n_episodes="$eval_episodes" --eval.batch_size=1 --seed="$eval_seed" \
   --output_dir="$out/eval"
