@@ -48,7 +48,7 @@ from agentic_env.sim.state import SceneState, apply_object_poses, capture_object
 from agentic_env.tasks import make_task
 from agentic_env.tasks.base import SymbolicTask, Task, TaskEvaluation
 from agentic_env.tasks.score import ProgressScore
-from agentic_env.tasks.symbolic import EpisodeScorer
+from agentic_env.tasks.symbolic import RECORD_PERIOD, EpisodeScorer
 from agentic_env.tasks.variants import Variant
 from agentic_env.visualize import resize_nearest
 
@@ -413,6 +413,8 @@ class SimEnv(gym.Env):
             self.schedule.runner.control_step()
             self.schedule.sync()
             self._diverged |= status.diverged
+            if self._scorer is not None and self._steps % RECORD_PERIOD == 0:
+                self._scorer.record(self.scene_state)  # a low-level agent's pick or place
             for listener in self._control_listeners:
                 listener(self)
         if self._diverged:
@@ -426,6 +428,7 @@ class SimEnv(gym.Env):
         truncated = self._steps >= self.max_episode_steps and not terminated
         info = self._info(evaluation) | extra
         if (terminated or truncated) and self._scorer is not None and not self._diverged:
+            self._scorer.record(self.scene_state)
             try:
                 info["progress_score"] = asdict(self.progress_score())
             except PlanNotFoundError:  # the start state had no plan: no reference to score

@@ -42,11 +42,7 @@ from agentic_env.errors import InvalidConfigError
 from agentic_env.pddl.planning import PlanNotFoundError
 from agentic_env.sim.realism import BENCHMARK_REALISM
 from agentic_env.tasks.base import SymbolicTask
-from agentic_env.tasks.symbolic import EpisodeScorer
 
-#: Control periods between two looks at the task's symbolic state (for the progress score's
-#: executed actions: a pick or a place lasts far longer than 0.25 s).
-SCORE_PERIOD = 5
 #: Raw observation key of the TCP pose (LeRobot prefixes ``observation.``).
 TCP_POSE = "tcp_pose"
 
@@ -105,7 +101,6 @@ class LeRobotBenchmarkEnv(gym.Env):
         self._video_dir = Path(video_dir) if video_dir else None
         self.episode_log = Path(episode_log) if episode_log else None
         self._video: EpisodeVideo | None = None
-        self._scorer: EpisodeScorer | None = None
         self._seed = -1
         self._steps = 0
         self._ended = False
@@ -155,9 +150,6 @@ class LeRobotBenchmarkEnv(gym.Env):
         self._finish_video()
         obs, info = self._env.reset(seed=int(seed))
         self._seed, self._steps, self._ended = int(seed), 0, False
-        task = self._env.task
-        self._scorer = (EpisodeScorer(task, self._env.scene_state)
-                        if isinstance(task, SymbolicTask) else None)
         self.task_description = str(info["instruction"])
         return self._convert(obs), {"is_success": False}
 
@@ -167,9 +159,6 @@ class LeRobotBenchmarkEnv(gym.Env):
         and the gripper width target (m)."""
         obs, _reward, terminated, truncated, info = self._env.step(action)
         self._steps += 1
-        if self._scorer is not None and (self._steps % SCORE_PERIOD == 0 or terminated
-                                         or truncated) and not info["sim_diverged"]:
-            self._scorer.record(self._env.scene_state)
         success = bool(info["success"])
         result: dict[str, Any] = {"is_success": success}
         reward = 0.0
@@ -186,9 +175,11 @@ class LeRobotBenchmarkEnv(gym.Env):
     def _episode_record(self, success: bool, diverged: bool) -> dict[str, Any]:
         """The finished episode: its trial, outcome, progress score and failure source."""
         score, counts = float(success), None
-        if self._scorer is not None:  # after a divergence: the actions done before it
+        # SimEnv records a low-level agent's picks and places as they happen; after a
+        # divergence, the actions done before it
+        if isinstance(self._env.task, SymbolicTask):
             try:
-                progress = self._scorer.score()
+                progress = self._env.progress_score()
                 score = progress.score
                 counts = {"n_done": progress.n_done, "n_extra": progress.n_extra,
                           "n_required": progress.n_required}
