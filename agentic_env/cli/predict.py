@@ -5,8 +5,12 @@
 on, or a revision of it with its reason; ``run`` runs it only while those hashes still match
 (``--revise REASON`` freezes a revision first, marked as made after seeing the target when an
 earlier entry was run), records the run in the ledger and writes the report with the
-prediction's history; ``check`` lists every prediction's history and what changed since its
-last freeze (exit 1 when anything did).
+prediction's history; ``check`` lists every prediction's history, what changed since its
+last freeze (exit 1 when anything did) and its newest run scored: two-sided verdicts, the
+arithmetic baselines and what the simulation adds (:mod:`agentic_env.reports.scorecard`).
+``report`` rewrites a prediction's newest run's report (its history and target table as
+they stand now). ``freeze --seen-before WHERE`` marks a prediction whose target's result was
+seen before it entered the ledger.
 """
 
 from __future__ import annotations
@@ -35,6 +39,12 @@ def _parser() -> argparse.ArgumentParser:
     freeze.add_argument("--paper-trials", type=int, default=None,
                         help="the paper's trials per row, for two-sided verdicts")
     freeze.add_argument("--reason", default=None, help="why (needed for a revision)")
+    freeze.add_argument("--seen-before", default=None, metavar="WHERE",
+                        help="new prediction whose target's result was already seen outside "
+                             "the ledger (say where): every entry is marked after the target")
+    freeze.add_argument("--depends", nargs="+", default=None, metavar="GLOB",
+                        help="extra files it depends on (new prediction; globs relative to "
+                             "the root, beside the default profiles, world and emulation)")
     run = commands.add_parser("run", help="run a frozen prediction (refused if it drifted)")
     run.add_argument("id")
     run.add_argument("--revise", metavar="REASON", default=None,
@@ -44,6 +54,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="run only the first COUNT frozen seeds (a partial run, so marked)")
     run.add_argument("--db", type=pathlib.Path, default=None,
                      help="results database (default: runs/predictions/ID/revN/results.db)")
+    report = commands.add_parser("report", help="rewrite a prediction's newest run's report "
+                                 "(its history and target table as they stand now)")
+    report.add_argument("id")
     check = commands.add_parser("check", help="history and drift of every prediction")
     check.add_argument("ids", nargs="*", help="predictions to check (default: all)")
     return parser
@@ -59,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
             return _freeze(root, args)
         if args.command == "run":
             return _run(root, args)
+        if args.command == "report":
+            return _report(root, args.id)
         return _check(root, args.ids)
     except AgenticEnvError as exc:
         print(f"error: {exc}")
@@ -70,7 +85,8 @@ def _freeze(root: pathlib.Path, args: argparse.Namespace) -> int:
 
     path = ledger.ledger_path(root, args.id)
     if path.is_file():
-        given = [f"--{k}" for k in ("sweep", "seeds", "target") if getattr(args, k)]
+        given = [f"--{k.replace('_', '-')}" for k in
+                 ("sweep", "seeds", "target", "seen_before", "depends") if getattr(args, k)]
         if given:
             raise InvalidConfigError(f"prediction {args.id!r} exists: {', '.join(given)} "
                                      "cannot change (freeze a new prediction instead)")
@@ -84,12 +100,14 @@ def _freeze(root: pathlib.Path, args: argparse.Namespace) -> int:
         prediction = ledger.Prediction(
             id=args.id, target=args.target, sweep=args.sweep,
             seeds={"start": int(start), "count": int(count)}, realism=args.realism,
-            paper_trials=args.paper_trials)
+            paper_trials=args.paper_trials, seen_before=args.seen_before,
+            depends=(*ledger.DEFAULT_DEPENDS, *(args.depends or ())))
     prediction = ledger.freeze(root, prediction, args.reason)
     ledger.save_prediction(root, prediction)
     entry = prediction.current
+    seen = "frozen" if entry.revision == 1 else "revised"
     print(f"{args.id}: revision {entry.revision} frozen ({len(entry.hashes)} files hashed)"
-          + (" - revised after seeing the target" if entry.after_target else "")
+          + (f" - {seen} after seeing the target" if entry.after_target else "")
           + f" -> {path}")
     return 0
 
@@ -99,6 +117,7 @@ def _run(root: pathlib.Path, args: argparse.Namespace) -> int:
     from agentic_env.harness.sweep import load_sweep
     from agentic_env.reports import ledger
     from agentic_env.reports.report import prediction_summary, write_report
+    from agentic_env.reports.targets import target_for
 
     prediction = ledger.load_prediction(root, args.id)
     changed = ledger.check_current(root, prediction)
@@ -120,19 +139,39 @@ def _run(root: pathlib.Path, args: argparse.Namespace) -> int:
     db = args.db or (root / "runs" / "predictions" / prediction.id
                      / f"rev{prediction.current.revision}" / "results.db")
     run_sweep(sweep, db, workers=args.workers)
-    summary = prediction_summary(db, prediction.paper_trials)
+    target = target_for(root, prediction.id)
+    summary = prediction_summary(db, prediction.paper_trials, target)
     if seeds["count"] < prediction.seeds["count"]:
         summary = f"partial: {seeds['count']} of {prediction.seeds['count']} seeds; {summary}"
     shown = db.resolve().relative_to(root) if db.resolve().is_relative_to(root) else db
     prediction = ledger.record_run(prediction, str(shown), summary)
     ledger.save_prediction(root, prediction)
-    files = write_report(db, db.parent / "report", prediction=prediction)
+    files = write_report(db, db.parent / "report", prediction=prediction, target=target)
     print(f"{args.id}: {summary}\nreport: {files.html}")
+    return 0
+
+
+def _report(root: pathlib.Path, prediction_id: str) -> int:
+    from agentic_env.reports import ledger
+    from agentic_env.reports.report import write_report
+    from agentic_env.reports.scorecard import latest_run
+    from agentic_env.reports.targets import target_for
+
+    prediction = ledger.load_prediction(root, prediction_id)
+    found = latest_run(prediction)
+    if found is None:
+        raise InvalidConfigError(f"prediction {prediction_id!r} was never run: "
+                                 f"agentic-env predict run {prediction_id}")
+    db = root / found[1].db
+    files = write_report(db, db.parent / "report", prediction=prediction,
+                         target=target_for(root, prediction_id))
+    print(f"report: {files.html}")
     return 0
 
 
 def _check(root: pathlib.Path, ids: list[str]) -> int:
     from agentic_env.reports import ledger
+    from agentic_env.reports.scorecard import scorecard
 
     predictions = ([ledger.load_prediction(root, i) for i in ids] if ids
                    else ledger.all_predictions(root))
@@ -144,5 +183,6 @@ def _check(root: pathlib.Path, ids: list[str]) -> int:
               f"{prediction.seeds['start']}:{prediction.seeds['count']}): "
               + ("CHANGED since its last freeze: " + changed.describe() if changed
                  else "as frozen"))
-        print("\n".join("  " + line for line in ledger.history(prediction)))
+        print("\n".join("  " + line for line in
+                        (*ledger.history(prediction), *scorecard(root, prediction))))
     return 1 if drifted else 0

@@ -8,12 +8,18 @@ oracle's seeded rates:
 * ``parser``: the goal of the problem it writes loses one fact (``missing_goal``) or names
   a wrong object (``wrong_object``);
 * ``checker``: the verdict on the conditions is flipped (``false_fail`` when they hold,
-  ``false_pass`` when they do not);
+  ``false_pass`` when they do not); a false fail denies what the hand holds where the
+  conditions say (``holding``, ``hand-empty``: "not in the gripper after a successful pick",
+  AgenticLab Sec. VI-A), else one condition;
 * ``detector``: the point and box land on another object (or a random spot); where the
   oracle weighs kinds: on the nearest other object (``neighbour``), one of the target's
   category (``distractor``), beside the target (``off_object``) or nowhere (``no_answer``);
 * ``grasp``: the EXECUTE/REJECT verdict is flipped (``false_reject`` / ``false_execute``);
-* ``goal``: the goal verdict is flipped (``false_fail`` / ``false_pass``).
+* ``goal``: the goal verdict is flipped (``false_fail`` / ``false_pass``);
+* the VLM's check of another detector's detection (template ``detection_check``, asked of
+  the ``grasp`` module, whose judgement of a grasp includes whether it frames the right
+  object): the verdict on "the marked point lies on the named target" is flipped at the
+  grasp module's rate (``false_reject`` when it does, ``false_execute`` when it does not).
 
 A verdict's kind is the only error its truth allows; see
 :meth:`~agentic_env.oracle.backend.OracleContext.wrong`. The detector finds only what the
@@ -45,6 +51,10 @@ if TYPE_CHECKING:
 
 #: Fingertips lower than this above the table (m) mean the grasp collides with the table.
 _TABLE_CLEARANCE = 0.002
+#: Conditions about what the hand holds (a false fail denies them all).
+_HAND = re.compile(r"\((holding|hand-empty)\b")
+#: The prompt template of the VLM's check of another detector's detection.
+DETECTION_CHECK = "detection_check"
 
 
 def describe(name: str) -> str:
@@ -80,6 +90,8 @@ class AgenticLabOracle:
 
     def answer(self, query: ModelQuery) -> dict[str, Any]:
         """The answer to one of AgenticLab's modules (the module docstring)."""
+        if query.template == DETECTION_CHECK:
+            return self._detection_check(query.fields)
         handlers = {"parser": self._parser, "checker": self._checker,
                     "detector": self._detector, "grasp": self._grasp, "goal": self._goal}
         return handlers[query.module](query.fields)
@@ -145,7 +157,9 @@ class AgenticLabOracle:
         if self._oracle.wrong("checker", "false_fail" if success else "false_pass"):
             success = not success
             if not success and all(truth.values()) and conditions:
-                truth[conditions[int(self._rng.integers(len(conditions)))]] = False
+                hand = [c for c in conditions if _HAND.search(c)]
+                for denied in hand or [conditions[int(self._rng.integers(len(conditions)))]]:
+                    truth[denied] = False
             if success:
                 truth = dict.fromkeys(truth, True)
         failed = [c for c, ok in truth.items() if not ok]
@@ -174,6 +188,27 @@ class AgenticLabOracle:
             else "the goal is not met yet",
             "unsatisfied_conditions": [] if success else unmet,
         }
+
+    def _detection_check(self, fields: Mapping[str, Any]) -> dict[str, Any]:
+        """Whether the detection's point (pixels of the image sent) lies on the target's
+        visible pixels there, the verdict flipped at the ``grasp`` module's rate."""
+        camera = str(fields.get("camera", "shoulder"))
+        target = str(fields.get("target", ""))
+        part = str(fields.get("part", "object"))
+        height, width = (int(v) for v in fields.get("image_size", (0, 0)))
+        u, v = (int(x) for x in fields.get("point", (-1, -1)))
+        segmentation = self._segment(camera, width, height)
+        mask = np.isin(segmentation, thing_geoms(self._env, target, part))
+        correct = (0 <= v < mask.shape[0] and 0 <= u < mask.shape[1] and bool(mask[v, u])
+                   and not self._in_closed_drawer(target, part))
+        accept = correct
+        if self._oracle.wrong("grasp", "false_reject" if correct else "false_execute"):
+            accept = not accept
+        return {"evaluation": {
+            "action": "ACCEPT_DETECTION" if accept else "REJECT_DETECTION",
+            "object_correctness": {"is_correct_object": accept,
+                                   "reasoning": f"the mark lies on the {describe(target)}"
+                                   if accept else f"the mark misses the {describe(target)}"}}}
 
     # -- detector ----------------------------------------------------------------------------
 

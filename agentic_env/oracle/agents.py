@@ -37,6 +37,8 @@ AGENT_ANSWERS: Mapping[str, Mapping[str, str]] = MappingProxyType({
     "agenticlab": AGENTICLAB, "alrm": ALRM, "mallvi": MALLVI,
     "planner_executor": PLANNER_EXECUTOR})
 #: Answers by prompt template, ahead of the module's: ALRM's object list and the shared typed
-#: scene listing are ``detector`` queries of their own templates.
+#: scene listing are ``detector`` queries of their own templates; AgenticLab's check of a
+#: detection another detector made is a ``grasp`` query of its own.
 TEMPLATE_ANSWERS: Mapping[str, str] = MappingProxyType({
-    "alrm_objects": _ALRM, "scene_objects": "agentic_env.oracle.listing:answer"})
+    "alrm_objects": _ALRM, "scene_objects": "agentic_env.oracle.listing:answer",
+    "detection_check": _AGENTICLAB})

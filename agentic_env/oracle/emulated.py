@@ -21,8 +21,12 @@ An :class:`EmulatedModel` is a :class:`~agentic_env.oracle.backend.SimOracle` dr
   depends on how hard the target is to see there, the measured rate kept on average over
   the module benchmark (:func:`difficulty_models`); its scene listings (the detector's list,
   MALLVI's Descriptor) hold only what the image shows;
-* each answer's usage carries the module's seconds per call and tokens as *virtual* time and
-  cost: nothing sleeps, and the episode adds the seconds up as its model time.
+* each answer's usage carries the module's tokens per call and its seconds as *virtual*
+  time: nothing sleeps, and the episode adds the seconds up as its model time. The seconds
+  are drawn about the module's mean seconds per call by the profile's latency law, with its
+  time-out and re-queries (:mod:`agentic_env.oracle.latency`); a call whose every attempt
+  times out raises :class:`~agentic_env.agents.models.base.ModelTimeoutError`, as the real
+  backend does.
 
 Privileged like the sim-oracle it is built on: only the harness builds it
 (:func:`agentic_env.oracle.oracle_factories`).
@@ -33,9 +37,19 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from agentic_env.agents.models.base import PLANNER_ERRORS, Completion, ModelError, ModelQuery, Usage
+import numpy as np
+
+from agentic_env.agents.models.base import (
+    PLANNER_ERRORS,
+    Completion,
+    ModelError,
+    ModelQuery,
+    ModelTimeoutError,
+    Usage,
+)
 from agentic_env.oracle.backend import SimOracle
 from agentic_env.oracle.difficulty import DifficultyModel, benchmark_situations
+from agentic_env.oracle.latency import LatencyModel
 from agentic_env.oracle.profile import PLAN_MEASURE, PLAN_ROLES, ModelProfile, ModuleProfile
 
 if TYPE_CHECKING:
@@ -134,6 +148,7 @@ class EmulatedModel(SimOracle):
     Attributes:
         name: ``emulated:<profile name>``.
         profile: the profile it emulates.
+        latency: the profile's latency law (:mod:`agentic_env.oracle.latency`).
 
     Raises:
         InvalidConfigError: the task has no PDDL model.
@@ -147,20 +162,29 @@ class EmulatedModel(SimOracle):
                          difficulty=difficulty_models(profile), sees_image_only=True)
         self.name = f"emulated:{profile.name}"
         self.profile = profile
+        self.latency = LatencyModel.of({k: n.value for k, n in profile.latency.items()})
+        self._waits = np.random.default_rng([seed, 2])  # apart from the error streams
 
     def complete(self, query: ModelQuery) -> Completion:
-        """The sim-oracle's answer with the profile's errors, stamped with the role's
-        virtual latency and tokens (:meth:`usage`).
+        """The sim-oracle's answer with the profile's errors, stamped with the role's tokens
+        (:meth:`usage`) and seconds drawn by the latency law about the role's mean.
 
         Raises:
+            ModelTimeoutError: every attempt overran the time-out (no answer is drawn).
             ModelError: the profile emulates no such role, or no answer is registered.
         """
         usage = self.usage(query.module)
-        return replace(super().complete(query), usage=usage)
+        wait = self.latency.draw(usage.latency_s, self._waits)
+        if not wait.answered:
+            raise ModelTimeoutError(
+                f"{self.name} gave no {query.module} answer within the "
+                f"{self.latency.timeout_s:g} s time-out in {wait.timeouts} attempts "
+                f"({wait.seconds:.0f} s spent)")
+        return replace(super().complete(query), usage=replace(usage, latency_s=wait.seconds))
 
     def usage(self, role: str) -> Usage:
-        """One call of ``role``: the measured module's seconds per call as ``latency_s``
-        (virtual: not waited for), its tokens per call, and an unknown price.
+        """One call of ``role`` on average: the measured module's mean seconds per call as
+        ``latency_s`` (virtual: not waited for), its tokens per call, and an unknown price.
 
         Raises:
             ModelError: the profile's role map does not name ``role``.

@@ -34,6 +34,9 @@ Sections (all but ``title`` may come from the defaults):
   depend on the target's visible pixels, look-alikes in view and the setting's light, the
   measured rate kept on average over the module benchmark (``reference_px``,
   ``per_halving``, ``per_lookalike``, ``light.<setting>``; :mod:`agentic_env.oracle.difficulty`);
+* ``latency``: how each call's seconds spread about its module's mean and when a call
+  times out and is sent again (``spread_cv``, ``timeout_s``, ``retries``, ``backoff_s``;
+  :mod:`agentic_env.oracle.latency`);
 * ``planner_turn_share``: the share of a measured module's error rate that one turn of a
   tool-calling planner (a single call, not a whole plan) carries;
 * ``turn_roles``: the roles asked once per step of a plan (ALRM's task planner and
@@ -64,6 +67,7 @@ from typing import Any
 from agentic_env.agents.models.base import TOOL_ERRORS
 from agentic_env.agents.models.modules import module_names
 from agentic_env.errors import InvalidConfigError, check_keys
+from agentic_env.oracle.latency import LATENCY_KEYS
 
 #: The modules a profile measures (AgenticLab Table II's columns).
 MEASURED_MODULES: tuple[str, ...] = ("parser", "checker", "detector", "grasp", "goal")
@@ -89,7 +93,7 @@ PLAN_ROLES: Mapping[str, tuple[str, ...]] = MappingProxyType({
                                           "planner")} | {"task_executor": KINDS["plan"]})
 _TOP_KEYS = ("title", "modules", "tokens", "roles", "kinds", "perception",
              "planner_turn_share", "turn_roles", "assumptions", "measures", "built_from",
-             "reask_redraw", "difficulty")
+             "reask_redraw", "difficulty", "latency")
 _DIFFICULTY_KEYS = ("reference_px", "per_halving", "per_lookalike", "light")
 _MODULE_KEYS = ("success", "seconds", "input_tokens", "output_tokens")
 _SOURCE_KEYS = ("paper", "table", "row", "column")
@@ -159,6 +163,7 @@ class ModelProfile:
     turn_roles: tuple[str, ...]
     assumptions: tuple[str, ...]
     built_from: tuple[str, ...] = ()
+    latency: Mapping[str, Number] = MappingProxyType({})
 
     def module_for(self, role: str) -> ModuleProfile:
         """The measured module that emulates ``role`` (a module name)."""
@@ -250,7 +255,7 @@ def parse_profile(name: str, data: Mapping[str, Any],
     merged = _merge(defaults or {}, data)
     if not isinstance(merged.get("title"), str):
         raise InvalidConfigError(f"{where}: give the model's 'title' (its name in the papers)")
-    for key in ("modules", "tokens", "roles", "kinds", "perception", "difficulty"):
+    for key in ("modules", "tokens", "roles", "kinds", "perception", "difficulty", "latency"):
         if not isinstance(merged.get(key), Mapping):
             raise InvalidConfigError(f"{where}: missing table [{key}]")
     measures = _measures(where, merged.get("measures", list(MEASURED_MODULES)))
@@ -297,6 +302,7 @@ def parse_profile(name: str, data: Mapping[str, Any],
     turn = _number(f"{where} planner_turn_share", merged.get("planner_turn_share"), 0.0, 1.0)
     redraw = _number(f"{where} reask_redraw", merged.get("reask_redraw"), 0.0, 1.0)
     difficulty = _difficulty(where, merged["difficulty"])
+    latency = _latency(where, merged["latency"])
     turn_roles = merged.get("turn_roles", [])
     if not isinstance(turn_roles, list) or any(r not in module_names() for r in turn_roles):
         raise InvalidConfigError(f"{where}: 'turn_roles' lists module names "
@@ -308,12 +314,13 @@ def parse_profile(name: str, data: Mapping[str, Any],
     if not isinstance(built_from, list) or not all(isinstance(b, str) for b in built_from):
         raise InvalidConfigError(f"{where}: 'built_from' lists end-to-end results by name")
     assumed = dict.fromkeys([*stated, *(n.assumption for n in (
-        *numbers, visible, redraw, *difficulty.values(), turn) if n.assumption)])
+        *numbers, visible, redraw, *difficulty.values(), *latency.values(), turn)
+        if n.assumption)])
     return ModelProfile(name, merged["title"], MappingProxyType(modules),
                         MappingProxyType(roles), MappingProxyType(kinds), visible, redraw,
                         MappingProxyType(difficulty), turn,
                         tuple(r for r in turn_roles if r in roles), tuple(assumed),
-                        tuple(built_from))
+                        tuple(built_from), MappingProxyType(latency))
 
 
 def _difficulty(where: str, raw: Mapping[str, Any]) -> dict[str, Number]:
@@ -330,3 +337,16 @@ def _difficulty(where: str, raw: Mapping[str, Any]) -> dict[str, Number]:
         numbers[f"light.{setting}"] = _number(f"{where} difficulty.light.{setting}", value,
                                               1e-3, 1e3)
     return numbers
+
+
+#: Range of each ``[latency]`` number.
+_LATENCY_RANGES = {"spread_cv": (0.0, 10.0), "timeout_s": (1e-3, 3600.0),
+                   "retries": (0, 10), "backoff_s": (0.0, 600.0)}
+
+
+def _latency(where: str, raw: Mapping[str, Any]) -> dict[str, Number]:
+    """The ``[latency]`` table's numbers (:data:`~agentic_env.oracle.latency.LATENCY_KEYS`,
+    all required)."""
+    check_keys(raw, LATENCY_KEYS, f"{where} [latency]")
+    return {key: _number(f"{where} latency.{key}", raw.get(key), *_LATENCY_RANGES[key])
+            for key in LATENCY_KEYS}

@@ -5,7 +5,10 @@ AgenticLab Sec. VI-A argues that placing three objects makes six action-checker 
 checker right with probability c completes a trial with probability about c⁶ (its "0.9⁶ ≈
 0.53"). :data:`TABLE_ONE_BASELINES` holds that argument and the open-loop product of every
 module a sorting trial calls once per step (parser once, checker six times, detector three
-times). :func:`baseline_rates` evaluates a baseline on a paper table's rows;
+times). :func:`open_loop_rate` is that product for any role counts (the predictions'
+target tables, :mod:`agentic_env.reports.targets`, state theirs per row) and
+:func:`open_loop_seconds` the matching model time; :func:`baseline_rates` evaluates a
+baseline on a paper table's rows;
 :func:`score` gives any predictor's Spearman ρ, MMRV and mean absolute error against the
 paper; :func:`what_it_adds` says in one line whether the simulation beats the best baseline.
 """
@@ -69,7 +72,11 @@ class Score:
 
 
 def module_rate(spec: str, module: str) -> float:
-    """The success rate of ``module`` in the emulated profile ``spec`` (``emulated:NAME``).
+    """The success rate of one call of ``module`` (a role: ``checker``, ``localizer``,
+    ``task_executor``...) in the emulated profile ``spec`` (``emulated:NAME``): the rate of
+    the measured module that emulates it, and for a role asked once per step of a plan (the
+    profile's ``turn_roles``) that module's error rate times ``planner_turn_share``, as the
+    emulation draws it.
 
     Raises:
         InvalidConfigError: ``spec`` is not an emulated model, or its profile lacks the module.
@@ -78,24 +85,52 @@ def module_rate(spec: str, module: str) -> float:
         raise InvalidConfigError(f"{spec!r} is not an emulated model: no profile to read")
     profile = load_profile(spec.removeprefix(_EMULATED))
     try:
-        return profile.module_for(module).success.value
+        rate = profile.module_for(module).success.value
     except KeyError as exc:
         raise InvalidConfigError(f"profile {spec!r} has no {module!r} module") from exc
+    if module in profile.turn_roles:
+        rate = 1.0 - (1.0 - rate) * profile.planner_turn_share.value
+    return rate
+
+
+def open_loop_rate(model: str, modules: Mapping[str, str], calls: Mapping[str, int]
+                   ) -> float | None:
+    """``prod(module_rate ** n)`` over ``calls`` (role -> calls per trial), each role read
+    from its own model in ``modules`` or else ``model``; ``None`` when ``calls`` is empty or
+    a role's model is not emulated (a perfect oracle has no rate to multiply)."""
+    if not calls:
+        return None
+    product = 1.0
+    for role, n in calls.items():
+        try:
+            product *= module_rate(modules.get(role, model), role) ** n
+        except InvalidConfigError:
+            return None
+    return product
+
+
+def open_loop_seconds(model: str, modules: Mapping[str, str], calls: Mapping[str, int]
+                      ) -> float | None:
+    """Model time of a trial that makes ``calls`` once each and nothing more: the sum of
+    the profiles' seconds per call, virtual seconds; ``None`` as :func:`open_loop_rate`."""
+    if not calls:
+        return None
+    total = 0.0
+    for role, n in calls.items():
+        spec = modules.get(role, model)
+        if not spec.startswith(_EMULATED):
+            return None
+        try:
+            total += n * load_profile(spec.removeprefix(_EMULATED)).module_for(role).seconds.value
+        except KeyError:
+            return None
+    return total
 
 
 def baseline_rate(row: PaperRow, baseline: Baseline) -> float | None:
     """``baseline``'s success for ``row`` (a module swapped in by the row uses its own
     profile); ``None`` when a model is not emulated or lacks a module."""
-    swapped = dict(row.modules)
-    try:
-        rates = [module_rate(swapped.get(m, row.model), m) ** n
-                 for m, n in baseline.calls.items()]
-    except InvalidConfigError:
-        return None
-    product = 1.0
-    for rate in rates:
-        product *= rate
-    return product
+    return open_loop_rate(row.model, dict(row.modules), baseline.calls)
 
 
 def baseline_rates(rows: Sequence[PaperRow], baseline: Baseline) -> list[float | None]:
@@ -126,9 +161,11 @@ def what_it_adds(simulation: Score, baselines: Sequence[Score]) -> str:
         theirs = [getattr(b, attribute) for b in scored]
         if mine is not None and all(t is None or sign * (mine - t) > 1e-9 for t in theirs):
             better.append(label)
+    flat = (" The simulation's ρ is undefined (its rates are all equal or there are fewer "
+            "than two rows): it ranks nothing." if simulation.spearman is None else "")
     if not better:
         return ("The simulation adds nothing yet: a product of the profiles' module rates "
-                "does at least as well on ρ, MMRV and MAE.")
+                "does at least as well on ρ, MMRV and MAE." + flat)
     return ("The simulation beats every baseline on " + ", ".join(better)
             + (" (not on " + ", ".join(x for x in ("ρ", "MMRV", "MAE") if x not in better)
-               + ")" if len(better) < 3 else "") + ".")
+               + ")" if len(better) < 3 else "") + "." + flat)

@@ -9,6 +9,8 @@ One YAML file per prediction under ``predictions/`` at the repository root::
     seeds: {start: 1000, count: 20}       # seeds the project has not used before
     realism: ideal                        # the world (optional; the sweep's own otherwise)
     paper_trials: 20                      # the paper's trials per row (two-sided verdicts)
+    seen_before: "..."                    # optional: the target's result was seen before the
+                                          # first freeze (where), so every entry is after_target
     depends: [agentic_env/oracle/profiles/*.toml, agentic_env/sim/realism/*.toml, ...]
     entries:                              # the history, oldest first; never rewritten
       - revision: 1
@@ -24,7 +26,9 @@ comment or a reflowed line is no revision but any changed number is. :func:`free
 starts a ledger or appends a revision (with its reason); :func:`check_current` says what
 changed since the last freeze; :func:`record_run` adds a run to the newest entry. A revision
 frozen after any earlier entry was run is marked ``after_target``: it was made with the
-target's result in view.
+target's result in view. A prediction whose target had already been seen before it entered
+the ledger (an earlier run outside it) says where in ``seen_before``; then its first freeze
+is marked ``after_target`` too, and :func:`history` says so.
 """
 
 from __future__ import annotations
@@ -51,7 +55,8 @@ DEFAULT_DEPENDS: tuple[str, ...] = ("agentic_env/oracle/profiles/*.toml",
                                     "agentic_env/sim/realism/*.toml",
                                     "agentic_env/sim/realism/*.py",
                                     "agentic_env/oracle/*.py")
-_KEYS = ("id", "target", "sweep", "seeds", "realism", "paper_trials", "depends", "entries")
+_KEYS = ("id", "target", "sweep", "seeds", "realism", "paper_trials", "seen_before", "depends",
+         "entries")
 _HASH_CHARS = 16
 
 
@@ -101,6 +106,7 @@ class Prediction:
     seeds: Mapping[str, int]
     realism: str | None = None
     paper_trials: int | None = None
+    seen_before: str | None = None
     depends: tuple[str, ...] = DEFAULT_DEPENDS
     entries: tuple[Entry, ...] = field(default_factory=tuple)
 
@@ -117,14 +123,17 @@ class Prediction:
 
     @property
     def seen(self) -> bool:
-        """Whether any entry has been run (its target's result seen)."""
-        return any(entry.runs for entry in self.entries)
+        """Whether the target's result was seen: before the ledger (``seen_before``) or by a
+        run of any entry."""
+        return bool(self.seen_before) or any(entry.runs for entry in self.entries)
 
     def to_dict(self) -> dict[str, Any]:
         """YAML-ready form that :func:`parse_prediction` reads back."""
         return {"id": self.id, "target": self.target, "sweep": self.sweep,
                 "seeds": dict(self.seeds), "realism": self.realism,
-                "paper_trials": self.paper_trials, "depends": list(self.depends),
+                "paper_trials": self.paper_trials,
+                **({"seen_before": self.seen_before} if self.seen_before else {}),
+                "depends": list(self.depends),
                 "entries": [{"revision": e.revision, "frozen_at": e.frozen_at,
                              "reason": e.reason, "after_target": e.after_target,
                              "hashes": dict(sorted(e.hashes.items())),
@@ -233,6 +242,7 @@ def parse_prediction(data: Any) -> Prediction:
                       seeds={"start": int(seeds["start"]), "count": int(seeds["count"])},
                       realism=data.get("realism"),
                       paper_trials=None if trials is None else int(trials),
+                      seen_before=data.get("seen_before") or None,
                       depends=tuple(data.get("depends") or DEFAULT_DEPENDS), entries=entries)
 
 
@@ -275,7 +285,8 @@ def freeze(root: pathlib.Path, prediction: Prediction, reason: str | None = None
            now: datetime | None = None) -> Prediction:
     """``prediction`` with a new entry holding today's hashes: its first (``reason``
     defaults to ``first freeze``) or a revision, which needs a ``reason`` and is marked
-    ``after_target`` when an earlier entry was run.
+    ``after_target`` when an earlier entry was run; every entry, the first included, is
+    marked so when the target was seen before the ledger (``seen_before``).
 
     Raises:
         InvalidConfigError: a revision without a reason, or nothing changed since the
@@ -308,9 +319,11 @@ def record_run(prediction: Prediction, db: str, summary: str, now: datetime | No
 
 def history(prediction: Prediction) -> list[str]:
     """One line per entry and run, oldest first, for reports and ``predict check``."""
-    lines = []
+    lines = ([f"TARGET SEEN BEFORE THE FIRST FREEZE: {prediction.seen_before}"]
+             if prediction.seen_before else [])
     for entry in prediction.entries:
-        mark = " REVISED AFTER SEEING THE TARGET" if entry.after_target else ""
+        mark = ((" FROZEN AFTER SEEING THE TARGET" if entry.revision == 1
+                 else " REVISED AFTER SEEING THE TARGET") if entry.after_target else "")
         lines.append(f"revision {entry.revision}, frozen {entry.frozen_at}{mark}: "
                      f"{entry.reason} ({len(entry.hashes)} files hashed)")
         lines += [f"  run {run.at} -> {run.db}: {run.summary}" for run in entry.runs]

@@ -98,23 +98,34 @@ def _span(interval: tuple[float, float] | None) -> str:
     return "–" if interval is None else f"{interval[0]:.2f}–{interval[1]:.2f}"
 
 
-def _baseline_blocks(comparison: Comparison) -> list[Block]:
+def baseline_scores(comparison: Comparison
+                    ) -> tuple[tuple[baselines.Baseline, ...], list[baselines.Score], str]:
+    """The table's declared baselines, the simulation's score then each baseline's over
+    the rows with episodes, and the one line of what the simulation adds (``((), [], "")``
+    for a table without baselines)."""
     declared = BASELINES.get(comparison.table.id, ())
     if not declared:
-        return []
+        return (), [], ""
     measured = [c for c in comparison.rows if c.n]
     paper = [c.row.success for c in measured]
     simulation = baselines.score("simulation", [c.success for c in measured], paper)
     scored = [baselines.score(b.name, baselines.baseline_rates([c.row for c in measured], b),
                               paper) for b in declared]
+    return declared, [simulation, *scored], baselines.what_it_adds(simulation, scored)
+
+
+def _baseline_blocks(comparison: Comparison) -> list[Block]:
+    declared, scores, adds = baseline_scores(comparison)
+    if not declared:
+        return []
     return [Heading("The arithmetic to beat", 3),
             Para("Success predicted with no simulation, from the same profiles' module "
                  "rates, each call failing independently and nothing recovering: "
                  + "; ".join(f"{b.name} ({b.source})" for b in declared) + "."),
             Table(("predictor", "rows", "ρ", "MMRV", "MAE"),
                   tuple((s.name, str(s.rows), _statistic(s.spearman), _statistic(s.mmrv),
-                         _statistic(s.mae)) for s in (simulation, *scored))),
-            Para(baselines.what_it_adds(simulation, scored))]
+                         _statistic(s.mae)) for s in scores)),
+            Para(adds)]
 
 
 def _failure_blocks(comparison: Comparison, calls: Sequence[dict[str, Any]],

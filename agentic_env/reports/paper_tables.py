@@ -87,13 +87,13 @@ class RowComparison:
     def time_agrees(self) -> bool | None:
         """Predicted time per successful episode within :data:`COST_TOLERANCE` of the
         paper's; ``None`` when either is missing."""
-        return _within(self.time_s, self.row.time_s)
+        return within_tolerance(self.time_s, self.row.time_s)
 
     @property
     def tokens_agree(self) -> bool | None:
         """Predicted tokens per successful episode within :data:`COST_TOLERANCE` of the
         paper's; ``None`` when either is missing."""
-        return _within(self.tokens, self.row.tokens)
+        return within_tolerance(self.tokens, self.row.tokens)
 
     @property
     def label(self) -> str:
@@ -238,7 +238,9 @@ def _mean(values: Sequence[float]) -> float | None:
     return statistics.fmean(values) if values else None
 
 
-def _within(predicted: float | None, paper: float | None) -> bool | None:
+def within_tolerance(predicted: float | None, paper: float | None) -> bool | None:
+    """``predicted`` within a factor :data:`COST_TOLERANCE` of ``paper`` either way;
+    ``None`` when either is missing (or the paper's is not positive)."""
     if predicted is None or paper is None or paper <= 0:
         return None
     return 1 / COST_TOLERANCE <= predicted / paper <= COST_TOLERANCE

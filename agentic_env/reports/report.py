@@ -31,6 +31,9 @@ from agentic_env.reports import findings, metrics, paper_tables, plots
 from agentic_env.reports.blocks import Block, Cell, Code, Figure, Heading, Link, Para, Table
 from agentic_env.reports.ledger import Prediction
 from agentic_env.reports.paper_section import ledger_blocks, paper_table_section
+from agentic_env.reports.target_section import target_blocks
+from agentic_env.reports.targets import TargetTable
+from agentic_env.reports.targets import compare as compare_target
 from agentic_env.text import safe_text
 
 
@@ -50,9 +53,11 @@ class ReportFiles:
 
 
 def write_report(db_path: str | pathlib.Path, out_dir: str | pathlib.Path,
-                 prediction: Prediction | None = None) -> ReportFiles:
+                 prediction: Prediction | None = None, target: TargetTable | None = None
+                 ) -> ReportFiles:
     """Read ``db_path`` and write ``report.html``, ``report.md`` and ``plots/*.png``; with
-    the ``prediction`` it ran for, its paper trials and ledger history too."""
+    the ``prediction`` it ran for, its paper trials and ledger history too, and with its
+    ``target`` table (:mod:`agentic_env.reports.targets`) that table scored."""
     db = pathlib.Path(db_path)
     if not db.is_file():
         raise InvalidConfigError(f"results database {str(db)!r} does not exist; run "
@@ -62,7 +67,7 @@ def write_report(db_path: str | pathlib.Path, out_dir: str | pathlib.Path,
         episodes, calls, instances = store.episodes(), store.calls(), store.module_instances()
         paper = parse_findings(store.meta("paper_findings"))
         table = parse_paper_table(store.meta("paper_table"))
-    blocks = build_blocks(episodes, calls, instances, out, paper, table, prediction)
+    blocks = build_blocks(episodes, calls, instances, out, paper, table, prediction, target)
     title = f"Benchmark report: {db.name}"
     figure_dir = out / "plots"
     figure_dir.mkdir(parents=True, exist_ok=True)
@@ -78,24 +83,53 @@ def write_report(db_path: str | pathlib.Path, out_dir: str | pathlib.Path,
     return ReportFiles(html=html_path, markdown=md_path, figures=tuple(figures))
 
 
-def prediction_summary(db_path: str | pathlib.Path, paper_trials: int | None = None) -> str:
+def prediction_summary(db_path: str | pathlib.Path, paper_trials: int | None = None,
+                       target: TargetTable | None = None) -> str:
     """One line of what a prediction's run gave: agreeing rows, ρ and MMRV against the
-    sweep's paper table (episodes and successes when it has none)."""
-    with ResultStore(pathlib.Path(db_path)) as store:
-        episodes = store.episodes()
-        table = parse_paper_table(store.meta("paper_table"))
-    if table is None:
-        won = sum(bool(e["success"]) for e in episodes)
-        return f"{won}/{len(episodes)} episodes succeeded"
-    comparison = paper_tables.compare(table, episodes, paper_trials)
-    agree = sum(c.agrees is True for c in comparison.rows)
-    measured = sum(c.n > 0 for c in comparison.rows)
+    sweep's paper table or the prediction's ``target`` table, the findings that agree, and
+    the episodes that succeeded."""
+    rows, _, table, paper = read_results(db_path)
 
     def show(value: float | None) -> str:
         return "–" if value is None else f"{value:.2f}"
 
-    return (f"{agree}/{measured} rows agree, rho {show(comparison.spearman)}, "
-            f"MMRV {show(comparison.mmrv)}, {len(episodes)} episodes")
+    parts = []
+    if table is not None:
+        comparison = paper_tables.compare(table, rows, paper_trials)
+        agree = sum(c.agrees is True for c in comparison.rows)
+        measured = sum(c.n > 0 for c in comparison.rows)
+        parts.append(f"{agree}/{measured} rows agree, rho {show(comparison.spearman)}, "
+                     f"MMRV {show(comparison.mmrv)}")
+    if target is not None and any(r.success is not None for r in target.rows):
+        scored = compare_target(target, rows)
+        verdicts = [r.agrees for r in scored.rows if r.agrees is not None]
+        parts.append(f"{target.id}: {sum(v is True for v in verdicts)}/{len(verdicts)} rows "
+                     f"agree, rho {show(scored.scores[0].spearman)}, "
+                     f"MAE {show(scored.scores[0].mae)}")
+    if paper:
+        verdicts = findings.check(paper, rows)
+        parts.append(f"{sum(v.agrees is True for v in verdicts)}/{len(verdicts)} findings agree")
+    won = sum(bool(r["success"]) for r in rows)
+    return ", ".join([*parts, f"{won}/{len(rows)} episodes succeeded"])
+
+
+def read_results(db_path: str | pathlib.Path) -> tuple[list[dict[str, Any]],
+                                                       list[dict[str, Any]],
+                                                       PaperTable | None, list[Finding]]:
+    """A results database's episode rows as the report sees them (with ``agent_options``,
+    ``world`` and per-module call counts), its calls, its paper table and findings.
+
+    Raises:
+        InvalidConfigError: the database does not exist.
+    """
+    db = pathlib.Path(db_path)
+    if not db.is_file():
+        raise InvalidConfigError(f"results database {str(db)!r} does not exist")
+    with ResultStore(db) as store:
+        episodes, calls = store.episodes(), store.calls()
+        table = parse_paper_table(store.meta("paper_table"))
+        paper = parse_findings(store.meta("paper_findings"))
+    return _enrich(episodes, calls), calls, table, list(paper)
 
 
 def _enrich(episodes: Sequence[dict[str, Any]], calls: Sequence[dict[str, Any]]
@@ -122,10 +156,11 @@ def options_label(options: dict[str, Any]) -> str:
 def build_blocks(episodes: Sequence[dict[str, Any]], calls: Sequence[dict[str, Any]],
                  instances: Sequence[dict[str, Any]], out_dir: pathlib.Path,
                  paper: Sequence[Finding] = (),
-                 table: PaperTable | None = None, prediction: Prediction | None = None
-                 ) -> list[Block]:
+                 table: PaperTable | None = None, prediction: Prediction | None = None,
+                 target: TargetTable | None = None) -> list[Block]:
     """The report's content from database rows (see :class:`ResultStore`), the sweep's
-    paper findings and paper table, if it had any, and the ledger's prediction it ran for."""
+    paper findings and paper table, if it had any, the ledger's prediction it ran for and
+    that prediction's target table."""
     rows = _enrich(episodes, calls)
     paper_trials = prediction.paper_trials if prediction else None
     blocks: list[Block] = [Para(_overview(rows))]
@@ -134,6 +169,8 @@ def build_blocks(episodes: Sequence[dict[str, Any]], calls: Sequence[dict[str, A
                                       calls, rows, prediction)
     elif prediction is not None:
         blocks += ledger_blocks(prediction)
+    if target is not None:
+        blocks += target_blocks(compare_target(target, rows), rows, calls)
     if paper:
         blocks += _paper_section(paper, rows)
     if rows:

@@ -1,7 +1,9 @@
 """The AgenticLab closed-loop pipeline (paper Algorithm 1, section IV).
 
 parse the task (VLM -> PDDL, validated, errors fed back) -> plan (Fast Downward) -> for each
-action: check preconditions -> detect the target -> grasp candidates -> VLM grasp evaluation
+action: check preconditions -> detect the target (a detection by another model than the VLM,
+e.g. LangSAM, verified by the VLM: :mod:`agentic_env.agents.agenticlab.verify`) -> grasp
+candidates -> VLM grasp evaluation
 (on reject: wrist view, detect and plan again) -> execute -> check effects (retry the action, or
 replan from a fresh observation) -> goal check at the end (replan if unmet).
 
@@ -29,6 +31,7 @@ from agentic_env.agents.agenticlab.modules import (
     parse_task,
 )
 from agentic_env.agents.agenticlab.steps import StepRunner
+from agentic_env.agents.agenticlab.verify import detections_verified, verified_detector
 from agentic_env.agents.base import AgentReport, AgentSetup, RobotIO, TaskContext
 from agentic_env.agents.models.context import ModuleFailedError
 from agentic_env.agents.runtime import (
@@ -70,6 +73,12 @@ class AgentConfig:
         max_step_retries: re-executions of one plan step whose effects failed, before a replan.
         grasp_candidates_judged: candidates shown to the VLM per view before falling back
             (an accepted grasp the arm cannot reach gives way to the next accepted one).
+        verify_detections: have the VLM check each detection (``None``: when another model
+            answers the ``detector`` module, :func:`~agentic_env.agents.agenticlab.verify.
+            detections_verified`).
+        max_detection_retries: detections asked for again on the same image after the VLM
+            rejected one (then the target counts as not seen there), as a plan step is
+            retried once (``max_step_retries``).
         seed: seed of grasp sampling.
     """
 
@@ -79,6 +88,8 @@ class AgentConfig:
     max_parse_attempts: int = 3
     max_step_retries: int = 1
     grasp_candidates_judged: int = 3
+    verify_detections: bool | None = None
+    max_detection_retries: int = 1
     seed: int = 0
 
 
@@ -128,8 +139,15 @@ class AgenticLabAgent:
         stops the episode (``execution``)."""
         cfg = self.config
         self.episode = Episode(robot, cfg.limits, self._on_event)
+        detector = detector_for(self.ctx, self._describe)
+        verify = cfg.verify_detections
+        if detections_verified(self.ctx) if verify is None else verify:
+            detector = verified_detector(
+                self.ctx, detector, self._describe,
+                lambda **check: self.episode.event("detection_check", **check),
+                cfg.max_detection_retries)
         self.hands = Manipulator(
-            self.episode, detector_for(self.ctx, self._describe),
+            self.episode, detector,
             np.random.default_rng(cfg.seed), judged=cfg.grasp_candidates_judged,
             judge_for=self._judge if cfg.grasp_evaluation else None)
         self.steps = StepRunner(self.episode, self.hands)

@@ -144,6 +144,10 @@ def _defaults() -> dict:
     (lambda d: d.update(roles={"localizer": "eyes"}), "emulated by one of parser, checker"),
     (lambda d: d.update(kinds={"checker": {"maybe": {"value": 1, "assumption": "x"}}}),
      r"unknown key\(s\) maybe; valid: false_fail, false_pass"),
+    (lambda d: d.update(latency={"jitter": {"value": 1, "assumption": "x"}}),
+     r"unknown key\(s\) jitter; valid: spread_cv, timeout_s, retries, backoff_s"),
+    (lambda d: d.update(latency={"timeout_s": {"value": 0, "assumption": "x"}}),
+     r"latency.timeout_s: value must be a number in"),
 ])
 def test_the_loader_refuses_a_bad_profile_naming_the_valid_keys(change, message) -> None:
     data = _valid()

@@ -37,3 +37,6 @@ def test_score_and_what_the_simulation_adds() -> None:
     assert what_it_adds(perfect, [worse]).startswith("The simulation beats every baseline on ρ")
     assert "adds nothing yet" in what_it_adds(worse, [perfect])
     assert "No comparison" in what_it_adds(Score("s", 0, None, None, None), [worse])
+    flat = score("simulation", [0.0, 0.0, 0.0, 0.0], paper)
+    assert flat.spearman is None and "it ranks nothing" in what_it_adds(flat, [worse])
+    assert "ranks nothing" not in what_it_adds(perfect, [worse])

@@ -79,3 +79,33 @@ def test_the_command_freezes_checks_and_refuses_a_drifted_run(
     assert predict_main([*base, "freeze", "p", "--reason", "new checker rate"]) == 0
     assert predict_main([*base, "check"]) == 0
     assert len(ledger.load_prediction(root, "p").entries) == 2
+
+
+def test_a_target_seen_before_the_ledger_marks_the_first_freeze(
+        tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _repo(tmp_path)
+    fresh = _new(root)
+    assert not fresh.seen and fresh.current.after_target is False
+    seen = ledger.freeze(root, ledger.Prediction(
+        id="q", target="Paper Fig. 7", sweep=SWEEP, seeds={"start": 5, "count": 2},
+        seen_before="an earlier sweep outside the ledger"))
+    assert seen.seen and [e.after_target for e in seen.entries] == [True]
+    ledger.save_prediction(root, seen)
+    loaded = ledger.load_prediction(root, "q")
+    assert loaded == seen
+    lines = ledger.history(loaded)
+    assert lines[0] == ("TARGET SEEN BEFORE THE FIRST FREEZE: an earlier sweep outside the "
+                        "ledger")
+    assert "FROZEN AFTER SEEING THE TARGET" in lines[1]
+    # a prediction without it keeps its file free of the key
+    ledger.save_prediction(root, fresh)
+    assert "seen_before" not in ledger.ledger_path(root, "p").read_text()
+    base = ["--root", str(root)]
+    assert predict_main([*base, "freeze", "r", "--sweep", SWEEP, "--seeds", "9:2", "--target",
+                         "T", "--seen-before", "runs/sweeps", "--depends", "extra/*.py"]) == 0
+    assert "frozen after seeing the target" in capsys.readouterr().out
+    made = ledger.load_prediction(root, "r")
+    assert made.seen_before == "runs/sweeps" and made.depends[-1] == "extra/*.py"
+    assert predict_main([*base, "freeze", "r", "--seen-before", "x"]) == 2  # fixed at birth
+    assert predict_main([*base, "check", "r"]) == 0
+    assert "not run yet" in capsys.readouterr().out

@@ -1,0 +1,83 @@
+"""What ``agentic-env predict check`` prints for a prediction's newest run: every paper row's
+two-sided verdict with time and tokens, the arithmetic baselines and what the simulation
+adds, the target table's rows (:mod:`agentic_env.reports.targets`), why a baseline does not
+apply, the first failing module of the AgenticLab episodes (Fig. 5's shape) and the sweep's
+findings, all read from the run's results database."""
+
+from __future__ import annotations
+
+import pathlib
+
+from agentic_env.reports import findings, paper_tables
+from agentic_env.reports.ledger import Entry, Prediction, Run
+from agentic_env.reports.paper_section import baseline_scores
+from agentic_env.reports.report import read_results
+from agentic_env.reports.target_section import breakdown_lines, target_lines
+from agentic_env.reports.targets import compare, target_for
+
+
+def latest_run(prediction: Prediction) -> tuple[Entry, Run] | None:
+    """The newest run of ``prediction`` and the entry it ran under (``None``: never run)."""
+    for entry in reversed(prediction.entries):
+        if entry.runs:
+            return entry, entry.runs[-1]
+    return None
+
+
+def _fmt(value: float | None, digits: int = 2) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def _ci(interval: tuple[float, float] | None) -> str:
+    return f" [{interval[0]:.2f}, {interval[1]:.2f}]" if interval else ""
+
+
+def _verdict(agrees: bool | None) -> str:
+    return {True: "agree", False: "DISAGREE", None: "–"}[agrees]
+
+
+def _table_lines(comparison: paper_tables.Comparison) -> list[str]:
+    lines = [f"target: {comparison.table.source}"]
+    for c in comparison.rows:
+        d = c.two_sided
+        diff = (f", difference {100 * d.difference:+.0f} [{100 * d.low:+.0f}, "
+                f"{100 * d.high:+.0f}] points, Fisher p {d.p_value:.2f}" if d else "")
+        lines.append(
+            f"  {c.row.label}: paper {100 * c.row.success:.0f} %, simulation {c.successes}/"
+            f"{c.n}{diff}: {_verdict(c.agrees)} (Wilson: {_verdict(c.wilson_agrees)}); "
+            f"time s {_fmt(c.row.time_s, 0)} / {_fmt(c.time_s, 0)} {_verdict(c.time_agrees)}"
+            f"; tokens {_fmt(c.row.tokens, 0)} / {_fmt(c.tokens, 0)} "
+            f"{_verdict(c.tokens_agree)}")
+    lines.append(f"  rho {_fmt(comparison.spearman)}{_ci(comparison.spearman_ci)}, MMRV "
+                 f"{_fmt(comparison.mmrv)}{_ci(comparison.mmrv_ci)} (95 % bootstrap over "
+                 "both samples)")
+    _, scores, adds = baseline_scores(comparison)
+    lines += [f"  {s.name}: rows {s.rows}, rho {_fmt(s.spearman)}, MMRV {_fmt(s.mmrv)}, "
+              f"MAE {_fmt(s.mae)}" for s in scores]
+    return lines + ([f"  {adds}"] if adds else [])
+
+
+def scorecard(root: pathlib.Path, prediction: Prediction) -> list[str]:
+    """Lines scoring ``prediction``'s newest run (a line saying why when it cannot)."""
+    found = latest_run(prediction)
+    if found is None:
+        return ["not run yet"]
+    entry, run = found
+    db = pathlib.Path(run.db) if pathlib.Path(run.db).is_absolute() else root / run.db
+    head = f"newest run (revision {entry.revision}, {run.at}): {run.db}"
+    if not db.is_file():
+        return [head, "  its results database is not in this checkout (runs/ is not kept in "
+                      f"git): rerun with 'agentic-env predict run {prediction.id}'"]
+    rows, calls, table, paper = read_results(db)
+    lines = [head]
+    if table is not None:
+        lines += _table_lines(paper_tables.compare(table, rows, prediction.paper_trials))
+    target = target_for(root, prediction.id)
+    if target is not None:
+        lines += target_lines(compare(target, rows))
+        lines += breakdown_lines(target, rows, calls)
+    if table is None and target is None:
+        lines.append("no target table: this prediction is scored by its findings alone")
+    for verdict in findings.check(paper, rows):
+        lines.append(f"  finding {verdict.finding.id}: {verdict.label} ({verdict.measured})")
+    return lines
