@@ -4,8 +4,10 @@
 drives on hardware (or the twin). Every :meth:`RealRobot.send`:
 
 1. refuses to move while a fault is latched;
-2. clamps the target to the joint limits and rate-limits it to the joint speed limit (the
-   same semantics as :class:`~agentic_env.sim.control.SimRobot`), and ramps the gripper
+2. clamps the target to the joint limits and rate-limits it to the configured joint speed
+   cap (``SafetyConfig.max_joint_speed``, the UR5e's pi rad/s by default: the same semantics
+   as :class:`~agentic_env.sim.control.SimRobot`; a lower cap is honoured here rather than
+   refused by the gate), and ramps the gripper
    reference at the servo's speed;
 3. passes the target through the :class:`~agentic_env.real.safety.TargetGate`;
 4. streams it for one control period, then reads the arm state (connection, safety bits,
@@ -40,7 +42,7 @@ from agentic_env.real.safety import (
     TargetGate,
     state_fault,
 )
-from agentic_env.robot.constants import GRIPPER_SPEED_LIMIT, GRIPPER_WIDTH_RANGE, JOINT_SPEED_LIMIT
+from agentic_env.robot.constants import GRIPPER_SPEED_LIMIT, GRIPPER_WIDTH_RANGE
 from agentic_env.robot.interface import StepStatus
 from agentic_env.robot.kinematics import ArmKinematics
 
@@ -147,7 +149,7 @@ class RealRobot:
         self._raise_if_latched()
         period = self._control_dt
         target = np.clip(np.asarray(joint_target, dtype=float), JOINT_LOWER, JOINT_UPPER)
-        max_delta = JOINT_SPEED_LIMIT * period
+        max_delta = self.safety.max_joint_speed * period  # the configured cap (<= pi)
         target = self._q_ref + np.clip(target - self._q_ref, -max_delta, max_delta)
         width = min(max(float(width_target), GRIPPER_WIDTH_RANGE[0]), GRIPPER_WIDTH_RANGE[1])
         max_width_delta = GRIPPER_SPEED_LIMIT * period

@@ -146,7 +146,11 @@ def test_lerobot_rollout_runs_the_trained_policy_on_the_twin(
 
     robots, _, sent = _watch_robots(monkeypatch, context)
     monkeypatch.setattr(sys, "argv", [
+        # rate-limited at 1.9 rad/s (the primitives' 1.88 needs no more), starting or stopping
+        # takes 38 rad/s^2, under the 60 cap: the barely trained policy's first target, a
+        # jump from rest, is followed at full speed instead of refused (at pi rad/s: 62.8)
         "lerobot-rollout", *ROBOT_ARGS, "--robot.feature_names=lerobot",
+        "--robot.max_joint_speed=1.9",
         "--strategy.type=base", f"--policy.path={trained['checkpoint']}", f"--task={TASK}",
         "--duration=4", "--fps=20", "--return_to_initial_position=false"])
     lerobot_rollout.main()

@@ -224,6 +224,22 @@ def test_joint_position_jump_is_rate_limited_and_gated() -> None:
         assert "acceleration" in info["safety_fault"]["message"]
 
 
+def test_joint_position_jump_is_rate_limited_to_the_configured_speed_cap() -> None:
+    """A lower ``max_joint_speed`` is what the rate limiter follows, so the gate (which checks
+    the same cap) never refuses a target the limiter produced."""
+    env, twin = make_twin_env(control_mode="joint_position",
+                              safety=SafetyConfig(max_joint_speed=1.9))
+    with env:
+        obs, _ = env.reset()
+        start = obs["joint_positions"].copy()
+        target = np.concatenate([start, obs["gripper_width"]])
+        target[0] += 1.0
+        _, _, terminated, _, info = env.step(target)
+        assert not terminated and info.get("safety_fault") is None
+        moved = env.robot.joint_reference()[0] - start[0]
+        assert moved == pytest.approx(1.9 * env.robot.control_dt, rel=1e-6)
+
+
 def test_gripper_link_loss_is_a_fault(twin_env) -> None:
     env, twin = twin_env
     emulator_close = env.hardware.closers[0]
