@@ -163,3 +163,37 @@ def test_lerobot_rollout_runs_the_trained_policy_on_the_twin(
     # the policy moved the arm, through the safety layer, near the recorded motion
     assert np.abs(joints - HOME_JOINT_POSITIONS).max() > 1e-3
     assert np.abs(joints - HOME_JOINT_POSITIONS).max() < 0.5
+
+
+def test_record_then_lerobot_train_then_lerobot_eval_on_the_suite(
+        recorded: Path, tmp_path: Path) -> None:
+    """The LeRobot user's loop with LeRobot's own three commands and no project flag: the twin
+    recording trains an ACT with ``lerobot-train``, and ``lerobot-eval`` runs it on the
+    benchmark suite at evaluation seeds (LeRobot's default 1000, never a demonstration)."""
+    offline = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    out = tmp_path / "train"
+    train = [_console_script("lerobot-train"), "--dataset.repo_id=local/agentic_ur5e_twin",
+             f"--dataset.root={recorded}", "--policy.type=act", "--policy.device=cpu",
+             "--policy.push_to_hub=false", "--policy.pretrained_backbone_weights=null",
+             "--policy.dim_model=32", "--policy.dim_feedforward=64", "--policy.n_heads=2",
+             "--policy.n_encoder_layers=1", "--policy.chunk_size=4",
+             "--policy.n_action_steps=4", "--steps=2", "--batch_size=2", "--save_freq=2",
+             "--num_workers=0", "--wandb.enable=false",
+             f"--output_dir={out}"]
+    done = subprocess.run(train, capture_output=True, text=True, timeout=600, env=offline)
+    assert done.returncode == 0, done.stderr[-3000:]
+    checkpoint = out / "checkpoints" / "last" / "pretrained_model"
+    assert (checkpoint / "model.safetensors").is_file()
+    evaluate = [_console_script("lerobot-eval"), "--env.type=agentic_env",
+                "--env.task=stacking", "--env.setting=lab",
+                f"--env.observation_width={WIDTH}", f"--env.observation_height={HEIGHT}",
+                "--env.episode_length=4", f"--env.video_dir={tmp_path}/videos",
+                f"--env.episode_log={tmp_path}/episodes.jsonl", f"--policy.path={checkpoint}",
+                "--policy.device=cpu", "--eval.n_episodes=1", "--eval.batch_size=1",
+                f"--output_dir={tmp_path}/eval"]
+    done = subprocess.run(evaluate, capture_output=True, text=True, timeout=600, env=offline)
+    assert done.returncode == 0, done.stderr[-3000:]
+    info = json.loads((tmp_path / "eval" / "eval_info.json").read_text())
+    assert [(t["task_group"], t["task_id"]) for t in info["per_task"]] == [("lab", "stacking")]
+    record = json.loads((tmp_path / "episodes.jsonl").read_text().splitlines()[0])
+    assert record["seed"] == 1000 and record["failure"] == "limits"
