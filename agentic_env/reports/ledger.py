@@ -36,6 +36,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import os
 import pathlib
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -267,11 +268,15 @@ def all_predictions(root: pathlib.Path) -> list[Prediction]:
 
 
 def save_prediction(root: pathlib.Path, prediction: Prediction) -> pathlib.Path:
-    """Write ``prediction`` to its ledger file; returns the path."""
+    """Write ``prediction`` to its ledger file in one step (a temporary file renamed over
+    it, so a killed run leaves the old file or the new one, never half of one); returns the
+    path."""
     yaml = require("yaml", "harness")
     path = ledger_path(root, prediction.id)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(prediction.to_dict(), sort_keys=False, width=100))
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial.write_text(yaml.safe_dump(prediction.to_dict(), sort_keys=False, width=100))
+    os.replace(partial, path)
     return path
 
 
