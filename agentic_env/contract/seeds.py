@@ -40,22 +40,24 @@ def describe(seeds: range) -> str:
 
 def check_demonstration_seeds(seeds: Iterable[int]) -> None:
     """Refuse demonstration seeds outside :data:`DEMONSTRATION_SEEDS`, naming both ranges."""
-    outside = sorted(s for s in seeds if s not in DEMONSTRATION_SEEDS)
-    if outside:
-        raise InvalidConfigError(
-            f"demonstration seed(s) {_short(outside)} lie outside the demonstration range "
-            f"{describe(DEMONSTRATION_SEEDS)} (evaluations use {describe(EVALUATION_SEEDS)}); "
-            f"start collecting at --seed-start {DEMONSTRATION_SEED_START}")
+    _check_within(seeds, DEMONSTRATION_SEEDS, "demonstration",
+                  f"(evaluations use {describe(EVALUATION_SEEDS)}); start collecting at "
+                  f"--seed-start {DEMONSTRATION_SEED_START}")
 
 
 def check_evaluation_seeds(seeds: Iterable[int]) -> None:
     """Refuse evaluation seeds outside :data:`EVALUATION_SEEDS`, naming both ranges."""
-    outside = sorted(s for s in seeds if s not in EVALUATION_SEEDS)
+    _check_within(seeds, EVALUATION_SEEDS, "evaluation",
+                  f": {describe(DEMONSTRATION_SEEDS)} is reserved for demonstrations")
+
+
+def _check_within(seeds: Iterable[int], allowed: range, kind: str, advice: str) -> None:
+    """Refuse ``seeds`` outside ``allowed``: "<kind> seed(s) ... lie outside ... <advice>"."""
+    outside = sorted(s for s in seeds if s not in allowed)
     if outside:
         raise InvalidConfigError(
-            f"evaluation seed(s) {_short(outside)} lie outside the evaluation range "
-            f"{describe(EVALUATION_SEEDS)}: {describe(DEMONSTRATION_SEEDS)} is reserved for "
-            f"demonstrations")
+            f"{kind} seed(s) {_short(outside)} lie outside the {kind} range "
+            f"{describe(allowed)}{'' if advice.startswith(':') else ' '}{advice}")
 
 
 def check_disjoint(evaluation: Iterable[int], training: Iterable[int],
