@@ -8,7 +8,10 @@ the sandbox's log, a tool's error reply):
 * :func:`safe_data`: the same for every string (and key) of JSON-like data;
 * :func:`bounded`: a small copy of JSON-like data, for logs that must not grow with what was
   sent (long strings, long lists, deep nesting and huge numbers cut);
-* :func:`excerpt`: a short ``repr``-like excerpt of any value, for error messages.
+* :func:`excerpt`: a short ``repr``-like excerpt of any value, for error messages;
+* :func:`readable` (with :func:`readable_number` and :func:`blank`): an event's or a
+  summary's value as people read it, on the live display of ``agentic-env run`` and on the
+  trace page.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ import re
 import reprlib
 from collections.abc import Mapping
 from typing import Any
+
+import numpy as np
 
 #: Default cap of one stored text (a failure text, a model's answer), characters.
 STORED_TEXT_CHARS = 50_000
@@ -104,6 +109,44 @@ def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
         text = f"<unprintable {type(value).__name__}: {type(error).__name__}>"
     text = safe_text(text, None, controls=True)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def readable_number(value: float) -> str:
+    """A number for people: rounded to three decimals (metres to the millimetre, seconds to
+    the millisecond), without trailing zeros; in exponent form from a million on."""
+    rounded = round(float(value), 3)
+    return f"{rounded:g}" if abs(rounded) < 1e6 else f"{rounded:.3e}"
+
+
+def readable(value: Any) -> str:
+    """Any event or summary value as plain text for people, never a Python repr: ``yes`` /
+    ``no``, numbers by :func:`readable_number` (a float32's noise digits gone), ``(a, b, c)``
+    for a list of numbers (a position), other items joined by commas, ``–`` for ``None``."""
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    if isinstance(value, float | np.floating):
+        return readable_number(value)
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if value is None:
+        return "–"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{key}: {readable(item)}" for key, item in value.items())
+    if isinstance(value, list | tuple | np.ndarray):
+        items = list(value)
+        if items and all(isinstance(item, int | float | np.number)
+                         and not isinstance(item, bool) for item in items):
+            return "(" + ", ".join(readable(item) for item in items) + ")"
+        return ", ".join(readable(item) for item in items) or "none"
+    return _str(value)
+
+
+def blank(value: Any) -> bool:
+    """Whether a field's value says nothing and is left out where values are shown: ``None``,
+    an empty text, list, tuple or mapping, or an empty array."""
+    if isinstance(value, np.ndarray):
+        return value.size == 0
+    return value is None or (isinstance(value, str | list | tuple | Mapping) and not value)
 
 
 def _str(value: object) -> str:

@@ -6,9 +6,12 @@ on, or a revision of it with its reason; ``run`` runs it only while those hashes
 (``--revise REASON`` freezes a revision first, marked as made after seeing the target when an
 earlier entry was run), records the run in the ledger and writes the report with the
 prediction's history; ``check`` lists every prediction's history, what changed since its
-last freeze (exit 1 when anything did) and its newest run scored: two-sided verdicts, the
-arithmetic baselines and what the simulation adds (:mod:`agentic_env.reports.scorecard`).
-``report`` rewrites a prediction's newest run's report (its history and target table as
+last freeze (exit 1 when anything did) and its newest finished run scored: two-sided
+verdicts, the arithmetic baselines and what the simulation adds
+(:mod:`agentic_env.reports.scorecard`), named by its revision and preceded by a plain warning
+when the newest revision's run did not finish (``run`` books it before it starts, so a killed
+run stays on record) or the newest revision was never run. ``report`` rewrites a prediction's
+newest finished run's report (its history and target table as
 they stand now). ``freeze --seen-before WHERE`` marks a prediction whose target's result was
 seen before it entered the ledger.
 """
@@ -138,12 +141,13 @@ def _run(root: pathlib.Path, args: argparse.Namespace) -> int:
     sweep = load_sweep(root / prediction.sweep, seeds, prediction.realism)
     db = args.db or (root / "runs" / "predictions" / prediction.id
                      / f"rev{prediction.current.revision}" / "results.db")
+    shown = db.resolve().relative_to(root) if db.resolve().is_relative_to(root) else db
+    ledger.save_prediction(root, ledger.start_run(prediction, str(shown)))  # a kill stays booked
     run_sweep(sweep, db, workers=args.workers)
     target = target_for(root, prediction.id)
     summary = prediction_summary(db, prediction.paper_trials, target)
     if seeds["count"] < prediction.seeds["count"]:
         summary = f"partial: {seeds['count']} of {prediction.seeds['count']} seeds; {summary}"
-    shown = db.resolve().relative_to(root) if db.resolve().is_relative_to(root) else db
     prediction = ledger.record_run(prediction, str(shown), summary)
     ledger.save_prediction(root, prediction)
     files = write_report(db, db.parent / "report", prediction=prediction, target=target)
@@ -154,18 +158,20 @@ def _run(root: pathlib.Path, args: argparse.Namespace) -> int:
 def _report(root: pathlib.Path, prediction_id: str) -> int:
     from agentic_env.reports import ledger
     from agentic_env.reports.report import write_report
-    from agentic_env.reports.scorecard import latest_run
+    from agentic_env.reports.scorecard import latest_run, unscored
     from agentic_env.reports.targets import target_for
 
     prediction = ledger.load_prediction(root, prediction_id)
     found = latest_run(prediction)
     if found is None:
-        raise InvalidConfigError(f"prediction {prediction_id!r} was never run: "
+        raise InvalidConfigError(f"prediction {prediction_id!r} was never run to the end: "
                                  f"agentic-env predict run {prediction_id}")
-    db = root / found[1].db
+    entry, run = found
+    db = root / run.db
     files = write_report(db, db.parent / "report", prediction=prediction,
                          target=target_for(root, prediction_id))
-    print(f"report: {files.html}")
+    print("\n".join([*unscored(prediction),
+                     f"report of revision {entry.revision}'s run ({run.at}): {files.html}"]))
     return 0
 
 

@@ -5,7 +5,8 @@ name, ``--modules parser=...,detector=...`` composes models per module, ``--judg
 names the models of ALRM's trace-judge panel (default: the sim-oracle's judges). ``--agent``
 takes any registered agent (:func:`agentic_env.agents.base.agent_names`) and
 ``--agent-option KEY=VALUE`` its switches (VALUE read as JSON when it parses, else as text),
-e.g. ``--agent-option grasp_evaluation=false``.
+e.g. ``--agent-option grasp_evaluation=false``. Each decision is printed as it happens, its
+numbers rounded (positions in metres to the millimetre) and its empty fields left out.
 """
 
 from __future__ import annotations
@@ -27,8 +28,6 @@ from agentic_env.harness.runner import run_episode
 from agentic_env.sim.settings import available_settings
 from agentic_env.tasks import BENCHMARK_TASKS
 from agentic_env.tasks.instructions import CATEGORIES
-
-#: The benchmark tasks an agent can be run on.
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -133,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
                      f"({', '.join(result.judges)})")
         lines.extend(f"  warning: {note}" for note in result.judge_notes)
     if result.failure:
-        lines.append(f"failure         {result.failure}: {result.failure_detail}")
+        lines.append(f"failure         {result.failure}"
+                     + (f": {result.failure_detail}" if result.failure_detail else ""))
     if result.trace_dir:
         lines.append(f"trace           {result.trace_dir}/index.html")
     print("\n" + "\n".join(lines))

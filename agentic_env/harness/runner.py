@@ -45,6 +45,7 @@ from agentic_env.oracle import SimOracle, oracle_factories
 from agentic_env.oracle.name_book import name_book, new_name_book
 from agentic_env.oracle.plan_errors import errors_drawn
 from agentic_env.pddl.planning import PlanNotFoundError, load_domain
+from agentic_env.text import blank, readable
 
 
 @contextmanager
@@ -307,9 +308,10 @@ def _score(spec: EpisodeSpec, env: SimEnv, report: AgentReport, stopped: str,
 
 
 def _describe_event(event: dict[str, Any]) -> str:
-    """One line for the live progress display."""
+    """One line for the live progress display: every field that says something (not
+    :func:`~agentic_env.text.blank`), as people read it (:func:`~agentic_env.text.readable`:
+    positions in metres to the millimetre), at most 200 characters."""
     kind = event["kind"]
-    details = {k: v for k, v in event.items() if k not in ("kind", "t", "reasoning",
-                                                            "objects")}
-    text = ", ".join(f"{k}={v}" for k, v in details.items())
+    text = ", ".join(f"{k}={readable(v)}" for k, v in event.items()
+                     if k not in ("kind", "t", "reasoning", "objects") and not blank(v))
     return f"[{event.get('t', 0):7.1f}s] {kind:<18} {text}"[:200]

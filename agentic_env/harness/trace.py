@@ -32,7 +32,7 @@ from PIL import Image
 
 from agentic_env.agents.models.base import CallRecord
 from agentic_env.harness.trace_video import TraceVideo
-from agentic_env.text import safe_data, safe_text
+from agentic_env.text import blank, readable, readable_number, safe_data, safe_text
 from agentic_env.visualize import resize_nearest
 
 #: Longest side (pixels) of a model call's image inlined into index.html (a click opens the
@@ -83,31 +83,9 @@ def _jpeg_uri(pixels: np.ndarray, longest: int | None = None) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode()
 
 
-def _number(value: float) -> str:
-    """A float for people: at most three decimals, no trailing zeros."""
-    rounded = round(float(value), 3)
-    return f"{rounded:g}" if abs(rounded) < 1e6 else f"{rounded:.3e}"
-
-
 def _value(value: Any) -> str:
     """Any event or summary value as escaped, rounded text (never a Python repr)."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, (float, np.floating)):
-        return _number(value)
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    if value is None:
-        return "–"
-    if isinstance(value, dict):
-        return ", ".join(f"{html.escape(str(k))}: {_value(v)}" for k, v in value.items())
-    if isinstance(value, (list, tuple, np.ndarray)):
-        items = list(value)
-        if items and all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool)
-                         for v in items):
-            return "(" + ", ".join(_value(v) for v in items) + ")"
-        return ", ".join(_value(v) for v in items) or "none"
-    return html.escape(str(value))
+    return html.escape(readable(value))
 
 
 def _seconds(value: float) -> str:
@@ -201,8 +179,8 @@ class EpisodeTrace:
             speed = self.video.fps * self.video.period
             video = ("<video controls muted src='video.mp4'></video><p class='note'>Overview "
                      "beside the shoulder (top) and wrist cameras' latest views; a frame every "
-                     f"{_number(self.video.period)} simulated s, played at {_number(speed)}x "
-                     "speed.</p>")
+                     f"{readable_number(self.video.period)} simulated s, played at "
+                     f"{readable_number(speed)}x speed.</p>")
         elif self.video is not None:
             video = f"<p class='bad'>No video: {esc(self.video.error or '')}</p>"
         timeline = "".join(self._row(row) for row in self._rows)
@@ -237,14 +215,14 @@ class EpisodeTrace:
             return _call_card(row)
         event = row["event"]
         kind = str(event.get("kind", "event"))
-        time = f"<span class='t'>{_number(float(event.get('t', 0.0)))} s</span>"
+        time = f"<span class='t'>{readable_number(float(event.get('t', 0.0)))} s</span>"
         if kind == "step":
             return (f"<h3 class='step'>{time} {html.escape(str(event.get('step', '')))} "
                     f"<span class='note'>attempt {_value(event.get('attempt'))}</span></h3>")
         bad = (kind in BAD_EVENTS
                or any(event.get(key) is False for key in ("ok", "success", "execute")))
         details = {k: v for k, v in event.items()
-                   if k not in ("kind", "t", "steps", *_TEXT_FIELDS) and v not in ("", [])}
+                   if k not in ("kind", "t", "steps", *_TEXT_FIELDS) and not blank(v)}
         values = " · ".join(f"<span class='k'>{html.escape(k.replace('_', ' '))}</span> "
                             f"{_value(v)}" for k, v in details.items())
         texts = "".join(f"<div class='text'>{html.escape(str(event[k]))}</div>"

@@ -26,7 +26,9 @@ An :class:`EmulatedModel` is a :class:`~agentic_env.oracle.backend.SimOracle` dr
   are drawn about the module's mean seconds per call by the profile's latency law, with its
   time-out and re-queries (:mod:`agentic_env.oracle.latency`); a call whose every attempt
   times out raises :class:`~agentic_env.agents.models.base.ModelTimeoutError`, as the real
-  backend does.
+  backend does, with the seconds it spent (booked as model time). A tool-calling model's
+  turns (:class:`~agentic_env.oracle.tool_oracle.ToolOracle`) take the same law
+  (:func:`turn_clock`).
 
 Privileged like the sim-oracle it is built on: only the harness builds it
 (:func:`agentic_env.oracle.oracle_factories`).
@@ -34,7 +36,9 @@ Privileged like the sim-oracle it is built on: only the harness builds it
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -44,12 +48,11 @@ from agentic_env.agents.models.base import (
     Completion,
     ModelError,
     ModelQuery,
-    ModelTimeoutError,
     Usage,
 )
 from agentic_env.oracle.backend import SimOracle
 from agentic_env.oracle.difficulty import DifficultyModel, benchmark_situations
-from agentic_env.oracle.latency import LatencyModel
+from agentic_env.oracle.latency import LatencyModel, VirtualClock
 from agentic_env.oracle.profile import PLAN_MEASURE, PLAN_ROLES, ModelProfile, ModuleProfile
 
 if TYPE_CHECKING:
@@ -91,8 +94,8 @@ def tool_error_rates(profile: ModelProfile) -> dict[str, float]:
 
 
 def turn_usage(profile: ModelProfile) -> Usage:
-    """One tool-calling turn's virtual usage: the parser's seconds and tokens per call, as
-    ALRM's task executor turns take.
+    """One tool-calling turn's mean virtual usage: the parser's mean seconds and tokens per
+    call, as ALRM's task executor turns take.
 
     Raises:
         ModelError: the profile writes no plans (it measures no parser).
@@ -101,6 +104,25 @@ def turn_usage(profile: ModelProfile) -> Usage:
         raise ModelError(f"model profile {profile.name!r} does not call tools: it measures "
                          f"{', '.join(profile.modules)}, no {PLAN_MEASURE}")
     return _usage(profile.modules[PLAN_MEASURE])
+
+
+def turn_clock(profile: ModelProfile, seed: int) -> Callable[[str], Usage]:
+    """A tool-calling model's turns on virtual time: module -> one turn's usage, the
+    :func:`turn_usage` tokens with seconds drawn about its mean by the profile's latency law
+    (spread, time-outs, re-queries), as every call of an :class:`EmulatedModel` with the same
+    ``seed``.
+
+    Raises:
+        ModelError: the profile writes no plans (it measures no parser).
+    """
+    clock = VirtualClock(latency_law(profile), np.random.default_rng([seed, 2]),
+                         f"emulated:{profile.name}")
+    return partial(clock.stamp, turn_usage(profile))
+
+
+def latency_law(profile: ModelProfile) -> LatencyModel:
+    """The profile's latency law (its ``[latency]`` table)."""
+    return LatencyModel.of({key: n.value for key, n in profile.latency.items()})
 
 
 def _usage(module: ModuleProfile) -> Usage:
@@ -162,25 +184,21 @@ class EmulatedModel(SimOracle):
                          difficulty=difficulty_models(profile), sees_image_only=True)
         self.name = f"emulated:{profile.name}"
         self.profile = profile
-        self.latency = LatencyModel.of({k: n.value for k, n in profile.latency.items()})
-        self._waits = np.random.default_rng([seed, 2])  # apart from the error streams
+        self.latency = latency_law(profile)
+        # the waits' stream is apart from the error streams
+        self._clock = VirtualClock(self.latency, np.random.default_rng([seed, 2]), self.name)
 
     def complete(self, query: ModelQuery) -> Completion:
         """The sim-oracle's answer with the profile's errors, stamped with the role's tokens
         (:meth:`usage`) and seconds drawn by the latency law about the role's mean.
 
         Raises:
-            ModelTimeoutError: every attempt overran the time-out (no answer is drawn).
+            ModelTimeoutError: every attempt overran the time-out (no answer is drawn); it
+                carries the seconds spent as its ``usage``.
             ModelError: the profile emulates no such role, or no answer is registered.
         """
-        usage = self.usage(query.module)
-        wait = self.latency.draw(usage.latency_s, self._waits)
-        if not wait.answered:
-            raise ModelTimeoutError(
-                f"{self.name} gave no {query.module} answer within the "
-                f"{self.latency.timeout_s:g} s time-out in {wait.timeouts} attempts "
-                f"({wait.seconds:.0f} s spent)")
-        return replace(super().complete(query), usage=replace(usage, latency_s=wait.seconds))
+        usage = self._clock.stamp(self.usage(query.module), query.module)
+        return replace(super().complete(query), usage=usage)
 
     def usage(self, role: str) -> Usage:
         """One call of ``role`` on average: the measured module's mean seconds per call as

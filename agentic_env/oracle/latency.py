@@ -8,21 +8,25 @@ time-out is abandoned and sent again. :class:`LatencyModel` draws each attempt's
 a log-normal law whose mean is the module's mean and whose coefficient of variation is
 ``spread_cv`` (the same for every model: no per-model knob); an attempt longer than
 ``timeout_s`` costs ``timeout_s`` and is sent again after the backoff, at most ``retries``
-more times; a call whose every attempt times out fails (the caller raises the backend's
-:class:`~agentic_env.agents.models.base.ModelTimeoutError`). So slow modules (means near or
-above the time-out) are re-queried often and sometimes fail, fast ones almost never. The
-numbers are the profile's ``[latency]`` table (:mod:`agentic_env.oracle.profile`), all of
-them shared defaults.
+more times; a call whose every attempt times out fails with the backend's
+:class:`~agentic_env.agents.models.base.ModelTimeoutError`, which carries the seconds it
+spent, so they count in the episode's model time like an answered call's. So slow modules
+(means near or above the time-out) are re-queried often and sometimes fail, fast ones almost
+never. The numbers are the profile's ``[latency]`` table (:mod:`agentic_env.oracle.profile`),
+all of them shared defaults. :class:`VirtualClock` stamps every emulated call with its drawn
+seconds, the pipeline modules' (:class:`~agentic_env.oracle.emulated.EmulatedModel`) and the
+tool-calling turns' (:func:`~agentic_env.oracle.emulated.turn_clock`) alike.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from agentic_env.agents.models.base import ModelTimeoutError, Usage
 from agentic_env.errors import InvalidConfigError
 
 #: The numbers of a profile's ``[latency]`` table.
@@ -95,3 +99,33 @@ class LatencyModel:
             if attempt < self.retries:
                 spent += self.backoff_s * 2 ** attempt
         return Wait(spent, self.retries + 1, False)
+
+
+class VirtualClock:
+    """One model's calls on virtual time: each call's seconds drawn by a latency law from a
+    stream of its own; nothing sleeps.
+
+    Args:
+        law: the latency law.
+        rng: the stream of the waits (apart from the model's error streams).
+        model: the model's name, for the time-out's message.
+    """
+
+    def __init__(self, law: LatencyModel, rng: np.random.Generator, model: str) -> None:
+        self.law, self.model, self._rng = law, model, rng
+
+    def stamp(self, usage: Usage, module: str) -> Usage:
+        """``usage`` of one ``module`` call, its ``latency_s`` the module's mean seconds, with
+        the call's seconds drawn by :meth:`LatencyModel.draw` in their place.
+
+        Raises:
+            ModelTimeoutError: every attempt overran the time-out; its ``usage`` holds the
+                seconds spent (every attempt to the time-out and the backoffs), no tokens.
+        """
+        wait = self.law.draw(usage.latency_s, self._rng)
+        if not wait.answered:
+            raise ModelTimeoutError(
+                f"{self.model} gave no {module} answer within the {self.law.timeout_s:g} s "
+                f"time-out in {wait.timeouts} attempts ({wait.seconds:.0f} s spent)",
+                usage=Usage(latency_s=wait.seconds, cost_usd=usage.cost_usd))
+        return replace(usage, latency_s=wait.seconds)

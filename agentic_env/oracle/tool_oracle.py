@@ -19,7 +19,7 @@ advances the plan, as the repeated action did run).
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import numpy as np
@@ -51,24 +51,26 @@ class ReferencePolicy(Protocol):
 class ToolOracle:
     """Backend answering tool queries from a reference policy, with injected errors.
 
-    ``emulated:<profile>`` builds one with the profile's turn error rates and virtual usage
-    (:func:`agentic_env.oracle.emulated.tool_error_rates`, ``turn_usage``).
+    ``emulated:<profile>`` builds one with the profile's turn error rates and virtual turns
+    (:func:`agentic_env.oracle.emulated.tool_error_rates`, ``turn_clock``).
 
     Args:
         policy: the next correct call.
         error_rates: error kind (:data:`TOOL_ERRORS`) -> probability in [0, 1] per turn.
         seed: seed of the error injection.
         name: the model's name in records (``emulated:<profile>`` for an emulated model).
-        usage: every turn's usage, virtual (an emulated model's profile: its seconds are
-            added to the episode's model time, not waited for); ``None``: the measured
-            wall time, free.
+        usage: the query's module -> that turn's usage, virtual (an emulated model's: its
+            seconds drawn by the profile's latency law, added to the episode's model time,
+            not waited for; it raises the time-out of a turn whose every attempt timed out,
+            before an answer is drawn); ``None``: the measured wall time, free.
 
     Raises:
         InvalidConfigError: an unknown error kind or a rate outside [0, 1].
     """
 
     def __init__(self, policy: ReferencePolicy, error_rates: Mapping[str, float] | None = None,
-                 seed: int = 0, *, name: str = "sim-oracle", usage: Usage | None = None) -> None:
+                 seed: int = 0, *, name: str = "sim-oracle",
+                 usage: Callable[[str], Usage] | None = None) -> None:
         rates = dict(error_rates or {})
         for kind, rate in rates.items():
             if kind not in TOOL_ERRORS or not 0.0 <= rate <= 1.0:
@@ -91,16 +93,19 @@ class ToolOracle:
 
         Raises:
             ModelError: the query has no tools (this oracle answers tool queries only).
+            ModelTimeoutError: the turn's every attempt timed out (virtual usage only).
         """
         start = time.perf_counter()
         if not query.tools:
             raise ModelError("the tool-calling sim-oracle answers tool queries only; use the "
                              "pipeline sim-oracle for JSON queries")
+        drawn = None if self._usage is None else self._usage(query.module)
         tools = {t["function"]["name"]: t["function"] for t in query.tools}
         kind, answer = self._answer(tools)
         self.injected.append(kind)
         self._turn += 1
-        usage = self._usage or Usage(latency_s=time.perf_counter() - start, cost_usd=0.0)
+        usage = drawn if drawn is not None else Usage(
+            latency_s=time.perf_counter() - start, cost_usd=0.0)
         if isinstance(answer, str):
             return Completion(answer, usage, (), "native")
         name, arguments = answer

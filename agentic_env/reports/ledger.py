@@ -18,14 +18,16 @@ One YAML file per prediction under ``predictions/`` at the repository root::
         reason: first freeze
         after_target: false               # frozen after a run against the target was seen
         hashes: {agentic_env/oracle/profiles/gemini-3-pro.toml: 9f2c..., ...}
-        runs: [{at: ..., db: ..., summary: "..."}]
+        runs: [{at: ..., db: ..., summary: "..."}]   # a run not (yet) finished: complete: false
 
 :func:`fingerprint` hashes the sweep file and every file the ``depends`` patterns match by
 content, not by text: TOML and YAML as their parsed data, Python as its syntax tree, so a
 comment or a reflowed line is no revision but any changed number is. :func:`freeze`
 starts a ledger or appends a revision (with its reason); :func:`check_current` says what
-changed since the last freeze; :func:`record_run` adds a run to the newest entry. A revision
-frozen after any earlier entry was run is marked ``after_target``: it was made with the
+changed since the last freeze; :func:`start_run` books a run on the newest entry as
+incomplete before it starts, and :func:`record_run` completes it when it finishes, so a run
+killed on the way stays on record as incomplete. A revision frozen after any earlier entry
+was run (even incompletely) is marked ``after_target``: it was made with the
 target's result in view. A prediction whose target had already been seen before it entered
 the ledger (an earlier run outside it) says where in ``seen_before``; then its first freeze
 is marked ``after_target`` too, and :func:`history` says so.
@@ -66,14 +68,22 @@ class Run:
     """One run of a frozen prediction.
 
     Attributes:
-        at: when it finished (ISO 8601, UTC).
+        at: when it finished (ISO 8601, UTC); while ``complete`` is false, when it started.
         db: the results database it wrote.
         summary: one line of what came out (e.g. ``rho 0.84, MMRV 0.14, 4/8 agree``).
+        complete: false from its start until it is recorded as finished: a run killed (or
+            still running) stays so.
     """
 
     at: str
     db: str
     summary: str
+    complete: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        """YAML-ready form (``complete`` only when false, so finished runs read as before)."""
+        return {"at": self.at, "db": self.db, "summary": self.summary,
+                **({} if self.complete else {"complete": False})}
 
 
 @dataclass(frozen=True)
@@ -125,7 +135,7 @@ class Prediction:
     @property
     def seen(self) -> bool:
         """Whether the target's result was seen: before the ledger (``seen_before``) or by a
-        run of any entry."""
+        run of any entry, an incomplete one included (its episodes so far were shown)."""
         return bool(self.seen_before) or any(entry.runs for entry in self.entries)
 
     def to_dict(self) -> dict[str, Any]:
@@ -138,7 +148,7 @@ class Prediction:
                 "entries": [{"revision": e.revision, "frozen_at": e.frozen_at,
                              "reason": e.reason, "after_target": e.after_target,
                              "hashes": dict(sorted(e.hashes.items())),
-                             "runs": [vars(r) for r in e.runs]} for e in self.entries]}
+                             "runs": [r.to_dict() for r in e.runs]} for e in self.entries]}
 
 
 @dataclass(frozen=True)
@@ -235,7 +245,8 @@ def parse_prediction(data: Any) -> Prediction:
         Entry(revision=int(e["revision"]), frozen_at=str(e["frozen_at"]),
               reason=str(e["reason"]), after_target=bool(e["after_target"]),
               hashes={str(k): str(v) for k, v in (e.get("hashes") or {}).items()},
-              runs=tuple(Run(at=str(r["at"]), db=str(r["db"]), summary=str(r["summary"]))
+              runs=tuple(Run(at=str(r["at"]), db=str(r["db"]), summary=str(r["summary"]),
+                             complete=bool(r.get("complete", True)))
                          for r in e.get("runs") or ()))
         for e in data.get("entries") or ())
     trials = data.get("paper_trials")
@@ -312,14 +323,35 @@ def freeze(root: pathlib.Path, prediction: Prediction, reason: str | None = None
     return replace(prediction, entries=(*prediction.entries, entry))
 
 
+#: The summary of a run booked by :func:`start_run` until it finishes.
+INCOMPLETE = "INCOMPLETE: started, not finished (killed, or still running)"
+
+
+def start_run(prediction: Prediction, db: str, now: datetime | None = None) -> Prediction:
+    """``prediction`` with an incomplete run of ``db`` (started ``now``) on its newest entry,
+    to be saved before the sweep starts, so that a run killed on the way is on record. A run
+    of the same ``db`` that did not finish is the same run resumed: it stays as it is."""
+    if any(run.db == db and not run.complete for run in prediction.current.runs):
+        return prediction
+    return _with_run(prediction, Run(at=(now or datetime.now(UTC)).isoformat(
+        timespec="seconds"), db=db, summary=INCOMPLETE, complete=False))
+
+
 def record_run(prediction: Prediction, db: str, summary: str, now: datetime | None = None
                ) -> Prediction:
-    """``prediction`` with a run added to its newest entry."""
-    run = Run(at=(now or datetime.now(UTC)).isoformat(timespec="seconds"), db=db,
-              summary=summary)
+    """``prediction`` with a finished run of ``db`` on its newest entry, in place of the
+    incomplete one :func:`start_run` booked for it (if any)."""
+    return _with_run(prediction, Run(at=(now or datetime.now(UTC)).isoformat(
+        timespec="seconds"), db=db, summary=summary))
+
+
+def _with_run(prediction: Prediction, run: Run) -> Prediction:
+    """``prediction`` with ``run`` last on its newest entry, replacing an incomplete run of
+    the same database."""
     current = prediction.current
+    kept = tuple(r for r in current.runs if r.complete or r.db != run.db)
     return replace(prediction, entries=(*prediction.entries[:-1],
-                                        replace(current, runs=(*current.runs, run))))
+                                        replace(current, runs=(*kept, run))))
 
 
 def history(prediction: Prediction) -> list[str]:
@@ -331,5 +363,6 @@ def history(prediction: Prediction) -> list[str]:
                  else " REVISED AFTER SEEING THE TARGET") if entry.after_target else "")
         lines.append(f"revision {entry.revision}, frozen {entry.frozen_at}{mark}: "
                      f"{entry.reason} ({len(entry.hashes)} files hashed)")
-        lines += [f"  run {run.at} -> {run.db}: {run.summary}" for run in entry.runs]
+        lines += [f"  run {'' if run.complete else 'started '}{run.at} -> {run.db}: "
+                  f"{run.summary}" for run in entry.runs]
     return lines

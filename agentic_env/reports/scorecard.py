@@ -1,8 +1,10 @@
-"""What ``agentic-env predict check`` prints for a prediction's newest run: every paper row's
-two-sided verdict with time and tokens, the arithmetic baselines and what the simulation
-adds, the target table's rows (:mod:`agentic_env.reports.targets`), why a baseline does not
-apply, the first failing module of the AgenticLab episodes (Fig. 5's shape) and the sweep's
-findings, all read from the run's results database."""
+"""What ``agentic-env predict check`` prints for a prediction's newest finished run, named by
+its revision after a plain warning when the newest revision's run did not finish or never
+started (:func:`unscored`): every paper row's two-sided verdict with time and tokens, the
+arithmetic baselines and what the simulation adds, the target table's rows
+(:mod:`agentic_env.reports.targets`), why a baseline does not apply, the first failing module
+of the AgenticLab episodes (Fig. 5's shape) and the sweep's findings, all read from the run's
+results database."""
 
 from __future__ import annotations
 
@@ -17,11 +19,29 @@ from agentic_env.reports.targets import compare, target_for
 
 
 def latest_run(prediction: Prediction) -> tuple[Entry, Run] | None:
-    """The newest run of ``prediction`` and the entry it ran under (``None``: never run)."""
+    """The newest finished run of ``prediction`` and the entry it ran under (``None``: no
+    run finished)."""
     for entry in reversed(prediction.entries):
-        if entry.runs:
-            return entry, entry.runs[-1]
+        finished = [run for run in entry.runs if run.complete]
+        if finished:
+            return entry, finished[-1]
     return None
+
+
+def unscored(prediction: Prediction) -> list[str]:
+    """Lines saying plainly what :func:`latest_run` leaves out, with what to do: the newest
+    revision's last run did not finish (killed, or still running), or the newest revision
+    was never run while an older one was (empty: the newest revision's last run finished,
+    or nothing was ever run)."""
+    current, again = prediction.current, f"agentic-env predict run {prediction.id}"
+    if current.runs and not current.runs[-1].complete:
+        run = current.runs[-1]
+        return [f"REVISION {current.revision}'S RUN IS INCOMPLETE (started {run.at}, "
+                f"{run.db}: killed, or still running): finish it with '{again}' (the sweep "
+                "resumes where it stopped)"]
+    if not current.runs and latest_run(prediction) is not None:
+        return [f"REVISION {current.revision} WAS NEVER RUN: run it with '{again}'"]
+    return []
 
 
 def _fmt(value: float | None, digits: int = 2) -> str:
@@ -58,18 +78,29 @@ def _table_lines(comparison: paper_tables.Comparison) -> list[str]:
 
 
 def scorecard(root: pathlib.Path, prediction: Prediction) -> list[str]:
-    """Lines scoring ``prediction``'s newest run (a line saying why when it cannot)."""
-    found = latest_run(prediction)
+    """Lines scoring ``prediction``'s newest finished run (a line saying why when it
+    cannot), after the :func:`unscored` lines; the run's revision is named, in capitals when
+    it is not the newest revision's newest run."""
+    found, lines = latest_run(prediction), unscored(prediction)
     if found is None:
-        return ["not run yet"]
+        return lines or ["not run yet"]
     entry, run = found
     db = pathlib.Path(run.db) if pathlib.Path(run.db).is_absolute() else root / run.db
-    head = f"newest run (revision {entry.revision}, {run.at}): {run.db}"
+    current = prediction.current
+    if entry.revision != current.revision:
+        head = (f"SCORING REVISION {entry.revision}'S RUN ({run.at}), not revision "
+                f"{current.revision}'s (the newest): {run.db}")
+    elif lines:
+        head = f"SCORING REVISION {entry.revision}'S EARLIER RUN ({run.at}): {run.db}"
+    else:
+        head = f"newest run (revision {entry.revision}, {run.at}): {run.db}"
+    lines.append(head)
     if not db.is_file():
-        return [head, "  its results database is not in this checkout (runs/ is not kept in "
-                      f"git): rerun with 'agentic-env predict run {prediction.id}'"]
+        rerun = (f": rerun with 'agentic-env predict run {prediction.id}'"
+                 if entry.revision == current.revision else "")
+        return [*lines, "  its results database is not in this checkout (runs/ is not kept "
+                        f"in git){rerun}"]
     rows, calls, table, paper = read_results(db)
-    lines = [head]
     if table is not None:
         lines += _table_lines(paper_tables.compare(table, rows, prediction.paper_trials))
     target = target_for(root, prediction.id)

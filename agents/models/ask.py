@@ -93,7 +93,9 @@ def ask(
         retries: re-asks after malformed answers (0 = one attempt only).
         budget: charged after every attempt, rejected ones included; checked before each.
         on_call: called exactly once with the call's :class:`CallRecord`, on success and on
-            failure alike, before this function returns or raises.
+            failure alike, before this function returns or raises; its usage includes what a
+            failed backend exchange spent (:attr:`ModelError.usage`, e.g. the seconds of an
+            emulated call that timed out), which the budget is not charged (no answer came).
 
     Raises:
         MalformedResponseError: every attempt was malformed.
@@ -127,7 +129,9 @@ def ask(
                 budget.check()
             try:
                 completion = backend.complete(current)
-            except ModelError:
+            except ModelError as exc:
+                if exc.usage is not None:  # the failed exchange's time counts as model time
+                    usages.append(exc.usage)
                 raise
             except Exception as exc:
                 raise ModelError(

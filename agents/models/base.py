@@ -35,7 +35,18 @@ TOOL_ERRORS: tuple[str, ...] = ("wrong_tool", "bad_argument", "stop_early", "tal
 
 
 class ModelError(AgenticEnvError, RuntimeError):
-    """A model call failed and the bounded retries are used up."""
+    """A model call failed and the bounded retries are used up.
+
+    Attributes:
+        usage: what the failed exchange spent where the backend knows it (an emulated call
+            that timed out: the seconds of all its attempts and backoffs, no tokens), booked
+            in the call's record by :func:`~agentic_env.agents.models.ask.ask`; ``None``:
+            unknown.
+    """
+
+    def __init__(self, *args: object, usage: Usage | None = None) -> None:
+        super().__init__(*args)
+        self.usage = usage
 
 
 class MalformedResponseError(ModelError):

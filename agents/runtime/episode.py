@@ -225,7 +225,7 @@ class Episode:
         else:
             self.report.actions += 1
         self.event("primitive", primitive=PRIMITIVES[int(action["primitive"])], why=why,
-                   position=np.round(np.asarray(action["pose"])[:3], 3).tolist(),
+                   position=np.round(np.asarray(action["pose"], float)[:3], 3).tolist(),
                    distance=round(float(np.asarray(action["distance"]).ravel()[0]), 3),
                    ok=status.get("ok"), reason=status.get("reason", ""),
                    message=status.get("message", ""))

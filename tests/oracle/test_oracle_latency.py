@@ -12,13 +12,27 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from agentic_env.agents.models.base import ModelQuery, ModelTimeoutError
+from agentic_env.agents.models.ask import ask
+from agentic_env.agents.models.base import CallRecord, ModelQuery, ModelTimeoutError
 from agentic_env.agents.models.litellm_backend import LiteLLMBackend
 from agentic_env.errors import InvalidConfigError
-from agentic_env.oracle import EmulatedModel, load_profile
+from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
+from agentic_env.harness.runner import call_summary
+from agentic_env.oracle import EmulatedModel, ModelProfile, ToolOracle, load_profile
+from agentic_env.oracle.emulated import latency_law, turn_clock, turn_usage
 from agentic_env.oracle.latency import LatencyModel
 
 _LAW = LatencyModel(spread_cv=1.0, timeout_s=60.0, retries=3, backoff_s=1.0)
+#: A tool query (one tool, ``finish``) for the tool-calling sim-oracle.
+_TOOL_QUERY = ModelQuery("tools", "t", "go", tools=({"type": "function", "function": {
+    "name": "finish", "parameters": {"type": "object", "properties": {}}}},))
+
+
+class _Plan:
+    """A reference policy that always says ``finish``."""
+
+    def next_call(self) -> tuple[str, dict]:
+        return "finish", {}
 
 
 def _tail(mean_s: float, cv: float, limit_s: float) -> float:
@@ -86,3 +100,53 @@ def test_an_emulated_call_that_always_times_out_raises_the_backends_error(sortin
                .usage.latency_s for i in range(200)]
     assert json.loads(fast.complete(query).text)["success"] in (True, False)
     assert np.mean(seconds) == pytest.approx(checker.seconds.value, rel=0.25)
+
+
+def _always_late(profile: ModelProfile, module: str) -> ModelProfile:
+    """``profile`` whose ``module`` takes 3000 s every attempt (no spread): every call of it
+    times out on all its attempts."""
+    measured = profile.modules[module]
+    spread = profile.latency["spread_cv"]
+    return replace(profile,
+                   modules={**profile.modules, module: replace(measured, seconds=replace(
+                       measured.seconds, value=3000.0))},
+                   latency={**profile.latency, "spread_cv": replace(spread, value=0.0)})
+
+
+def test_a_failed_call_books_its_seconds_in_the_episodes_model_time(sorting_env) -> None:
+    """Every attempt of a failed call ran to the time-out, with the backoffs between: those
+    seconds are in the call's record, so in the episode's model time."""
+    slow = _always_late(load_profile("gemini-3-pro"), "checker")
+    law = LatencyModel.of({k: n.value for k, n in slow.latency.items()})
+    spent = (law.retries + 1) * law.timeout_s + sum(law.backoff_s * 2 ** i
+                                                    for i in range(law.retries))
+    records: list[CallRecord] = []
+    query = ModelQuery("checker", "checker", "", fields={"conditions": ["(hand-empty)"]})
+    with pytest.raises(ModelTimeoutError):
+        ask(EmulatedModel(sorting_env, slow, seed=0), query, on_call=records.append)
+    (record,) = records
+    assert record.reply is None and record.usage.latency_s == pytest.approx(spent)
+    result = EpisodeResult(spec=EpisodeSpec("sorting"), success=False, progress=0.0, score=0.0,
+                           calls=(call_summary(record),))
+    assert result.model_s == pytest.approx(spent)
+
+
+def test_a_tool_calling_models_turns_take_the_same_latency_law() -> None:
+    """ALRM's tool-calling turns (the tool sim-oracle of ``emulated:<profile>``): each turn's
+    seconds drawn by the profile's law about the parser's mean, as an :class:`EmulatedModel`
+    call's; a turn whose every attempt times out fails with its seconds booked, before an
+    answer is drawn."""
+    profile = load_profile("claude-4.5-opus")
+    law, mean = latency_law(profile), turn_usage(profile)
+    oracle = ToolOracle(_Plan(), name="emulated:claude-4.5-opus", usage=turn_clock(profile, 5))
+    seconds = [oracle.complete(_TOOL_QUERY).usage.latency_s for _ in range(6)]
+    rng = np.random.default_rng([5, 2])
+    assert seconds == [law.draw(mean.latency_s, rng).seconds for _ in range(6)]
+    assert len(set(seconds)) == 6
+    late = ToolOracle(_Plan(), usage=turn_clock(_always_late(profile, "parser"), 5))
+    with pytest.raises(ModelTimeoutError) as failed:
+        late.complete(_TOOL_QUERY)
+    assert failed.value.usage is not None and failed.value.usage.latency_s == pytest.approx(
+        (law.retries + 1) * law.timeout_s + sum(law.backoff_s * 2 ** i
+                                                for i in range(law.retries)))
+    assert late.injected == []

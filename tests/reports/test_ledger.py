@@ -10,6 +10,7 @@ import pytest
 from agentic_env.cli.predict import main as predict_main
 from agentic_env.errors import InvalidConfigError
 from agentic_env.reports import ledger
+from agentic_env.reports.scorecard import scorecard
 
 SWEEP = "sweeps/s.yaml"
 
@@ -109,3 +110,52 @@ def test_a_target_seen_before_the_ledger_marks_the_first_freeze(
     assert predict_main([*base, "freeze", "r", "--seen-before", "x"]) == 2  # fixed at birth
     assert predict_main([*base, "check", "r"]) == 0
     assert "not run yet" in capsys.readouterr().out
+
+
+def test_check_after_a_killed_run_says_which_revision_it_scores(
+        tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Revision 1 was run; revision 2's run is killed before it finishes: ``check`` must not
+    pass revision 1's score off as the newest, and must say how to finish revision 2's run."""
+    import agentic_env.harness.run
+
+    root = _repo(tmp_path)
+    ledger.save_prediction(root, ledger.record_run(_new(root), "runs/rev1.db", "3/8 agree"))
+    (root / "agentic_env/oracle/profiles/m.toml").write_text("[modules.checker]\nsuccess = 1\n")
+
+    def killed(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # the sweep stopped half way (Ctrl-C, kill, power cut)
+
+    monkeypatch.setattr(agentic_env.harness.run, "run_sweep", killed)
+    with pytest.raises(KeyboardInterrupt):
+        predict_main(["--root", str(root), "run", "p", "--revise", "new checker rate"])
+    capsys.readouterr()
+    assert predict_main(["--root", str(root), "check", "p"]) == 0
+    out = capsys.readouterr().out
+    assert "REVISION 2'S RUN IS INCOMPLETE" in out
+    assert "agentic-env predict run p" in out  # what to do
+    assert "newest run (revision 1" not in out
+    assert "SCORING REVISION 1'S RUN" in out and "not revision 2's" in out
+    assert "INCOMPLETE" in "\n".join(ledger.history(ledger.load_prediction(root, "p")))
+
+
+def test_a_finished_run_completes_its_started_record_and_a_new_revision_is_unrun(
+        tmp_path: pathlib.Path) -> None:
+    """A run is booked incomplete when it starts (once, however often it is resumed) and
+    completed when it finishes; a ledger file of finished runs reads as before."""
+    root = _repo(tmp_path)
+    started = ledger.start_run(_new(root), "runs/rev1.db")
+    assert ledger.start_run(started, "runs/rev1.db").current.runs == started.current.runs
+    assert [r.complete for r in started.current.runs] == [False] and started.seen
+    ledger.save_prediction(root, started)
+    assert ledger.load_prediction(root, "p") == started
+    assert "complete: false" in ledger.ledger_path(root, "p").read_text()
+    done = ledger.record_run(started, "runs/rev1.db", "3/8 agree")
+    assert [(r.db, r.complete) for r in done.current.runs] == [("runs/rev1.db", True)]
+    ledger.save_prediction(root, done)
+    assert "complete" not in ledger.ledger_path(root, "p").read_text()
+    (root / "agentic_env/oracle/profiles/m.toml").write_text("[modules.checker]\nsuccess = 1\n")
+    revised = ledger.freeze(root, done, "new checker rate")
+    lines = scorecard(root, revised)
+    assert lines[0].startswith("REVISION 2 WAS NEVER RUN")
+    assert lines[1].startswith("SCORING REVISION 1'S RUN")

@@ -24,7 +24,7 @@ from agentic_env.agents.models.registry import (
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
 from agentic_env.harness.tools.backends import open_episode
 from agentic_env.harness.tools.episode import SimJudge, ToolEpisode
-from agentic_env.oracle.emulated import tool_error_rates, turn_usage
+from agentic_env.oracle.emulated import tool_error_rates, turn_clock
 from agentic_env.oracle.profile import load_profile
 from agentic_env.oracle.tool_oracle import ToolOracle
 from agentic_env.oracle.tool_reference import reference_policy
@@ -68,7 +68,9 @@ def run_tool_episode(spec: EpisodeSpec, tool_set: str = "primitives", *, max_tur
 
     ``spec.model`` is any model spec; ``sim-oracle?wrong_tool=0.1&seed=2`` builds the
     tool-calling sim-oracle over the tool set's reference policy, ``emulated:<profile>`` the
-    same with the profile's turn error kinds and virtual seconds per turn.
+    same with the profile's turn error kinds and virtual seconds per turn, drawn by its
+    latency law as every emulated call's (a turn that times out ends the conversation with
+    its seconds booked).
 
     Raises:
         InvalidConfigError: unknown task, tool set or model spec.
@@ -84,9 +86,11 @@ def run_tool_episode(spec: EpisodeSpec, tool_set: str = "primitives", *, max_tur
         def emulate(model: ModelSpec) -> ToolOracle:
             assert isinstance(episode.judge, SimJudge) and model.model is not None
             profile = load_profile(model.model)
+            seed = model.seed * 100_003 + spec.seed
             return ToolOracle(reference_policy(tool_set, episode.judge.env),
-                              tool_error_rates(profile), seed=model.seed * 100_003 + spec.seed,
-                              name=f"{EMULATED}:{profile.name}", usage=turn_usage(profile))
+                              tool_error_rates(profile), seed=seed,
+                              name=f"{EMULATED}:{profile.name}",
+                              usage=turn_clock(profile, seed))
 
         backend = build_backend(parse_model_spec(spec.model),
                                 factories={SIM_ORACLE: make_oracle, EMULATED: emulate})

@@ -80,8 +80,9 @@ def test_the_alrm_tools_see_through_the_perception_model():
 
 
 def test_an_emulated_model_drives_a_tool_episode_on_virtual_time():
-    """``emulated:<profile>`` in a tool episode: the profile's turn error kinds, every turn
-    stamped with the parser's seconds (virtual), the same episode for the same seed."""
+    """``emulated:<profile>`` in a tool episode: the profile's turn error kinds, every turn's
+    seconds (virtual) drawn about the parser's mean by the profile's latency law, spread as
+    every emulated call's, the same episode for the same seed."""
     from agentic_env.oracle.emulated import tool_error_rates
     from agentic_env.oracle.profile import load_profile
 
@@ -96,11 +97,13 @@ def test_an_emulated_model_drives_a_tool_episode_on_virtual_time():
     (result, conversation), (again, _) = runs
     turns = [c for c in result.calls if c.module == "tools"]
     assert turns and all(c.model == "emulated:gpt-4o" for c in turns)
-    assert all(c.latency_s == profile.modules["parser"].seconds.value for c in turns)
-    assert result.model_s >= len(turns) * profile.modules["parser"].seconds.value
+    seconds = [c.latency_s for c in turns]
+    assert len(set(seconds)) == len(seconds) > 1 and min(seconds) > 0  # spread, not the mean
+    assert result.model_s >= sum(seconds)
     assert result.wall_s < result.model_s  # virtual: nothing waited for
     assert [(c.module, c.verdict) for c in again.calls] == \
         [(c.module, c.verdict) for c in result.calls]
+    assert [c.latency_s for c in again.calls if c.module == "tools"] == seconds
 
 
 def test_a_profile_without_a_parser_cannot_call_tools():
