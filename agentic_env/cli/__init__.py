@@ -30,6 +30,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench-world": ("agentic_env.cli.bench.world:main",
                     "every agent with the perfect oracle, ideal vs realistic world: what the "
                     "world breaks per agent and task, and recoveries"),
+    "bench-robosuite": ("agentic_env.cli.bench.robosuite:main",
+                        "env steps/s in the ideal and realistic worlds against robosuite's, "
+                        "two RGB-D cameras"),
     "demo": ("agentic_env.cli.demo:main",
              "scripted expert on Tabletop-v0; writes a video and pictures"),
     "bench": ("agentic_env.cli.bench.env:main",

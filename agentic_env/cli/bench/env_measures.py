@@ -261,6 +261,30 @@ def bench_observation(env: SimEnv, count: int, repeats: int) -> dict[str, Any]:
     }
 
 
+def bench_world_cost(envs: dict[str, SimEnv], count: int, repeats: int) -> dict[str, Any]:
+    """Time ``env.observe()`` of the same workcell in each world, the worlds taking turns
+    observation by observation (so that background load hits them alike).
+
+    Args:
+        envs: per world name (``ideal``, ``realistic``), an env reset to the same layout.
+
+    Returns:
+        Milliseconds per observation of each world (best repeat), and the realistic world's
+        cost over the ideal one's, overall and per repeat.
+    """
+    bodies: dict[str, Callable[[], object]] = {name: env.observe for name, env in envs.items()}
+    for body in bodies.values():
+        body()
+    timing = _interleaved(bodies, count, chunk=1, repeats=repeats)
+    return {
+        "observations": count,
+        "repeats": repeats,
+        **{f"{name}_ms": timing.best[name] * 1e3 for name in envs},
+        "cost_ratio": timing.best["realistic"] / timing.best["ideal"],
+        "cost_ratio_per_repeat": [t["realistic"] / t["ideal"] for t in timing.per_repeat],
+    }
+
+
 def _first_pick(env: SimEnv, task: TabletopTask, seed: int) -> dict[str, Any]:
     """Reset with ``seed`` and return the expert's first action (a pick)."""
     env.reset(seed=seed)
