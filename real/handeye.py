@@ -13,6 +13,14 @@ the views agree: the spread of the solved fixed transform (board in base, or boa
 flange) over the views, as RMS translation (mm) and rotation (deg), next to the detection's
 RMS reprojection error (px). Intrinsics follow :mod:`agentic_env.sim.cameras` (pixel centres at
 integer + 0.5); they are shifted to OpenCV's convention internally.
+
+ChArUco corners are refined once more with ``cv2.cornerSubPix`` after OpenCV's
+``CharucoDetector``: up to at least 4.13 (the pinned wheel) the detector returns its
+sub-pixel corners shifted by +0.5 px in x and y (it moves its initial guesses by -0.5 px,
+refines, then adds the 0.5 px back to the converged corner: opencv issue #25539, fixed by
+pull request #28380). ``cornerSubPix`` converges to the corner's saddle point from a guess
+half a pixel off, so the second refinement removes the shift where the detector has it and
+changes nothing where it does not: no version check is needed.
 """
 
 from __future__ import annotations
@@ -30,6 +38,14 @@ _INSTALL = "install the 'real' extra: pip install 'agentic-env[real]' (opencv-co
 MIN_CORNERS = 6
 #: Fewest views accepted by the solvers.
 MIN_VIEWS = 3
+#: Half side of a corner's refinement window, pixels: the distance to the nearest detected
+#: marker corner less this margin, kept within :data:`REFINE_WINDOW` (OpenCV's own rule in
+#: ``CharucoDetector``, so a window never reaches a marker's corner).
+REFINE_MARGIN = 2.0
+REFINE_WINDOW = (1, 10)
+#: ``cornerSubPix`` stops after this many iterations or a move below this many pixels.
+REFINE_ITERATIONS = 30
+REFINE_EPSILON = 0.01
 
 
 class CalibrationError(AgenticEnvError, RuntimeError):
@@ -104,17 +120,51 @@ def _matrix(rotation: np.ndarray, translation: np.ndarray) -> np.ndarray:
     return pose
 
 
+def _refine_corners(grey: np.ndarray, corners: np.ndarray,
+                    marker_corners: Sequence[np.ndarray]) -> np.ndarray:
+    """``corners`` (N, 1, 2) float32, OpenCV pixels, refined by ``cv2.cornerSubPix`` in
+    ``grey``, each in a window limited by its distance to the nearest of ``marker_corners``
+    (see the module docstring)."""
+    cv2 = _cv2()
+    points = corners.reshape(-1, 2).astype(np.float32)
+    markers = np.concatenate([np.reshape(m, (-1, 2)) for m in marker_corners])
+    nearest = np.linalg.norm(points[:, None] - markers[None], axis=-1).min(axis=1)
+    half = np.clip((nearest - REFINE_MARGIN).astype(int), *REFINE_WINDOW)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, REFINE_ITERATIONS,
+                REFINE_EPSILON)
+    for size in np.unique(half):
+        rows = half == size
+        points[rows] = cv2.cornerSubPix(grey, points[rows].reshape(-1, 1, 2).copy(),
+                                        (int(size), int(size)), (-1, -1),
+                                        criteria).reshape(-1, 2)
+    return points.reshape(-1, 1, 2)
+
+
+def detect_corners(image: np.ndarray, spec: CharucoBoardSpec
+                   ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The board's ChArUco corners in an RGB (H, W, 3) or grey (H, W) uint8 image: their ids
+    (N,) and image positions (N, 2), OpenCV pixels (pixel centres at integers), refined
+    without the detector's half-pixel shift; ``None`` if fewer than :data:`MIN_CORNERS`
+    are visible."""
+    cv2 = _cv2()
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+    corners, ids, marker_corners, _ = cv2.aruco.CharucoDetector(spec.board()).detectBoard(grey)
+    if ids is None or len(ids) < MIN_CORNERS:
+        return None
+    return ids.ravel(), _refine_corners(grey, corners, marker_corners).reshape(-1, 2)
+
+
 def detect_board(image: np.ndarray, intrinsics: np.ndarray, spec: CharucoBoardSpec,
                  distortion: np.ndarray | None = None) -> BoardDetection | None:
     """Find the board in an RGB (H, W, 3) or grey (H, W) uint8 image; ``None`` if fewer than
     :data:`MIN_CORNERS` corners are visible."""
     cv2 = _cv2()
-    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
-    board = spec.board()
-    corners, ids, _, _ = cv2.aruco.CharucoDetector(board).detectBoard(grey)
-    if ids is None or len(ids) < MIN_CORNERS:
+    found = detect_corners(image, spec)
+    if found is None:
         return None
-    object_points, image_points = board.matchImagePoints(corners, ids)
+    ids, corners = found
+    object_points, image_points = spec.board().matchImagePoints(
+        corners.reshape(-1, 1, 2), ids.reshape(-1, 1))
     camera = _opencv_intrinsics(intrinsics)
     coefficients = np.zeros(5) if distortion is None else np.asarray(distortion, float)
     ok, rvec, tvec = cv2.solvePnP(object_points, image_points, camera, coefficients)

@@ -49,6 +49,15 @@ def vector_to_pose(vector: np.ndarray) -> np.ndarray:
     return pose
 
 
+def pose_or_none(vector: np.ndarray) -> np.ndarray | None:
+    """:func:`vector_to_pose`, or ``None`` when ``vector`` is not a valid pose (a primitive's
+    target the executor refuses)."""
+    try:
+        return vector_to_pose(vector)
+    except InvalidActionError:
+        return None
+
+
 def primitive(
     name: str, pose: PoseLike | None = None, width: float = 0.0, distance: float = 0.0
 ) -> dict[str, Any]:

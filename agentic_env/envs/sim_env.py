@@ -10,7 +10,7 @@ import gymnasium as gym
 import mujoco
 import numpy as np
 
-from agentic_env.contract.actions import vector_to_pose
+from agentic_env.contract.actions import pose_or_none
 from agentic_env.contract.events import parse_events
 from agentic_env.contract.lowlevel import low_level_targets
 from agentic_env.contract.observation import CameraView, assemble_observation
@@ -26,7 +26,7 @@ from agentic_env.contract.trial import TrialSpec
 from agentic_env.contract.workcell import ROBOT_PREFIX, SceneConfig
 from agentic_env.envs.rollout import PrimitiveRollout, ee_delta_between
 from agentic_env.envs.schedule import EpisodeSchedule, resolve_last
-from agentic_env.errors import InvalidActionError, InvalidConfigError, SimulationDivergedError
+from agentic_env.errors import InvalidConfigError, SimulationDivergedError
 from agentic_env.geometry.camera import CameraConfig
 from agentic_env.pddl.planning import PlanNotFoundError
 from agentic_env.primitives.executor import PrimitiveError, PrimitiveExecutor
@@ -140,7 +140,6 @@ class SimEnv(gym.Env):
         builder = SceneBuilder(self.scene_config)
         self.task.build(builder)
         add_occluder(builder.spec)
-        self.model = builder.compile()
         self.cameras: tuple[CameraConfig, ...] = (
             self.scene_config.shoulder_camera,
             self.scene_config.wrist_camera,
@@ -153,7 +152,9 @@ class SimEnv(gym.Env):
 
             self.world = world.RealisticWorld(self.cameras, self.scene_config.setting,
                                               world_effects)
+            self.world.prepare(builder.spec)
             resettable += world.WORLD_MODEL_FIELDS
+        self.model = builder.compile()
         self._model_defaults = {name: getattr(self.model, name).copy()
                                 for name in dict.fromkeys(resettable)}
         self._dressing = builder.dressing
@@ -334,6 +335,9 @@ class SimEnv(gym.Env):
         self._diverged = False
         self._tcp_target = self._tcp_pose_matrix()
         self._last_rgb = {}
+        if self.world is not None:
+            self.world.see_surfaces(self.model, self.data,
+                                    [self._camera_renderer(cam) for cam in self.cameras])
         observation = self.observe()
         info = self._info(self.task.evaluate(self.scene_state))
         info["trial"] = self.trial.to_dict()
@@ -367,6 +371,10 @@ class SimEnv(gym.Env):
         for _ in range(int(np.ceil(_SETTLE_TIME / self.robot.control_dt))):
             if self.robot.send(hold_q, hold_width).diverged:
                 return False
+        if self.world is not None:
+            return self.world.settle(
+                self.model, self.data, self.robot.control_dt,
+                lambda: not self.robot.send(hold_q, hold_width).diverged)
         return True
 
     def step(
@@ -382,7 +390,7 @@ class SimEnv(gym.Env):
         if self.control_mode == "primitive":
             self._rollout = PrimitiveRollout() if self.record_rollouts else None
             command = parse_primitive_action(action)
-            name, pose = command.name, _target_pose(command.pose)
+            name, pose = command.name, pose_or_none(command.pose)
             self._primitive_pose = pose
             if self.schedule.runner.primitive_requested():
                 outcome = PrimitiveOutcome(name, False, FailureReason.ESTOP.value,
@@ -590,11 +598,3 @@ class SimEnv(gym.Env):
             self._overview.close()
             self._overview = None
 
-
-def _target_pose(pose_vector: np.ndarray) -> np.ndarray | None:
-    """The target TCP pose (4x4) of a primitive, ``None`` when it is not a valid pose (the
-    executor refuses such a primitive)."""
-    try:
-        return vector_to_pose(pose_vector)
-    except InvalidActionError:
-        return None

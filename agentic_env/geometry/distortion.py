@@ -39,6 +39,30 @@ def undistort(image: np.ndarray, intrinsics: np.ndarray, coefficients: np.ndarra
     return _remap(image, intrinsics, coefficients, nearest, to_distorted=False)
 
 
+def outside_field(width: int, height: int, intrinsics: np.ndarray,
+                  coefficients: np.ndarray) -> np.ndarray:
+    """Pixels of the pinhole image (``width`` x ``height``, intrinsics ``intrinsics``) that
+    undistorting a device image taken through a lens with ``coefficients`` leaves empty: their
+    ray lands outside the device's sensor. (H, W) bool, read-only, cached; all ``False`` for
+    a lens without distortion."""
+    coeffs = np.asarray(coefficients, dtype=np.float64).ravel()
+    k = np.asarray(intrinsics, dtype=np.float64)
+    return _outside(int(width), int(height), k.tobytes(), coeffs.tobytes())
+
+
+@lru_cache(maxsize=32)
+def _outside(width: int, height: int, intrinsics: bytes, coefficients: bytes) -> np.ndarray:
+    if not np.any(np.frombuffer(coefficients, dtype=np.float64)):
+        mask = np.zeros((height, width), bool)
+    else:
+        map_x, map_y = _float_maps(width, height, intrinsics, coefficients, False)
+        # cv2 pixel centres at integers: the sensor spans -0.5 .. size - 0.5
+        mask = ((map_x < -0.5) | (map_x > width - 0.5) | (map_y < -0.5)
+                | (map_y > height - 0.5))
+    mask.setflags(write=False)
+    return mask
+
+
 def _remap(image: np.ndarray, intrinsics: np.ndarray, coefficients: np.ndarray, nearest: bool,
            to_distorted: bool) -> np.ndarray:
     coeffs = np.asarray(coefficients, dtype=np.float64).ravel()

@@ -25,6 +25,9 @@ camera pose: :func:`agentic_env.sim.realism.calibration.extrinsic_error`.
 
 Frames: base = robot base frame (metres); the wrist truth is camera (OpenCV) -> flange, the
 shoulder truth camera (OpenCV) -> base.
+
+The measured error is a floor of a real session's (:data:`NOT_MODELLED`): the cameras'
+intrinsics are exact, the arm's kinematics are the model's and the board is printed to scale.
 """
 
 from __future__ import annotations
@@ -80,6 +83,15 @@ UR5E_REACH = 0.85
 #: Noise of each recorded joint angle, rad: the repeatability read as 3 standard deviations
 #: of the flange position (ISO 9283 RP = mean + 3 sigma) over a lever arm of the reach.
 JOINT_NOISE_STD = UR5E_REPEATABILITY / 3.0 / UR5E_REACH
+#: What the simulated sessions leave out, no source giving a number for it (written into
+#: ``world.toml`` with each measurement).
+NOT_MODELLED = (
+    "a floor of a real session's error: not modelled are the factory intrinsics' error (no "
+    "published figure for the Azure Kinect's or the D405's colour intrinsics; the sessions and "
+    "the agents get the exact ones), the arm's absolute (kinematic) accuracy (Universal Robots "
+    "publishes only the UR5e's pose repeatability, +-0.03 mm per ISO 9283: a repeatability, "
+    "not an accuracy; it is the only arm error added, as joint noise) and the printed board's "
+    "scale error")
 #: Camera distance from the board centre: wrist (D405 range 7-50 cm), shoulder, metres.
 WRIST_DISTANCE = (0.26, 0.40)
 SHOULDER_DISTANCE = (0.5, 0.75)

@@ -194,9 +194,26 @@ class CameraRenderer:
 
         Privileged ground truth (for the sim-oracle and labels), never an observation.
         """
+        return self._segment(data, mujoco.mjtCatBit.mjCAT_ALL, depth=False)[0]
+
+    def render_static(self, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
+        """The scene without its moving bodies: geom id per pixel ((H, W) int64, -1 where no
+        static geom is) and its depth ((H, W) float32 metres along the optical axis, 0 where
+        no static geom is or beyond the configured range). Static geoms are those of bodies
+        welded to the world (MuJoCo's ``mjCAT_STATIC``). Privileged (the realistic world's
+        device models), never an observation."""
+        geoms, zbuffer = self._segment(data, mujoco.mjtCatBit.mjCAT_STATIC, depth=True)
+        depth = self._metric_depth(zbuffer)
+        depth[(geoms < 0) | (depth < self.config.depth_min) | (depth > self.config.depth_max)] = 0
+        return geoms, depth
+
+    def _segment(self, data: mujoco.MjData, categories: int, depth: bool
+                 ) -> tuple[np.ndarray, np.ndarray | None]:
+        """Geom ids of the ``categories`` (``mjtCatBit``) seen at each pixel, and the flipped
+        z-buffer when ``depth``."""
         self._ensure_context()
         mujoco.mjv_updateScene(self._model, data, self._option, None, self._camera,
-                               mujoco.mjtCatBit.mjCAT_ALL, self._scene)
+                               categories, self._scene)
         flags = self._scene.flags
         original = flags.copy()
         flags[mujoco.mjtRndFlag.mjRND_SEGMENT] = flags[mujoco.mjtRndFlag.mjRND_IDCOLOR] = True
@@ -204,7 +221,8 @@ class CameraRenderer:
             mujoco.mjr_render(self._rect, self._scene, self._context)
         finally:
             np.copyto(flags, original)
-        mujoco.mjr_readPixels(self._rgb, None, self._rect, self._context)
+        mujoco.mjr_readPixels(self._rgb, self._zbuffer if depth else None, self._rect,
+                              self._context)
         colour = np.flipud(self._rgb).astype(np.int64)
         # the colour encodes the geom's segmentation id + 1; 0 is the background
         segment = colour[..., 0] + colour[..., 1] * 2**8 + colour[..., 2] * 2**16
@@ -212,7 +230,7 @@ class CameraRenderer:
         for geom in self._scene.geoms[: self._scene.ngeom]:
             if geom.segid != -1 and geom.objtype == mujoco.mjtObj.mjOBJ_GEOM:
                 geom_of[geom.segid + 1] = geom.objid
-        return geom_of[segment]
+        return geom_of[segment], (np.flipud(self._zbuffer).copy() if depth else None)
 
     def _metric_depth(self, zbuffer: np.ndarray) -> np.ndarray:
         """Invert the reversed-Z perspective depth buffer to metres along the optical axis."""

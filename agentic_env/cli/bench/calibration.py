@@ -12,13 +12,16 @@ its ``begin: calibration`` and ``end: calibration`` lines) with the distribution
 from __future__ import annotations
 
 import argparse
+import datetime
 import time
 
+import cv2
 import numpy as np
 
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.handeye_sim import (
     JOINT_NOISE_STD,
+    NOT_MODELLED,
     HandEyeRig,
     HandEyeSimConfig,
     SessionResult,
@@ -64,7 +67,7 @@ def summarize(results: list[SessionResult]) -> dict[str, float | list[float]]:
 
 def fragment(summaries: dict[str, dict], config: HandEyeSimConfig, sessions: int, seed: int,
              sensors: bool) -> str:
-    """The calibration block of ``world.toml`` for a run."""
+    """The calibration block of ``world.toml`` for a run, dated today."""
     command = _command(sessions, config.views, seed)
     images = ("realistic sensor models (agentic_env.sim.realism.sensors: noise, exposure, "
               "white balance, lens distortion undistorted)" if sensors else "exact renders")
@@ -90,6 +93,11 @@ def fragment(summaries: dict[str, dict], config: HandEyeSimConfig, sessions: int
         'joint_noise_source = "UR5e technical specifications (Universal Robots): pose '
         "repeatability +-0.03 mm per ISO 9283, read as 3 standard deviations, over the 850 mm "
         'reach; added to every recorded joint angle"',
+        f'measured = "{datetime.date.today().isoformat()}"',
+        f'corners = "OpenCV {cv2.__version__} CharucoDetector, refined again by cornerSubPix '
+        "(agentic_env.real.handeye: without the detector's +0.5 px shift, opencv issue "
+        '#25539)"',
+        f'not_modelled = "{NOT_MODELLED}"',
     ]
     for camera in CAMERAS:
         lines += ["", f"[calibration.{camera}]",

@@ -1,33 +1,45 @@
-"""Contact and objects of the realistic world: per-episode mass, pad friction, restitution
-and centre-of-mass offset of every free body, drawn from its material class.
+"""Contact and objects of the realistic world: per-episode mass, friction and centre-of-mass
+offset of every free body, drawn from its material class.
 
 The material of a body comes from its name (the ``[contact.bodies]`` glob patterns); each
-material gives uniform ranges (``[contact.materials.<name>]``), each with its source. Only
-the compiled model changes (:data:`CONTACT_MODEL_FIELDS`), never the MJCF builders, so names
-and appearance stay as they are and the ``ideal`` world is untouched.
+material gives its ranges (``[contact.materials.<name>]``), each with its source. Two
+friction coefficients per object:
 
-How the drawn numbers reach MuJoCo's contacts (its mixing rules: a geom of higher
-``priority`` sets condim, friction, solref and solimp of its contacts; between equal
+* against the fin-ray pads: the pads' own coefficient (the ideal world's, the measured
+  reference, ``assets/finray_gripper.xml``) times a factor drawn uniformly in
+  ``1 +- pad_friction_spread`` of its material;
+* against everything else (the table, bins, the robot's links, other objects): its
+  ``table_friction``, drawn uniformly in the material's published range against a dry table.
+
+How the drawn numbers reach MuJoCo's contacts. MuJoCo mixes the parameters of a geom pair
+(a geom of higher ``priority`` sets condim, friction, solref and solimp; between equal
 priorities condim and friction take the maximum and solref/solimp the ``solmix``-weighted
-mean):
+mean) and has one friction coefficient per geom, so the two coefficients need two
+mechanisms:
 
-* every colliding geom of a free body gets the pads' priority (above the table, bins and
-  scenery), its friction the drawn pad-against-material coefficient, and the pads' friction
-  drops to the smallest drawn coefficient, so the maximum in a pad contact is the object's.
-  The same coefficient also applies against the table, bins and other objects: MuJoCo has
-  one coefficient per geom, and a pair table cannot be added to a compiled model;
-* the pads keep their stiffness in their contacts: their ``solmix`` (1e6 against the
-  objects' 1) makes their solref/solimp decide;
-* restitution: against everything else the object's solref decides. It keeps the pads'
-  stiffness 1/T^2 (T the pads' time constant) with the damping ratio zeta of the drawn
-  restitution e, as ``(T / zeta, zeta)`` (MuJoCo's stiffness is
-  1/(timeconst^2 dampratio^2), its damping 2/timeconst). For a linear spring-damper contact
-  e = exp(-pi zeta / sqrt(1 - zeta^2)), so zeta = -ln e / sqrt(pi^2 + ln^2 e). (A weakly
-  damped pad contact lets the squeezed fins chatter and drop a 50 g cube: measured.)
-* condim is raised to the pads' (4: torsional friction) where it is lower;
+* pads against objects: an explicit contact pair (``<pair>``) per pad and colliding object
+  geom (:func:`add_pad_pairs`, compiled into the realistic world's model only). A pair
+  replaces the pad-object contact MuJoCo would otherwise generate and carries parameters of
+  its own, written per episode on the compiled model (``pair_friction``). A pair starts as
+  the ideal world's pad contact (the pad's priority wins there: the pad's condim, friction,
+  solref and solimp); a draw scales its sliding and torsional friction (torsion is sliding
+  friction over the contact patch) and keeps the pad's stiffness;
+* objects against the rest: every colliding geom of a free body gets the pads' priority
+  (above the table, bins, scenery and the robot's links) and its ``table_friction``, so its
+  contacts with them take its coefficient; two objects (equal priorities) take the larger
+  of their two coefficients (an approximation: no object-object table is drawn). Their
+  solref stays their own (critically damped, as in the ideal world);
+* restitution is not modelled: a bounce needs a contact damping ratio below 1 (e = 0.5
+  needs 0.22), and MuJoCo's soft contacts that weakly damped keep a resting block rocking on
+  its corners and walking across the table (a 4 cm wooden cube: 15 mm in 3 s, sorting seed
+  17; measured), a failure no real table has;
 * mass scales ``body_mass`` and ``body_inertia`` together (uniform density change); the
-  centre-of-mass offset moves ``body_ipos`` inside the body-frame box of its colliding geoms.
+  centre-of-mass offset moves ``body_ipos`` inside the body-frame box of its colliding geoms;
   the constants derived from masses are recomputed (``mj_setConst``).
+
+Per episode only compiled-model fields change (:data:`CONTACT_MODEL_FIELDS`); the one
+addition at build time is the pad pairs, in the realistic world's model only, so names and
+appearance stay as they are and the ``ideal`` world is untouched.
 """
 
 from __future__ import annotations
@@ -40,6 +52,7 @@ import mujoco
 import numpy as np
 
 from agentic_env.contract.workcell import ROBOT_PREFIX
+from agentic_env.errors import InvalidConfigError
 from agentic_env.robot.constants import FINGER_PAD_GEOMS
 from agentic_env.sim.realism import section
 from agentic_env.sim.realism.servo import ServoError, draw_servo_error
@@ -48,19 +61,16 @@ from agentic_env.sim.state import free_body_names
 #: Model fields apply_contact writes (the env restores them at every reset before drawing).
 CONTACT_MODEL_FIELDS: tuple[str, ...] = (
     "body_mass", "body_inertia", "body_ipos", "body_sameframe", "body_simple", "geom_friction",
-    "geom_priority", "geom_solref", "geom_solmix", "geom_condim",
+    "geom_priority", "pair_friction",
     # recomputed from the masses by mj_setConst
     "body_subtreemass", "body_invweight0", "dof_invweight0", "dof_M0", "dof_length",
     "tendon_invweight0", "tendon_length0", "actuator_acc0", "actuator_length0", "bvh_aabb",
     "cam_mat0", "cam_poscom0", "light_dir0", "light_pos0", "light_poscom0",
 )
-#: Weights of the pads' and the objects' solref/solimp in their contacts (MuJoCo averages
-#: them by solmix between geoms of equal priority): the pads' stiffness decides.
-PAD_SOLMIX = 1e6
-OBJECT_SOLMIX = 1.0
 __all__ = [
-    "CONTACT_MODEL_FIELDS", "ContactDraw", "ObjectContact", "ServoError", "apply_contact",
-    "contact_params", "damping_ratio", "draw_contact", "draw_servo_error", "material_of",
+    "CONTACT_MODEL_FIELDS", "ContactDraw", "ObjectContact", "ServoError", "add_pad_pairs",
+    "apply_contact", "contact_params", "draw_contact", "draw_servo_error", "material_of",
+    "pad_friction",
 ]
 
 
@@ -77,16 +87,17 @@ class ObjectContact:
         body: body name.
         material: its material class.
         mass: kilograms (the modelled mass times the drawn factor).
-        friction: static friction coefficient of the pads against it.
-        restitution: coefficient of restitution against a hard surface, 0..1.
+        pad_friction: static friction coefficient of the pads against it.
+        table_friction: static friction coefficient against the table, bins, the robot's
+            links and (the larger of the two) other objects.
         com: centre of mass in the body frame, metres (the modelled one plus the offset).
     """
 
     body: str
     material: str
     mass: float
-    friction: float
-    restitution: float
+    pad_friction: float
+    table_friction: float
     com: tuple[float, float, float]
 
 
@@ -97,7 +108,7 @@ class ContactDraw:
     objects: tuple[ObjectContact, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"objects": [{body, material, mass, friction, restitution, com}, ...]}``."""
+        """``{"objects": [{body, material, mass, pad_friction, table_friction, com}, ...]}``."""
         return {"objects": [asdict(obj) | {"com": list(obj.com)} for obj in self.objects]}
 
 
@@ -108,13 +119,6 @@ def material_of(body: str) -> str:
         if fnmatch.fnmatchcase(body, pattern):
             return str(material)
     return str(params["default_material"])
-
-
-def damping_ratio(restitution: float) -> float:
-    """Damping ratio of a linear spring-damper contact with coefficient of restitution
-    ``restitution`` (0 < e <= 1; e = 1 gives 0)."""
-    log_e = np.log(restitution)
-    return float(-log_e / np.sqrt(np.pi**2 + log_e**2))
 
 
 def _colliding_geoms(model: mujoco.MjModel, body: int) -> np.ndarray:
@@ -140,43 +144,89 @@ def _uniform(rng: np.random.Generator, bounds: list[float]) -> float:
     return float(rng.uniform(bounds[0], bounds[1]))
 
 
+def _pad_geoms(model: mujoco.MjModel) -> np.ndarray:
+    return np.array([model.geom(ROBOT_PREFIX + name).id for name in FINGER_PAD_GEOMS])
+
+
+def pad_friction(model: mujoco.MjModel) -> float:
+    """The pads' static friction coefficient in ``model`` (the ideal world's, the reference
+    every material's pad friction is drawn around)."""
+    return float(model.geom_friction[_pad_geoms(model), 0].max())
+
+
 def draw_contact(model: mujoco.MjModel, rng: np.random.Generator) -> ContactDraw:
     """Draw every free body's contact parameters from its material class.
 
     Call on the model's nominal fields (the env restores :data:`CONTACT_MODEL_FIELDS` first):
-    masses and centres of mass are drawn around the current values. Bodies come in model
-    order and each takes the same six draws, so a seed gives one draw.
+    masses and centres of mass are drawn around the current values, pad friction around the
+    pads' current coefficient. Bodies come in model order and each takes the same six
+    draws, so a seed gives one draw.
     """
     materials = contact_params()["materials"]
+    reference = pad_friction(model)
     objects = []
     for name in free_body_names(model):
         body = model.body(name).id
         material = material_of(name)
         params = materials[material]
         scale = _uniform(rng, params["mass_scale"])
-        friction = _uniform(rng, params["friction"])
-        restitution = _uniform(rng, params["restitution"])
+        spread = params["pad_friction_spread"]
+        pad = reference * _uniform(rng, [1.0 - spread, 1.0 + spread])
+        table = _uniform(rng, params["table_friction"])
         unit = rng.uniform(-1.0, 1.0, 3)
         geoms = _colliding_geoms(model, body)
         extent = _half_extent(model, geoms) if geoms.size else np.zeros(3)
         com = model.body_ipos[body] + unit * params["com_offset"] * extent
         objects.append(ObjectContact(
-            name, material, float(model.body_mass[body] * scale), friction, restitution,
+            name, material, float(model.body_mass[body] * scale), pad, table,
             (float(com[0]), float(com[1]), float(com[2]))))
     return ContactDraw(tuple(objects))
 
 
-def _pad_geoms(model: mujoco.MjModel) -> np.ndarray:
-    return np.array([model.geom(ROBOT_PREFIX + name).id for name in FINGER_PAD_GEOMS])
+def _free_bodies(spec: mujoco.MjSpec) -> list[mujoco.MjsBody]:
+    return [body for body in spec.bodies
+            if any(joint.type == mujoco.mjtJoint.mjJNT_FREE for joint in body.joints)]
+
+
+def add_pad_pairs(spec: mujoco.MjSpec) -> None:
+    """Add an explicit contact pair between every finger pad and every object geom it can
+    touch (a colliding geom of a free body passing the pad's contype/conaffinity filter),
+    before compiling the realistic world's model.
+
+    Each pair starts as the ideal world's pad contact: the pad's condim, friction, solref and
+    solimp (the pad's priority wins there), the larger margin and gap of the two geoms.
+    Object geoms must be named (every task's are).
+
+    Raises:
+        InvalidConfigError: an object geom without a name.
+    """
+    pads = [spec.geom(ROBOT_PREFIX + name) for name in FINGER_PAD_GEOMS]
+    for body in _free_bodies(spec):
+        for geom in body.geoms:
+            for pad in pads:
+                if not (pad.contype & geom.conaffinity or geom.contype & pad.conaffinity):
+                    continue
+                if not geom.name:
+                    raise InvalidConfigError(
+                        f"a geom of free body {body.name!r} has no name: a pad contact pair "
+                        "names its geoms")
+                slide, spin, roll = pad.friction
+                spec.add_pair(geomname1=pad.name, geomname2=geom.name, condim=pad.condim,
+                              friction=[slide, slide, spin, roll, roll],
+                              solref=pad.solref, solimp=pad.solimp,
+                              margin=max(pad.margin, geom.margin), gap=max(pad.gap, geom.gap))
 
 
 def apply_contact(model: mujoco.MjModel, draw: ContactDraw) -> None:
-    """Write ``draw`` into the model (see the module docstring); idempotent."""
+    """Write ``draw`` into the model (see the module docstring); idempotent.
+
+    Raises:
+        InvalidConfigError: a drawn object has no pad contact pairs (the model was compiled
+            without :func:`add_pad_pairs`).
+    """
     pads = _pad_geoms(model)
     priority = int(model.geom_priority[pads].max())
-    timeconst = float(model.geom_solref[pads[0], 0])
-    condim = int(model.geom_condim[pads].max())
-    frictions = []
+    slide, spin = model.geom_friction[pads[0], :2]
     for obj in draw.objects:
         body = model.body(obj.body).id
         model.body_inertia[body] *= obj.mass / model.body_mass[body]
@@ -186,16 +236,14 @@ def apply_contact(model: mujoco.MjModel, draw: ContactDraw) -> None:
         model.body_sameframe[body] = 0
         model.body_simple[body] = 0
         geoms = _colliding_geoms(model, body)
-        zeta = damping_ratio(obj.restitution)
-        model.geom_friction[geoms, 0] = obj.friction
+        pairs = np.flatnonzero(np.isin(model.pair_geom2, geoms) & np.isin(model.pair_geom1, pads))
+        if geoms.size and not pairs.size:
+            raise InvalidConfigError(f"{obj.body!r} has no pad contact pairs: compile the "
+                                     "model after contact.add_pad_pairs(spec)")
+        model.geom_friction[geoms, 0] = obj.table_friction
         model.geom_priority[geoms] = priority
-        model.geom_solref[geoms] = (timeconst / zeta, zeta)
-        model.geom_solmix[geoms] = OBJECT_SOLMIX
-        model.geom_condim[geoms] = np.maximum(model.geom_condim[geoms], condim)
-        frictions.append(obj.friction)
-    if frictions:
-        model.geom_friction[pads, 0] = min(frictions)
-        model.geom_solmix[pads] = PAD_SOLMIX
+        model.pair_friction[pairs, :2] = obj.pad_friction
+        model.pair_friction[pairs, 2] = spin * obj.pad_friction / slide
     # the constants derived from masses (inverse weights, subtree masses...): without them a
     # four times heavier object leaves the solver's regularisation that far off and diverges
     mujoco.mj_setConst(model, mujoco.MjData(model))

@@ -10,7 +10,9 @@ disparity ``d = f * baseline / z`` (pixels) at the configured resolution:
   left of foreground objects, as wide as the disparity jump), and the left image band whose
   match falls outside the right image.
 * **Textureless holes (0)**: matching fails where the grey-level standard deviation within the
-  matching window is below a threshold (the render's 8-bit luma stands in for the imagers').
+  matching window is below a threshold (the render's 8-bit luma stands in for the imagers'),
+  on whole world-fixed surface patches (a stated share of them; :meth:`StereoDepthModel.apply`),
+  so holes are contiguous and stay on their surface from frame to frame.
 * **Minimum range (0)**: nearer than ``f * baseline / disparity_range``.
 * **Random error**: Gaussian with std ``z^2 * subpixel / (f * baseline)`` (the disparity's
   subpixel precision propagated to depth).
@@ -24,6 +26,11 @@ from typing import Any
 
 import cv2
 import numpy as np
+
+from agentic_env.sim.realism.surfaces import SurfaceSample
+
+#: Edge, pixels, of the image-fixed patches of a synthetic frame (no world behind it).
+_IMAGE_PATCH = 16
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,22 +61,25 @@ class StereoDepthModel:
         return np.float32(p["subpixel_rms"] / (self.focal * p["baseline"])) * depth * depth
 
     def apply(self, depth: np.ndarray, grey: np.ndarray, rng: np.random.Generator,
-              noise: np.ndarray) -> np.ndarray:
+              noise: np.ndarray, surface: SurfaceSample) -> np.ndarray:
         """The device's depth (H, W) float32 metres, 0 = no return, for an exact ``depth``,
-        the 8-bit sRGB luma ``grey`` (H, W) of the same view and a standard-normal field
-        ``noise`` (H, W); ``rng`` draws which low-texture pixels the matcher drops.
+        the 8-bit luma ``grey`` (H, W) of the lit render of the same view (passive stereo
+        matches the lit scene's texture), a standard-normal field ``noise`` (H, W) and the
+        world's ``surface`` patches; ``rng`` draws the patches of a synthetic frame (no
+        ``surface.patch``).
 
         Low texture (a matching window with less contrast than ``texture_threshold``) makes
         the matcher unsure rather than blind: a rendered surface has none of a real one's
-        fine texture, so such a pixel is dropped with probability
-        ``textureless_invalid_fraction`` and otherwise matched ``textureless_noise_factor``
-        times less precisely."""
+        fine texture, so a low-texture region is a hole on the share
+        ``textureless_invalid_fraction`` of the world's surface patches (whole patches, the
+        same in every view of the episode: :func:`.surfaces.surface_patches`) and matched
+        ``textureless_noise_factor`` times less precisely on the others."""
         p = self.params
         valid = depth > 0
         depth = self._fatten(depth, valid)
         textureless = self._textureless(grey)
-        dropped = textureless & (rng.random(depth.shape, dtype=np.float32)
-                                 < np.float32(p["textureless_invalid_fraction"]))
+        patch = surface.patch if surface.patch is not None else _image_patches(depth.shape, rng)
+        dropped = textureless & (patch < np.float32(p["textureless_invalid_fraction"]))
         invalid = ~valid | self._occluded(depth, valid) | dropped
         precision = np.where(textureless, np.float32(p["textureless_noise_factor"]),
                              np.float32(1.0))
@@ -120,8 +130,17 @@ class StereoDepthModel:
     def _textureless(self, grey: np.ndarray) -> np.ndarray:
         """Pixels whose matching window has too little grey-level contrast (8-bit std)."""
         p = self.params
-        grey = grey.astype(np.float32)
         size = (p["matching_window"], p["matching_window"])
-        mean = cv2.blur(grey, size)
-        variance = cv2.blur(grey * grey, size) - mean * mean
+        mean = cv2.boxFilter(grey, cv2.CV_32F, size)
+        variance = cv2.sqrBoxFilter(grey, cv2.CV_32F, size)
+        variance -= mean * mean
         return variance < np.float32(p["texture_threshold"] ** 2)
+
+
+def _image_patches(shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
+    """Patch values in [0, 1) constant over :data:`_IMAGE_PATCH`-pixel blocks of the image,
+    (H, W) float32: the stand-in for world-fixed patches on a synthetic frame."""
+    height, width = shape
+    blocks = rng.random((-(-height // _IMAGE_PATCH), -(-width // _IMAGE_PATCH)),
+                        dtype=np.float32)
+    return np.repeat(np.repeat(blocks, _IMAGE_PATCH, 0), _IMAGE_PATCH, 1)[:height, :width]

@@ -1,20 +1,34 @@
 """Azure Kinect depth model: amplitude-modulated continuous-wave time of flight (NFOV unbinned).
 
-Effects on an exact depth render (metres along the optical axis, 0 = no return):
+A time-of-flight camera lights its own scene: its return depends on the surface's albedo (from
+the materials, :mod:`.surfaces`), the range and the incidence, not on how the visible scene is
+lit; ambient infrared (sunlight on the surface) adds shot noise. Effects on an exact depth
+render (metres along the optical axis, 0 = no return):
 
-* **Random error**: Gaussian with std ``sigma_bound * (z / range_max)^2 * reflectivity_min /
-  (reflectivity * cos(incidence))``: the phase noise of a signal-limited ToF pixel grows as the
-  returned infrared falls (inverse square of range, reflectivity, Lambertian incidence), and
-  reaches the datasheet's bound at the end of the range for the dimmest rated surface.
+* **Random error**: Gaussian with std ``sigma_signal * sqrt(1 + B / S)``. ``sigma_signal =
+  sigma_bound * (z / range_max)^2 * reflectivity_min / (albedo * cos(incidence))``: the phase
+  noise of a signal-limited pixel grows as the returned infrared falls (inverse square of
+  range, albedo, Lambertian incidence) and reaches the datasheet's bound at the end of the
+  range for the dimmest rated surface. ``S = albedo * cos(incidence) * (range_max / z)^2 /
+  reflectivity_min`` is the active return in units of that weakest rated one; ``B`` the ambient
+  infrared the surface reflects beyond the datasheet's rated ambient, in the same units:
+  ``max(E - E_rated, 0) / E_rated * L / reflectivity_min`` with ``E`` the setting's spectral
+  irradiance at 850 nm and ``L`` the render's linear luminance of the pixel (the share of the
+  setting's light the surface reflects: sunlit, shadowed, its albedo). Indoors (``E <=
+  E_rated``) ``B = 0``.
 * **Invalid pixels (0)**: where that std would exceed the datasheet's bound (weak return: dark or
-  grazing surfaces), as the depth engine invalidates low-signal pixels. The reflectivity proxy
-  is the render's luma decoded to linear; the incidence angle comes from depth-gradient
-  normals.
-* **Mixed (flying) pixels**: pixels beside a depth jump are invalidated, except a fraction that
-  survives as a random mixture of foreground and background depth.
+  grazing surfaces, far range in sunlight), as the depth engine invalidates low-signal pixels.
+  The incidence angle comes from depth-gradient normals.
+* **Mixed (flying) pixels**: pixels beside a depth discontinuity are invalidated, except a
+  fraction that survives as a random mixture of foreground and background depth. A
+  discontinuity is a neighbour jump above ``edge_jump`` that the surface's slope does not
+  explain (its second difference along a row or column is above the jump too): a floor seen at
+  a grazing angle has large neighbour jumps but no mixed pixels, since each pixel still sees
+  one surface.
 * **Multipath**: a positive bias where the surface is concave (the pixel lies behind the local
   mean of its neighbourhood: bin and bowl corners, the drawer), proportional to that depth and
-  capped. A documented approximation, not a light-transport simulation.
+  capped. A stated assumption, not a light-transport simulation (the datasheet's systematic
+  bound excludes multipath; no public figure sizes it).
 * **Systematic error**: a unit's bias ``scale * (offset + per_metre * z)`` with ``scale`` in
   [-1, 1] drawn per unit (:meth:`TofDepthModel.with_unit_bias`); 0 for the nominal unit.
 * Output quantised to the device's depth unit and cut to the configured range.
@@ -28,10 +42,13 @@ from typing import Any, Self
 import cv2
 import numpy as np
 
-from agentic_env.sim.realism.rgb import srgb_to_linear
+from agentic_env.sim.realism.surfaces import SurfaceSample
 
 #: Width, pixels, the multipath window is specified at.
 _REFERENCE_WIDTH = 640
+#: Second-difference kernels along a row and along a column.
+_ROW_CURVATURE = np.array([[1.0, -2.0, 1.0]], np.float32)
+_COLUMN_CURVATURE = _ROW_CURVATURE.T.copy()
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +63,7 @@ class TofDepthModel:
         depth_max: farthest returned depth, metres.
         params: the ``kinect.depth`` table (units in its comments).
         bias_scale: this unit's systematic error as a fraction of the datasheet bound, -1..1.
+        ambient_850nm: the setting's spectral irradiance at 850 nm, uW/cm^2/nm.
     """
 
     intrinsics: np.ndarray
@@ -55,18 +73,31 @@ class TofDepthModel:
     depth_max: float
     params: dict[str, Any]
     bias_scale: float = 0.0
+    ambient_850nm: float = 0.0
+
+    @property
+    def ambient_ratio(self) -> float:
+        """Ambient spectral irradiance at 850 nm beyond the datasheet's rated ambient, as a
+        multiple of the rated one (0 indoors)."""
+        rated = self.params["ambient_rated"]
+        return max(self.ambient_850nm - rated, 0.0) / rated
 
     def __post_init__(self) -> None:
+        # the smooth fields (incidence, multipath's local mean) live on a 2 x 2-binned grid:
+        # the centre of bin (i, j) is full-resolution pixel (2i + 1, 2j + 1) in the
+        # convention where pixel centres sit at + 0.5
         k = self.intrinsics
-        a = (np.arange(self.width, dtype=np.float32) + 0.5 - np.float32(k[0, 2])) / np.float32(
+        binned = (self.width // 2, self.height // 2)
+        a = (2 * np.arange(binned[0], dtype=np.float32) + 1 - np.float32(k[0, 2])) / np.float32(
             k[0, 0])
-        b = (np.arange(self.height, dtype=np.float32) + 0.5 - np.float32(k[1, 2])) / np.float32(
+        b = (2 * np.arange(binned[1], dtype=np.float32) + 1 - np.float32(k[1, 2])) / np.float32(
             k[1, 1])
         a_grid, b_grid = np.meshgrid(a, b)
+        object.__setattr__(self, "_binned", binned)
         object.__setattr__(self, "_a", a_grid)
         object.__setattr__(self, "_b", b_grid)
         object.__setattr__(self, "_ray", np.sqrt(1.0 + a_grid**2 + b_grid**2))
-        window = round(self.params["multipath_window"] * self.width / _REFERENCE_WIDTH) | 1
+        window = round(self.params["multipath_window"] * self.width / _REFERENCE_WIDTH / 2) | 1
         object.__setattr__(self, "_window", max(3, window))
 
     def with_unit_bias(self, rng: np.random.Generator) -> Self:
@@ -77,18 +108,36 @@ class TofDepthModel:
         sigma = self.params["systematic_sigma"]
         return replace(self, bias_scale=float(np.clip(rng.normal(0.0, sigma), -1.0, 1.0)))
 
-    def random_std(self, depth: np.ndarray, reflectivity: np.ndarray,
-                   cos_incidence: np.ndarray) -> np.ndarray:
-        """Std of the random error, metres, per pixel (inf where nothing returns)."""
+    def random_std(self, depth: np.ndarray, albedo: np.ndarray | float,
+                   cos_incidence: np.ndarray, luminance: np.ndarray | float = 0.0
+                   ) -> np.ndarray:
+        """Std of the random error, metres, per pixel (inf where nothing returns), for the
+        surfaces' ``albedo`` (0..1) and the render's linear ``luminance`` (0..1, the ambient
+        light they reflect; module docstring)."""
         p = self.params
-        signal = np.maximum(reflectivity * cos_incidence, np.float32(1e-6))
+        signal = np.maximum(albedo * cos_incidence, np.float32(1e-6))
         scale = np.float32(p["sigma_bound"] * p["reflectivity_min"] / p["range_max"] ** 2)
-        return scale * depth * depth / signal
+        sigma = scale * depth * depth / signal
+        if self.ambient_ratio > 0:
+            # B / S, with S = signal * (range_max / z)^2 / reflectivity_min
+            background = np.float32(self.ambient_ratio / p["range_max"] ** 2) * luminance
+            background *= depth * depth
+            background /= signal
+            background += np.float32(1.0)
+            sigma *= np.sqrt(background)
+        return sigma
 
     def cos_incidence(self, depth: np.ndarray) -> np.ndarray:
         """Cosine of the angle between each pixel's ray and its surface normal, from central
-        depth differences; ``depth`` must be positive everywhere (metres)."""
-        focal = np.float32(self.intrinsics[0, 0])
+        differences of the 2 x 2-binned depth, spread back to every pixel (bilinear);
+        ``depth`` must be positive everywhere (metres)."""
+        binned = cv2.resize(depth, self._binned, interpolation=cv2.INTER_AREA)
+        cosine = self._binned_cos_incidence(binned)
+        return cv2.resize(cosine, (self.width, self.height), interpolation=cv2.INTER_LINEAR)
+
+    def _binned_cos_incidence(self, depth: np.ndarray) -> np.ndarray:
+        """:meth:`cos_incidence` on the binned grid (``depth`` binned, metres)."""
+        focal = np.float32(self.intrinsics[0, 0] / 2)  # the binned grid's focal length
         du = cv2.Sobel(depth, cv2.CV_32F, 1, 0, ksize=1, scale=0.5)
         # vertical: bit-identical to cv2.Sobel(depth, CV_32F, 0, 1, ksize=1, scale=0.5) (its
         # reflected border gives 0 on the first and last rows), ~4x faster as a row difference
@@ -106,10 +155,12 @@ class TofDepthModel:
         return np.divide(along, norm, out=norm)
 
     def apply(self, depth: np.ndarray, grey: np.ndarray, rng: np.random.Generator,
-              noise: np.ndarray) -> np.ndarray:
+              noise: np.ndarray, surface: SurfaceSample) -> np.ndarray:
         """The device's depth (H, W) float32 metres, 0 = no return, for an exact ``depth``,
-        the 8-bit sRGB luma ``grey`` (H, W) of the same view and a standard-normal field
-        ``noise`` (H, W); ``rng`` draws the mixed pixels."""
+        the 8-bit luma ``grey`` (H, W) of the lit render of the same view (linear, as MuJoCo
+        renders: the ambient light the surfaces reflect), a standard-normal field ``noise``
+        (H, W) and the world's ``surface`` (its albedo; ``None``: ``albedo_default``);
+        ``rng`` draws the mixed pixels."""
         p = self.params
         invalid = depth <= 0
         far = np.float32(1e3)
@@ -121,8 +172,12 @@ class TofDepthModel:
         # a jump between neighbours of a coarser image spans several of the device's pixels
         jump = p["edge_jump"] * max(1.0, _REFERENCE_WIDTH / self.width)
         edge = (farthest - nearest > np.float32(jump)) & (nearest < far) & ~invalid
+        edge &= self._curvature(depth) > np.float32(jump)
 
-        sigma = self.random_std(depth, srgb_to_linear(grey), self.cos_incidence(lifted))
+        luminance = grey * np.float32(1 / 255) if self.ambient_ratio > 0 else 0.0
+        albedo = (np.float32(p["albedo_default"]) if surface.albedo is None
+                  else surface.albedo)
+        sigma = self.random_std(depth, albedo, self.cos_incidence(lifted), luminance)
         invalid |= (sigma > np.float32(p["sigma_bound"])) & ~edge
 
         out = self._multipath(depth, invalid)
@@ -152,14 +207,28 @@ class TofDepthModel:
         bits &= np.subtract(invalid, 1, dtype=np.uint32)
         return out
 
+    @staticmethod
+    def _curvature(depth: np.ndarray) -> np.ndarray:
+        """Largest absolute second difference of ``depth`` (m) along its row and column."""
+        along_row = cv2.filter2D(depth, cv2.CV_32F, _ROW_CURVATURE,
+                                 borderType=cv2.BORDER_REPLICATE)
+        along_column = cv2.filter2D(depth, cv2.CV_32F, _COLUMN_CURVATURE,
+                                    borderType=cv2.BORDER_REPLICATE)
+        np.abs(along_row, out=along_row)
+        return np.maximum(along_row, np.abs(along_column, out=along_column), out=along_row)
+
     def _multipath(self, depth: np.ndarray, invalid: np.ndarray) -> np.ndarray:
         """Positive bias, metres, where the pixel lies behind its neighbourhood's mean depth
-        (the mean over pixels with a return)."""
+        (the mean over pixels with a return, taken on the 2 x 2-binned grid and spread back
+        bilinearly: a window of ``multipath_window`` pixels is smooth at that scale)."""
         p = self.params
+        valid = np.subtract(1, invalid, dtype=np.float32)  # 1 = a return
+        weighted = np.multiply(depth, valid)
         size = (self._window, self._window)
-        weight = cv2.blur(np.subtract(1, invalid, dtype=np.float32), size)  # 1 = a return
-        mean = cv2.blur(depth, size)
+        weight = cv2.blur(cv2.resize(valid, self._binned, interpolation=cv2.INTER_AREA), size)
+        mean = cv2.blur(cv2.resize(weighted, self._binned, interpolation=cv2.INTER_AREA), size)
         mean /= np.maximum(weight, np.float32(1e-6), out=weight)
+        mean = cv2.resize(mean, (self.width, self.height), interpolation=cv2.INTER_LINEAR)
         concavity = np.subtract(depth, mean, out=mean)  # negative where there is no return
         concavity *= np.float32(p["multipath_gain"])
         return np.clip(concavity, np.float32(0.0), np.float32(p["multipath_max"]), out=concavity)

@@ -23,6 +23,8 @@ import numpy as np
 _DECODE = np.where(
     (levels := np.arange(256) / 255.0) <= 0.04045, levels / 12.92,
     ((levels + 0.055) / 1.055) ** 2.4).astype(np.float32)
+#: Nearest depth, m, the motion-blur bound assumes (nearer than either camera's range).
+_NEAREST_DEPTH = 0.05
 #: Linear values are encoded through this many table steps (finer than 8 bits in the darks).
 _ENCODE_STEPS = 4096
 _ENCODE = np.round(255.0 * np.where(
@@ -105,7 +107,7 @@ class RgbModel:
     def image_motion(self, depth: np.ndarray, camera_velocity: np.ndarray | None) -> np.ndarray:
         """(2,) image velocity (u, v), pixels/s, of a static point on the optical axis at the
         median valid ``depth`` (m, 1 m if none) while the camera moves; zeros when still."""
-        if camera_velocity is None:
+        if camera_velocity is None or not np.any(camera_velocity):
             return np.zeros(2)
         velocity = np.asarray(camera_velocity, dtype=np.float64)
         sample = depth[::8, ::8]  # the median of a sparse grid: plenty for one distance
@@ -121,15 +123,25 @@ class RgbModel:
         ``rgb``'s shape. The blur acts on the 8-bit image (an approximation of blurring
         linear light)."""
         image = cv2.LUT(rgb, self._balance)
-        blur = self.image_motion(depth, camera_velocity) * self.exposure_time
-        if np.hypot(*blur) >= 0.5:
-            image = cv2.filter2D(image, -1, _line_kernel(blur), borderType=cv2.BORDER_REFLECT)
+        if self._may_blur(camera_velocity):
+            blur = self.image_motion(depth, camera_velocity) * self.exposure_time
+            if np.hypot(*blur) >= 0.5:
+                image = cv2.filter2D(image, -1, _line_kernel(blur),
+                                     borderType=cv2.BORDER_REFLECT)
         noisy = cv2.LUT(image, self._sigma)  # the table's float32: ~3x a numpy gather
         noisy *= noise
-        noisy += image
-        noisy += np.float32(0.5)
-        np.clip(noisy, 0.0, 255.0, out=noisy)
-        return noisy.astype(np.uint8)
+        # the image plus its noise, rounded to the nearest level and saturated, in one pass
+        return cv2.add(noisy, image, dtype=cv2.CV_8U)
+
+    def _may_blur(self, camera_velocity: np.ndarray | None) -> bool:
+        """Whether the motion blur could reach half a pixel: its bound at the nearest depth
+        the camera sees (0.05 m), without the median depth :meth:`image_motion` takes."""
+        if camera_velocity is None:
+            return False
+        velocity = np.abs(np.asarray(camera_velocity, dtype=np.float64))
+        bound = self.focal * (np.hypot(velocity[0], velocity[1]) / _NEAREST_DEPTH
+                              + np.hypot(velocity[3], velocity[4]))
+        return bound * self.exposure_time >= 0.5
 
 
 def _line_kernel(blur: np.ndarray) -> np.ndarray:

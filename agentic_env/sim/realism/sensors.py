@@ -5,12 +5,16 @@ camera is an Azure Kinect DK (time-of-flight depth, :mod:`.depth_tof`), the wris
 RealSense D405 (passive stereo depth, :mod:`.depth_stereo`); both have a colour model
 (:mod:`.rgb`) at the exposure and white balance of the scene setting, and a Brown-Conrady lens.
 
-:meth:`CameraSensor.apply` runs the pipeline of a real frame and of the real env after it: the
-pinhole render is distorted with the device's lens coefficients, the depth and colour effects
-act on that device image, and the result is undistorted with the same coefficients
-(:mod:`agentic_env.geometry.distortion`), exactly as :class:`~agentic_env.real.real_env.RealEnv`
-undistorts a device frame with the coefficients the device reports. Agents therefore always
-get pinhole images with the configuration's intrinsics.
+:meth:`CameraSensor.apply` gives what the real env hands agents after a real frame: the
+device image undistorted with the coefficients the device reports
+(:class:`~agentic_env.real.real_env.RealEnv`), i.e. a pinhole image with the configuration's
+intrinsics. The depth and colour effects act on the pinhole render directly (their windows,
+a few pixels wide, differ from the device image's by the lens's few per cent of scale), and
+the lens leaves its mark where undistortion does: the pinhole pixels whose ray lands outside
+the device's sensor are empty (black, no depth return;
+:func:`agentic_env.geometry.distortion.outside_field`). The sub-pixel blur of undistortion's
+bilinear resampling is not modelled (a distort-then-undistort round trip of the render would
+add a second, unreal one and cost four remaps a frame).
 
 Every number comes from ``world.toml`` (each table with its ``source``), read by
 :func:`sensor_params` alone.
@@ -26,11 +30,12 @@ import numpy as np
 
 from agentic_env.errors import InvalidConfigError
 from agentic_env.geometry.camera import CameraConfig
-from agentic_env.geometry.distortion import distort, undistort
+from agentic_env.geometry.distortion import outside_field
 from agentic_env.sim.realism import section
 from agentic_env.sim.realism.depth_stereo import StereoDepthModel
 from agentic_env.sim.realism.depth_tof import TofDepthModel
 from agentic_env.sim.realism.rgb import RgbModel, exposure, white_balance_gains
+from agentic_env.sim.realism.surfaces import SurfaceSample
 
 #: Device of each camera name.
 DEVICES = {"shoulder": "kinect", "wrist": "d405"}
@@ -55,9 +60,10 @@ class DepthModel(Protocol):
     """A device's depth effects on an exact depth render."""
 
     def apply(self, depth: np.ndarray, grey: np.ndarray, rng: np.random.Generator,
-              noise: np.ndarray) -> np.ndarray:
+              noise: np.ndarray, surface: SurfaceSample) -> np.ndarray:
         """(H, W) float32 metres, 0 = no return, from the exact depth, the 8-bit luma of the
-        same view and a float32 standard-normal field (H, W)."""
+        lit render of the same view, a float32 standard-normal field (H, W) and what the
+        world knows of the surfaces seen."""
         ...
 
 
@@ -87,6 +93,9 @@ class CameraSensor:
         size = 2 * self.config.width * self.config.height * 3
         table = np.random.default_rng(_NOISE_TABLE_SEED).standard_normal(size, np.float32)
         object.__setattr__(self, "_noise", table)
+        outside = outside_field(self.config.width, self.config.height,
+                                self.config.intrinsics, self.distortion)
+        object.__setattr__(self, "_outside", np.flatnonzero(outside))
 
     def _normal_field(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
         """A standard-normal field of ``shape`` (a read-only view of the table)."""
@@ -95,8 +104,9 @@ class CameraSensor:
         return self._noise[start:start + count].reshape(shape)
 
     def apply(self, rgb: np.ndarray, depth: np.ndarray, rng: np.random.Generator,
-              camera_velocity: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """The device's frame of an exact render, undistorted as the real env does.
+              camera_velocity: np.ndarray | None = None,
+              surface: SurfaceSample | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The device's frame of an exact render, as the real env hands it on (undistorted).
 
         Args:
             rgb: (H, W, 3) uint8 exact render.
@@ -104,6 +114,9 @@ class CameraSensor:
             rng: source of every random draw (a fixed order: deterministic per state).
             camera_velocity: (6,) linear (m/s) then angular (rad/s) velocity of the OpenCV
                 camera frame expressed in that frame; ``None`` = still.
+            surface: what the world knows of the surfaces each pixel sees (their albedo,
+                world-fixed patches; :mod:`.surfaces`); ``None`` = nothing (a synthetic
+                frame: default albedo, image-fixed patches).
 
         Returns:
             New (rgb (H, W, 3) uint8, depth (H, W) float32 metres, 0 = no return) arrays; the
@@ -117,17 +130,16 @@ class CameraSensor:
             raise InvalidConfigError(
                 f"camera {cfg.name!r}: got rgb {rgb.shape} and depth {depth.shape}, expected "
                 f"{(cfg.height, cfg.width, 3)} and {(cfg.height, cfg.width)}")
-        k = cfg.intrinsics
-        device_rgb = distort(rgb, k, self.distortion, nearest=False)
-        device_depth = distort(depth.astype(np.float32, copy=False), k, self.distortion,
-                               nearest=True)
-        grey = cv2.cvtColor(device_rgb, cv2.COLOR_RGB2GRAY)
-        out_depth = self.depth_model.apply(device_depth, grey, rng,
-                                           self._normal_field(rng, depth.shape))
-        out_rgb = self.rgb_model.apply(device_rgb, device_depth,
-                                       self._normal_field(rng, rgb.shape), camera_velocity)
-        return (undistort(out_rgb, k, self.distortion, nearest=False),
-                undistort(out_depth, k, self.distortion, nearest=True))
+        depth = depth.astype(np.float32, copy=False)
+        grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
+        out_depth = self.depth_model.apply(depth, grey, rng,
+                                           self._normal_field(rng, depth.shape),
+                                           surface or SurfaceSample())
+        out_rgb = self.rgb_model.apply(rgb, depth, self._normal_field(rng, rgb.shape),
+                                       camera_velocity)
+        out_rgb.reshape(-1, 3)[self._outside] = 0
+        out_depth.reshape(-1)[self._outside] = 0.0
+        return out_rgb, out_depth
 
     def with_unit(self, rng: np.random.Generator) -> Self:
         """This model for one physical unit: unit-to-unit parameters (the Kinect's systematic
@@ -156,8 +168,10 @@ def make_sensor(config: CameraConfig, setting: str) -> CameraSensor:
     depth_params = sensor_params(f"{device}.depth")
     depth_model: DepthModel
     if device == "kinect":
-        depth_model = TofDepthModel(config.intrinsics, config.width, config.height,
-                                    config.depth_min, config.depth_max, depth_params)
+        depth_model = TofDepthModel(
+            config.intrinsics, config.width, config.height, config.depth_min,
+            config.depth_max, depth_params,
+            ambient_850nm=sensor_params(f"rgb.setting.{setting}")["irradiance_850nm"])
     else:
         depth_model = StereoDepthModel(focal, config.depth_min, config.depth_max, depth_params)
     return CameraSensor(config, device,

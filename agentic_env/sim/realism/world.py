@@ -9,6 +9,7 @@ the env's noise RNG: each camera's sensor effects.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,25 +18,32 @@ import numpy as np
 
 from agentic_env.errors import InvalidConfigError
 from agentic_env.geometry.camera import CameraConfig
+from agentic_env.sim.cameras import CameraRenderer
 from agentic_env.sim.realism.calibration import believed_extrinsics, draw_extrinsic_error
 from agentic_env.sim.realism.contact import (
     CONTACT_MODEL_FIELDS,
     ContactDraw,
+    add_pad_pairs,
     apply_contact,
     draw_contact,
 )
 from agentic_env.sim.realism.sensors import CameraSensor, make_sensor
 from agentic_env.sim.realism.servo import ServoError, draw_servo_error
+from agentic_env.sim.realism.surfaces import SurfaceMap, SurfaceSample, surface_patches
 
 #: Model fields the realistic world changes per episode (restored at every reset).
 WORLD_MODEL_FIELDS = CONTACT_MODEL_FIELDS
 #: The realistic world's effects, each switchable on its own (to tell which one a failure
 #: comes from): the cameras' device models, the hand-eye calibration error, and contact
-#: (objects' mass, friction, restitution, centre of mass; the servo's position error).
+#: (objects' mass, pad and table friction, centre of mass; the servo's position error).
 WORLD_EFFECTS: tuple[str, ...] = ("sensors", "calibration", "contact")
 #: Second entry of the episode world's RNG seed ``[trial seed, 3]`` (the layout uses the env's
 #: RNG, the dressing ``[seed, 2]``, the disturbances ``[seed, 1]``).
 _WORLD_STREAM = 3
+#: Longest wait of :meth:`RealisticWorld.settle` for the objects to come to rest, seconds.
+REST_TIMEOUT = 2.0
+#: Free bodies slower than this are at rest: linear (m/s), angular (rad/s).
+REST_SPEED = (0.002, 0.05)
 
 
 @dataclass
@@ -45,7 +53,7 @@ class EpisodeWorld:
     Attributes:
         extrinsic_errors: per camera name, the calibration error (4x4 rigid transform, see
             :func:`agentic_env.sim.realism.calibration.believed_extrinsics`).
-        contact: every object's mass, friction, restitution and centre-of-mass offset.
+        contact: every object's mass, pad and table friction and centre-of-mass offset.
         servo: the gripper servo's position error.
     """
 
@@ -93,10 +101,56 @@ class RealisticWorld:
                                                  for cam in cameras}
         self._units = dict(self.sensors)
         self.episode = EpisodeWorld()
+        #: Per camera fixed to the world, the albedo of what it sees (set each episode by
+        #: :meth:`see_surfaces`); other cameras' surfaces take their device's default.
+        self.surfaces: dict[str, SurfaceMap] = {}
+        self._patch_seed = 0
+
+    def see_surfaces(self, model: mujoco.MjModel, data: mujoco.MjData,
+                     renderers: list[CameraRenderer]) -> None:
+        """Render, once per episode (after the layout settled), the static scene each camera
+        fixed to the world sees, for its device model's albedo (:mod:`.surfaces`); nothing
+        without the sensors effect."""
+        self.surfaces = {}
+        if "sensors" not in self.effects:
+            return
+        for renderer in renderers:
+            if model.body_weldid[model.cam_bodyid[renderer.camera_id]] == 0:
+                self.surfaces[renderer.config.name] = SurfaceMap.of(
+                    model, *renderer.render_static(data))
+
+    def prepare(self, spec: mujoco.MjSpec) -> None:
+        """Add what the world's effects need to the scene before it is compiled: with
+        contact, the pads' explicit contact pairs with every object
+        (:func:`~agentic_env.sim.realism.contact.add_pad_pairs`). Without contact the model
+        stays the ideal world's."""
+        if "contact" in self.effects:
+            add_pad_pairs(spec)
+
+    def settle(self, model: mujoco.MjModel, data: mujoco.MjData, dt: float,
+               step: Callable[[], bool]) -> bool:
+        """After the reset's own settling, with contact: run ``step`` (one control period of
+        ``dt`` seconds, holding the robot; False when the simulation diverged) until every
+        free body is at rest (:data:`REST_SPEED`), at most :data:`REST_TIMEOUT`. A drawn
+        centre of mass turns a round or lying body to another rest pose than the layout's,
+        and a trial begins with its objects at rest, as a real one does. False when a step
+        diverged."""
+        if "contact" not in self.effects:
+            return True
+        joints = np.flatnonzero(model.jnt_type == mujoco.mjtJoint.mjJNT_FREE)
+        dofs = model.jnt_dofadr[joints][:, None] + np.arange(6)
+        for _ in range(int(np.ceil(REST_TIMEOUT / dt))):
+            velocity = data.qvel[dofs]
+            if (np.all(np.linalg.norm(velocity[:, :3], axis=1) < REST_SPEED[0])
+                    and np.all(np.linalg.norm(velocity[:, 3:], axis=1) < REST_SPEED[1])):
+                return True
+            if not step():
+                return False
+        return True
 
     def draw(self, model: mujoco.MjModel, seed: int) -> EpisodeWorld:
         """Draw the episode's world for trial ``seed`` and apply its contact to ``model``
-        (whose world fields must hold their defaults)."""
+        (compiled after :meth:`prepare`; its world fields must hold their defaults)."""
         rng = np.random.default_rng([int(seed), _WORLD_STREAM])
         errors = {name: draw_extrinsic_error(name, rng) for name in sorted(self.sensors)}
         contact = draw_contact(model, rng)
@@ -104,6 +158,7 @@ class RealisticWorld:
         # each episode a unit of each device (the Kinect's systematic depth error)
         self._units = {name: sensor.with_unit(rng) for name, sensor in sorted(
             self.sensors.items())}
+        self._patch_seed = int(rng.integers(2**62))  # the world-fixed surface patches
         if "contact" in self.effects:
             apply_contact(model, contact)
         else:
@@ -121,7 +176,13 @@ class RealisticWorld:
         extrinsics as calibrated (4x4, camera -> base)). ``flange_to_base`` (4x4) is the
         flange's pose of the same instant (the wrist camera's calibration rides on it)."""
         if "sensors" in self.effects:
-            rgb, depth = self._units[camera].apply(rgb, depth, rng, camera_velocity)
+            surfaces = self.surfaces.get(camera)
+            unit = self._units[camera]
+            sample = SurfaceSample(
+                albedo=None if surfaces is None else surfaces.albedo(depth),
+                patch=surface_patches(depth, unit.config.intrinsics, true_extrinsics,
+                                      self._patch_seed) if unit.device == "d405" else None)
+            rgb, depth = unit.apply(rgb, depth, rng, camera_velocity, sample)
         error = self.episode.extrinsic_errors.get(camera)
         extrinsics = (true_extrinsics if error is None
                       else believed_extrinsics(true_extrinsics, error, camera, flange_to_base))

@@ -15,6 +15,7 @@ from agentic_env.sim.realism.depth_stereo import StereoDepthModel
 from agentic_env.sim.realism.depth_tof import TofDepthModel
 from agentic_env.sim.realism.rgb import _DECODE, RgbModel, srgb_to_linear
 from agentic_env.sim.realism.sensors import make_sensor
+from agentic_env.sim.realism.surfaces import SurfaceSample
 
 W, H = 160, 120
 
@@ -39,18 +40,20 @@ def _scene(device: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _cos_reference(model: TofDepthModel, depth: np.ndarray) -> np.ndarray:
-    du = cv2.Sobel(depth, cv2.CV_32F, 1, 0, ksize=1, scale=0.5)
-    dv = cv2.Sobel(depth, cv2.CV_32F, 0, 1, ksize=1, scale=0.5)
-    along = depth / np.float32(model.intrinsics[0, 0])
+    binned = cv2.resize(depth, (W // 2, H // 2), interpolation=cv2.INTER_AREA)
+    du = cv2.Sobel(binned, cv2.CV_32F, 1, 0, ksize=1, scale=0.5)
+    dv = cv2.Sobel(binned, cv2.CV_32F, 0, 1, ksize=1, scale=0.5)
+    along = binned / np.float32(model.intrinsics[0, 0] / 2)
     normal_z = model._a * du
     normal_z += model._b * dv
     normal_z += along
     norm = cv2.magnitude(cv2.magnitude(du, dv), normal_z) * model._ray
-    return along / norm
+    return cv2.resize(along / norm, (W, H), interpolation=cv2.INTER_LINEAR)
 
 
 def _tof_reference(model: TofDepthModel, depth: np.ndarray, grey: np.ndarray,
-                   rng: np.random.Generator, noise: np.ndarray) -> np.ndarray:
+                   rng: np.random.Generator, noise: np.ndarray,
+                   albedo: np.ndarray) -> np.ndarray:
     p = model.params
     invalid = depth <= 0
     far = np.float32(1e3)
@@ -61,13 +64,24 @@ def _tof_reference(model: TofDepthModel, depth: np.ndarray, grey: np.ndarray,
     farthest = cv2.dilate(depth, kernel)
     jump = p["edge_jump"] * max(1.0, 640 / model.width)
     edge = (farthest - nearest > np.float32(jump)) & (nearest < far) & ~invalid
-    signal = np.maximum(_DECODE[grey] * _cos_reference(model, lifted), np.float32(1e-6))
+    second = [cv2.filter2D(depth, cv2.CV_32F, kernel, borderType=cv2.BORDER_REPLICATE)
+              for kernel in (np.float32([[1, -2, 1]]), np.float32([[1], [-2], [1]]))]
+    edge &= np.maximum(np.abs(second[0]), np.abs(second[1])) > np.float32(jump)
+    signal = np.maximum(albedo * _cos_reference(model, lifted), np.float32(1e-6))
     scale = np.float32(p["sigma_bound"] * p["reflectivity_min"] / p["range_max"] ** 2)
     sigma = scale * depth * depth / signal
+    if model.ambient_ratio > 0:
+        luminance = grey * np.float32(1 / 255)
+        background = (np.float32(model.ambient_ratio / p["range_max"] ** 2) * luminance
+                      * (depth * depth) / signal + np.float32(1.0))
+        sigma = sigma * np.sqrt(background)
     invalid |= (sigma > np.float32(p["sigma_bound"])) & ~edge
-    size = (model._window, model._window)
-    weight = cv2.blur((~invalid).astype(np.float32), size)
-    mean = cv2.blur(depth, size) / np.maximum(weight, np.float32(1e-6))
+    size, binned = (model._window, model._window), (W // 2, H // 2)
+    valid = (~invalid).astype(np.float32)
+    weight = cv2.blur(cv2.resize(valid, binned, interpolation=cv2.INTER_AREA), size)
+    mean = cv2.blur(cv2.resize(depth * valid, binned, interpolation=cv2.INTER_AREA), size)
+    mean = cv2.resize(mean / np.maximum(weight, np.float32(1e-6)), (W, H),
+                      interpolation=cv2.INTER_LINEAR)
     concavity = (depth - mean) * np.float32(p["multipath_gain"])
     out = depth + np.clip(concavity, np.float32(0.0), np.float32(p["multipath_max"]))
     if model.bias_scale:
@@ -88,7 +102,7 @@ def _tof_reference(model: TofDepthModel, depth: np.ndarray, grey: np.ndarray,
 
 
 def _stereo_reference(model: StereoDepthModel, depth: np.ndarray, grey: np.ndarray,
-                      rng: np.random.Generator, noise: np.ndarray) -> np.ndarray:
+                      noise: np.ndarray, patch: np.ndarray) -> np.ndarray:
     p = model.params
     valid = depth > 0
     half = p["matching_window"] // 2
@@ -96,13 +110,11 @@ def _stereo_reference(model: StereoDepthModel, depth: np.ndarray, grey: np.ndarr
     nearest = cv2.erode(lifted, np.ones((2 * half + 1, 2 * half + 1), np.uint8))
     spread = valid & (depth - nearest > np.float32(p["fattening_jump"]))
     depth = np.where(spread, nearest, depth).astype(np.float32)
-    grey_f = grey.astype(np.float32)
     size = (p["matching_window"], p["matching_window"])
-    mean = cv2.blur(grey_f, size)
-    textureless = (cv2.blur(grey_f * grey_f, size) - mean * mean
+    mean = cv2.boxFilter(grey, cv2.CV_32F, size)
+    textureless = (cv2.sqrBoxFilter(grey, cv2.CV_32F, size) - mean * mean
                    < np.float32(p["texture_threshold"] ** 2))
-    dropped = textureless & (rng.random(depth.shape, dtype=np.float32)
-                             < np.float32(p["textureless_invalid_fraction"]))
+    dropped = textureless & (patch < np.float32(p["textureless_invalid_fraction"]))
     disparity = np.where(valid, np.float32(model.focal * p["baseline"]) / np.where(
         valid, depth, np.float32(1.0)), np.float32(0.0))
     right = np.arange(depth.shape[1], dtype=np.float32)[None, :] - disparity
@@ -122,11 +134,8 @@ def _stereo_reference(model: StereoDepthModel, depth: np.ndarray, grey: np.ndarr
 
 
 def _rgb_noise_reference(model: RgbModel, image: np.ndarray, noise: np.ndarray) -> np.ndarray:
-    noisy = model._sigma[image] * noise
-    noisy += image
-    noisy += np.float32(0.5)
-    np.clip(noisy, 0.0, 255.0, out=noisy)
-    return noisy.astype(np.uint8)
+    noisy = (model._sigma[image] * noise).astype(np.float64) + image
+    return np.clip(np.rint(noisy), 0.0, 255.0).astype(np.uint8)
 
 
 def _assert_same_bytes(a: np.ndarray, b: np.ndarray) -> None:
@@ -134,18 +143,20 @@ def _assert_same_bytes(a: np.ndarray, b: np.ndarray) -> None:
     assert a.tobytes() == b.tobytes()  # also tells +0.0 from -0.0
 
 
+@pytest.mark.parametrize("setting", ["lab", "outdoor"])
 @pytest.mark.parametrize("unit", [False, True])
 @pytest.mark.parametrize("seed", [0, 5])
-def test_tof_model_matches_its_plain_formulation(seed: int, unit: bool) -> None:
-    sensor = make_sensor(azure_kinect_color(W, H), "lab")
+def test_tof_model_matches_its_plain_formulation(seed: int, unit: bool, setting: str) -> None:
+    sensor = make_sensor(azure_kinect_color(W, H), setting)
     if unit:
         sensor = sensor.with_unit(np.random.default_rng(seed + 1))
     rgb, depth = _scene("kinect", seed)
     grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
     noise = np.random.default_rng(seed).standard_normal((H, W), np.float32)
     fast_rng, plain_rng = np.random.default_rng(seed), np.random.default_rng(seed)
-    fast = sensor.depth_model.apply(depth, grey, fast_rng, noise)
-    plain = _tof_reference(sensor.depth_model, depth, grey, plain_rng, noise)
+    albedo = np.random.default_rng(seed + 2).uniform(0.0, 1.0, (H, W)).astype(np.float32)
+    fast = sensor.depth_model.apply(depth, grey, fast_rng, noise, SurfaceSample(albedo=albedo))
+    plain = _tof_reference(sensor.depth_model, depth, grey, plain_rng, noise, albedo)
     _assert_same_bytes(fast, plain)
     assert np.any(fast == 0) and np.any(fast > 0)
     assert fast_rng.integers(1 << 62) == plain_rng.integers(1 << 62)  # same draws consumed
@@ -168,8 +179,9 @@ def test_stereo_model_matches_its_plain_formulation(seed: int) -> None:
     grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
     noise = np.random.default_rng(seed).standard_normal((H, W), np.float32)
     fast_rng, plain_rng = np.random.default_rng(seed), np.random.default_rng(seed)
-    fast = model.apply(depth, grey, fast_rng, noise)
-    plain = _stereo_reference(model, depth, grey, plain_rng, noise)
+    patch = np.random.default_rng(seed + 3).random((H, W), dtype=np.float32)
+    fast = model.apply(depth, grey, fast_rng, noise, SurfaceSample(patch=patch))
+    plain = _stereo_reference(model, depth, grey, noise, patch)
     _assert_same_bytes(fast, plain)
     assert np.any(fast == 0) and np.any(fast > 0)
     assert fast_rng.integers(1 << 62) == plain_rng.integers(1 << 62)
