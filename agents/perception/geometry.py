@@ -1,4 +1,5 @@
-"""Geometry on point arrays: voxel grids, thinning, neighbourhoods, normals, planes.
+"""Geometry on point arrays: voxel grids, thinning, neighbourhoods and their counts,
+normals, planes.
 
 Points are (N, 3) arrays in one frame (the robot base frame everywhere in this package),
 metres.
@@ -89,6 +90,22 @@ def near_mask(points: np.ndarray, reference: np.ndarray, voxel: float) -> np.nda
     target_keys = np.unique(voxel_keys(reference, voxel), axis=0)
     dilated = np.unique(flat_keys((target_keys[:, None] + offsets).reshape(-1, 3)))
     return np.isin(flat_keys(voxel_keys(points, voxel)), dilated)
+
+
+def neighbour_counts(points: np.ndarray, voxel: float) -> np.ndarray:
+    """How many of ``points`` (N, 3) lie in each point's cell of a ``voxel``-m grid or in the
+    26 cells around it (N,) int64, the point itself included: every point closer than
+    ``voxel`` to it counts, none farther than ``2 * sqrt(3) * voxel``."""
+    if len(points) == 0:
+        return np.zeros(0, np.int64)
+    cells, inverse, counts = np.unique(flat_keys(voxel_keys(points, voxel)),
+                                       return_inverse=True, return_counts=True)
+    offsets = np.array([(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1)])
+    # a flat key is linear in the voxel indices: a neighbour's is the key plus a constant
+    wanted = cells[:, None] + (flat_keys(offsets) - flat_keys(np.zeros((1, 3), np.int64)))
+    slot = np.minimum(np.searchsorted(cells, wanted), len(cells) - 1)
+    around = np.sum(np.where(cells[slot] == wanted, counts[slot], 0), axis=1)
+    return around[inverse]
 
 
 def voxel_downsample(cloud: PointCloud, voxel: float) -> PointCloud:

@@ -2,7 +2,9 @@
 
 Every function reads only the observation contract (:mod:`agentic_env.contract.spaces`): the
 camera's ``<cam>_rgb``, ``<cam>_depth`` (metres, 0 = no return), ``<cam>_intrinsics`` (OpenCV
-pinhole) and ``<cam>_extrinsics`` (camera -> robot base). Points are in the robot base frame
+pinhole) and ``<cam>_extrinsics`` (camera -> robot base). The depth is read post-processed as
+a camera stack does (:func:`camera_depth`: outliers removed, small holes filled, the stereo
+camera's smoothed), on simulated and real depth alike. Points are in the robot base frame
 (z up, the table top is z = 0), metres. Pixels are ``(u, v)`` = (column, row) integers; pixel
 ``(u, v)`` covers ``[u, u+1) x [v, v+1)`` in the continuous image coordinates of
 :func:`agentic_env.geometry.camera.project_points`.
@@ -10,11 +12,13 @@ pinhole) and ``<cam>_extrinsics`` (camera -> robot base). Points are in the robo
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from agentic_env.agents.perception.depth_filter import camera_profile, filter_depth
 from agentic_env.agents.perception.gripper import gripper_geometry, points_in_boxes
 from agentic_env.contract.actions import vector_to_pose
 from agentic_env.errors import InvalidConfigError
@@ -69,6 +73,41 @@ def check_camera(obs: Mapping[str, np.ndarray], camera: str) -> None:
         )
 
 
+#: How many post-processed depth images :func:`camera_depth` keeps (the latest few
+#: observations' cameras).
+KEPT_DEPTHS = 8
+#: The post-processed depth of the latest raw depth images, by the raw array's id, oldest
+#: first (the weak reference drops an entry when its array goes).
+_FILTERED: dict[int, tuple[weakref.ref[np.ndarray], np.ndarray]] = {}
+
+
+def camera_depth(obs: Mapping[str, np.ndarray], camera: str) -> np.ndarray:
+    """The post-processed depth (H, W) float32 metres, 0 = no return, of ``camera`` in
+    ``obs``: :func:`~agentic_env.agents.perception.depth_filter.filter_depth` with the
+    camera's :func:`~agentic_env.agents.perception.depth_filter.camera_profile`, what every
+    cloud, lift and visibility test of the agents reads. Computed once per depth image
+    (observations are not modified in place) and read-only.
+
+    Raises:
+        InvalidConfigError: ``obs`` has no such camera, or no depth model is known for it.
+    """
+    check_camera(obs, camera)
+    raw = obs[f"{camera}_depth"]
+    cached = _FILTERED.get(id(raw))
+    if cached is not None and cached[0]() is raw:
+        return cached[1]
+    intrinsics = np.asarray(obs[f"{camera}_intrinsics"], float)
+    profile = camera_profile(camera, intrinsics)
+    filtered = filter_depth(raw, intrinsics, profile.noise, profile.smooth)
+    filtered.flags.writeable = False
+    if isinstance(raw, np.ndarray):
+        key = id(raw)
+        _FILTERED[key] = (weakref.ref(raw, lambda _gone: _FILTERED.pop(key, None)), filtered)
+        while len(_FILTERED) > KEPT_DEPTHS:
+            _FILTERED.pop(next(iter(_FILTERED)))
+    return filtered
+
+
 def _to_base(points_cam: np.ndarray, extrinsics: np.ndarray) -> np.ndarray:
     ext = np.asarray(extrinsics, dtype=float)
     return points_cam.astype(float) @ ext[:3, :3].T + ext[:3, 3]
@@ -92,7 +131,12 @@ def camera_cloud(obs: Mapping[str, np.ndarray], camera: str, stride: int = 1,
     check_camera(obs, camera)
     if stride < 1:
         raise InvalidConfigError(f"stride must be >= 1, got {stride}")
-    depth = np.asarray(obs[f"{camera}_depth"])
+    return _pixel_cloud(obs, camera, camera_depth(obs, camera), stride, keep_gripper)
+
+
+def _pixel_cloud(obs: Mapping[str, np.ndarray], camera: str, depth: np.ndarray, stride: int,
+                 keep_gripper: bool) -> PointCloud:
+    """:func:`camera_cloud` of the (post-processed) ``depth`` (H, W) m of ``camera``."""
     rows, cols = np.nonzero(depth[::stride, ::stride] > 0)
     if rows.size == 0:
         return PointCloud.empty()
@@ -136,8 +180,7 @@ def box_cloud(obs: Mapping[str, np.ndarray], camera: str,
 
     The box is clipped to the image; pixels with no depth return are left out.
     """
-    check_camera(obs, camera)
-    depth = np.asarray(obs[f"{camera}_depth"])
+    depth = camera_depth(obs, camera)
     height, width = depth.shape
     u0, v0, u1, v1 = _clip_box(box_xyxy, width, height)
     if u1 <= u0 or v1 <= v0:
@@ -147,7 +190,7 @@ def box_cloud(obs: Mapping[str, np.ndarray], camera: str,
             f"{camera}_intrinsics": _shifted_intrinsics(obs[f"{camera}_intrinsics"], u0, v0),
             f"{camera}_extrinsics": obs[f"{camera}_extrinsics"]}
     crop.update({key: obs[key] for key in ("tcp_pose", "gripper_width") if key in obs})
-    cloud = camera_cloud(crop, camera)
+    cloud = _pixel_cloud(crop, camera, crop[f"{camera}_depth"], 1, False)
     return PointCloud(cloud.points, cloud.colors, cloud.pixels + np.array([u0, v0]))
 
 
@@ -167,8 +210,7 @@ def lift_pixel(obs: Mapping[str, np.ndarray], camera: str, uv: Sequence[float],
     centre. Returns ``None`` when no pixel of the window has a depth return or ``uv`` lies
     outside the image.
     """
-    check_camera(obs, camera)
-    depth = np.asarray(obs[f"{camera}_depth"])
+    depth = camera_depth(obs, camera)
     height, width = depth.shape
     u, v = int(np.floor(uv[0])), int(np.floor(uv[1]))
     if not (0 <= u < width and 0 <= v < height):

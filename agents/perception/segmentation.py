@@ -1,5 +1,6 @@
-"""Segmenting a target object from a camera's cloud: table and support-surface removal and
-Euclidean clustering around a pointed pixel or inside a detection box (base frame, metres)."""
+"""Segmenting a target object from a camera's cloud: the table's seen height, table and
+support-surface removal and Euclidean clustering around a pointed pixel or inside a detection
+box (base frame, metres)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from agentic_env.agents.perception.depth_filter import camera_profile
 from agentic_env.agents.perception.geometry import (
     estimate_normals,
     fit_plane,
@@ -18,6 +20,7 @@ from agentic_env.agents.perception.geometry import (
 from agentic_env.agents.perception.pointcloud import (
     PointCloud,
     box_cloud,
+    camera_cloud,
     check_camera,
     lift_pixel,
 )
@@ -34,6 +37,10 @@ MAX_NORMAL_POINTS = 800
 STACK_CHROMA, STACK_FRACTION, STACK_OVERLAP = 0.06, 0.03, 0.005
 #: Smallest height of an object that :func:`split_stack` cuts from the one below it, m.
 STACK_MIN_HEIGHT = 0.015
+#: Search range (m) about z = 0 for the table's seen height, the thickness (m) of the layer
+#: whose densest instance is the table, and the pixel stride of the cloud it is measured in
+#: (see :func:`table_height`, :func:`seen_table_height`).
+TABLE_SEARCH, TABLE_LAYER, TABLE_STRIDE = 0.02, 0.004, 4
 #: Half size (pixels) of the square searched around a pointed pixel by :func:`target_cloud`
 #: when no box is given, as a fraction of the image height.
 POINT_WINDOW_FRACTION = 0.15
@@ -46,6 +53,35 @@ _LINK_SHELLS = [np.array(list(shell), dtype=np.int64) for _, shell in itertools.
     key=lambda o: np.dot(o, o))]
 #: Point pairs whose distances :func:`cluster_near` computes at once (bounds its memory).
 _PAIR_CHUNK = 1 << 20
+
+
+def table_height(cloud: PointCloud) -> float:
+    """Height (m) at which ``cloud`` (base frame) shows the table top: the median of the
+    densest :data:`TABLE_LAYER`-thick layer of its heights within :data:`TABLE_SEARCH` of
+    z = 0 (a depth camera's systematic error moves the whole table by a few millimetres);
+    0 when no point lies there."""
+    heights = cloud.points[:, 2]
+    ordered = np.sort(heights[np.abs(heights) < TABLE_SEARCH])
+    if len(ordered) == 0:
+        return 0.0
+    counts = np.searchsorted(ordered, ordered + TABLE_LAYER) - np.arange(len(ordered))
+    first = int(np.argmax(counts))
+    return float(np.median(ordered[first:first + int(counts[first])]))
+
+
+def seen_table_height(obs: Mapping[str, np.ndarray], camera: str) -> float:
+    """Height (m) of the table top in the clouds of ``camera``: for a camera whose depth
+    has a unit's systematic error (the shoulder's time of flight,
+    :attr:`~agentic_env.agents.perception.depth_filter.DepthProfile.biased`; it sees the
+    table at large) :func:`table_height` of its whole cloud, thinned; else z = 0.
+
+    Raises:
+        InvalidConfigError: ``obs`` has no such camera, or no depth model is known for it.
+    """
+    check_camera(obs, camera)
+    if not camera_profile(camera, obs[f"{camera}_intrinsics"]).biased:
+        return 0.0
+    return table_height(camera_cloud(obs, camera, stride=TABLE_STRIDE))
 
 
 def remove_table(cloud: PointCloud, table_z: float = 0.0, margin: float = 0.004) -> PointCloud:
@@ -187,12 +223,13 @@ def remove_support_plane(cloud: PointCloud, below_z: float, rng: np.random.Gener
 
 def target_cloud(obs: Mapping[str, np.ndarray], camera: str,
                  point_uv: Sequence[float] | None = None,
-                 box_xyxy: Sequence[float] | None = None, *, table_z: float = 0.0,
+                 box_xyxy: Sequence[float] | None = None, *, table_z: float | None = None,
                  radius: float = 0.01) -> PointCloud:
     """The cloud of the object at a pointed pixel and/or inside a detection box.
 
     Crops the box (or, with only a point, a square of half size
-    ``POINT_WINDOW_FRACTION * image height`` around it), removes the table (``table_z``), then
+    ``POINT_WINDOW_FRACTION * image height`` around it), removes the table (at ``table_z``
+    m; ``None``: where the camera sees it, :func:`seen_table_height`), then
     keeps the Euclidean cluster (``radius``, see :func:`cluster_near`) nearest to the lifted
     point (the pointed pixel, else the box centre; if that pixel has no depth above the
     table, the crop's point nearest in the image to it). When that cluster holds a
@@ -217,6 +254,8 @@ def target_cloud(obs: Mapping[str, np.ndarray], camera: str,
         half = POINT_WINDOW_FRACTION * np.asarray(obs[f"{camera}_depth"]).shape[0]
         u, v = float(point_uv[0]), float(point_uv[1])
         box_xyxy, centre = (u - half, v - half, u + half, v + half), point_uv
+    if table_z is None:
+        table_z = seen_table_height(obs, camera)
     crop = remove_table(box_cloud(obs, camera, box_xyxy), table_z)
     if len(crop) == 0:
         return crop

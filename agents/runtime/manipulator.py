@@ -317,7 +317,9 @@ class Manipulator:
         else:
             result = skills.place_on(self.episode, held, target, align_faces=mode is Place.ON,
                                      view=view, why=why)
-        return self._after_place(result, "execution")
+        # a container with no point in its box: the detector's box held none of it
+        return self._after_place(
+            result, "detector" if result.code is SkillCode.NOT_FOUND else "execution")
 
     def _after_place(self, result: SkillResult, blame: str) -> SkillResult:
         self._released(result)

@@ -7,6 +7,7 @@ import numpy as np
 
 from agentic_env.agents.perception import box_cloud
 from agentic_env.agents.skills import grounding
+from agentic_env.agents.skills.handles import handle_grasp
 from agentic_env.agents.skills.io import SkillIO
 from agentic_env.agents.skills.locate import Target
 from agentic_env.agents.skills.result import SkillCode, SkillResult
@@ -17,7 +18,7 @@ from agentic_env.contract.actions import open_drawer as open_action
 
 def handle_pose(io: SkillIO, handle: Target) -> SkillResult:
     """The TCP grasp pose (4x4) of a located drawer handle as ``data["pose"]``, fitted to the
-    drawer front around it (:func:`grounding.handle_grasp`); ``NOT_FOUND`` when no front
+    drawer front around it (:func:`.handles.handle_grasp`); ``NOT_FOUND`` when no front
     fits."""
     detection = handle.detection
     u, v = detection.point
@@ -25,7 +26,7 @@ def handle_pose(io: SkillIO, handle: Target) -> SkillResult:
     pad_u, pad_v = 2 * (u1 - u0) // 3 + 8, 2 * (v1 - v0) + 12
     surround = box_cloud(io.obs, handle.camera, (u0 - pad_u, v0 - pad_v, u1 + pad_u,
                                                  v1 + pad_v))
-    pose = grounding.handle_grasp(handle.cloud, without_robot(surround, io.obs, radius=0.0))
+    pose = handle_grasp(handle.cloud, without_robot(surround, io.obs, radius=0.0))
     if pose is None:
         return SkillResult(SkillCode.NOT_FOUND,
                            f"could not fit the front of {handle.name} around its handle")

@@ -13,7 +13,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from agentic_env.agents.perception import GraspCandidate, PointCloud
+from agentic_env.agents.perception import (
+    GraspCandidate,
+    PointCloud,
+    neighbour_counts,
+    table_height,
+)
 from agentic_env.contract.actions import top_down_pose
 from agentic_env.contract.spaces import Workspace
 from agentic_env.geometry.planar import segment_distances
@@ -34,8 +39,6 @@ OBSTACLE_RADIUS = 0.12
 #: How far (m) an open drawer is pulled out, and how far a close pushes at most.
 DRAWER_PULL = 0.2
 DRAWER_PUSH = 0.3
-#: Depth (m) of a handle bar's axis behind the centroid of its visible points.
-HANDLE_AXIS_DEPTH = 0.004
 #: Horizontal radius (m) around the TCP that the gripper's servo housing and wrist camera
 #: sweep, and the height (m) above the TCP where they (and the finger carriages) begin.
 HAND_RADIUS = 0.06
@@ -50,10 +53,27 @@ FINGER_OUTSIDE = 0.02
 FINGER_HALF_LENGTH = 0.012
 WALL_MARGIN = 0.004
 FINGERS_AT_WALL = 0.02
-#: Half height (m) of the band around a handle in which its drawer's front panel is fitted.
-HANDLE_BAND = 0.05
 
 
+#: Spacing (m) of the grid of table spots :func:`table_spot` considers.
+SPOT_STEP = 0.025
+#: Smallest height (m) above the table's seen level of what a set-down avoids: the table's
+#: own depth noise and the calibration's tilt stay below it (a sheet may be set on).
+OBSTACLE_HEIGHT = 0.006
+#: Height (m) above the table's seen level up to which its points are the table.
+TABLE_BAND = 0.004
+#: Depth (m) below the table's seen level down to which its points are the table: a
+#: time-of-flight camera sees the table beside objects deeper than it is (multipath).
+TABLE_BELOW = 0.02
+#: Standard deviations of a point's height error that widen those margins where the
+#: camera's noise is larger than they allow (far away, or a stereo camera's).
+HEIGHT_SIGMAS = 4.0
+#: Edge (m) of the cells, and the fewest points in a point's cell and the 26 around it, that
+#: make what stands on the table an obstacle (a lone outlier, a pair of flying pixels: none).
+OBSTACLE_CELL = 0.01
+OBSTACLE_POINTS = 3
+#: Most grid-node distances :func:`_nodes_near` computes at once (bounds its memory).
+_NODE_CHUNK = 1 << 20
 #: Fixtures taller than this (m) are not crossed on the way to a table spot.
 TALL_FIXTURE = 0.2
 #: Height (m) up to which a table spot's column must be seen empty (a drawer, a shelf).
@@ -259,7 +279,7 @@ def place_on(target: PointCloud, scene: PointCloud, held: HeldObject,
 
 def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
              tcp_pose: np.ndarray, pack: bool = True,
-             avoid: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+             avoid: np.ndarray | None = None) -> tuple[np.ndarray, float] | None:
     """Place pose (4x4) and approach (m) that drop the held object into ``container`` (a bin,
     bowl, pot, the floor of an open drawer) at its emptiest spot, away from the walls.
 
@@ -275,8 +295,11 @@ def place_in(container: PointCloud, scene: PointCloud, held: HeldObject,
     drawer's visible part). A held object whose round footprint fits nowhere is tried with
     its measured footprint (``held.extents``), the hand along or across. Spots within
     :data:`FAILED_SPOT_RADIUS` of ``avoid`` (x, y of releases that failed here, (M, 2)) are
-    passed over while any other spot qualifies.
+    passed over while any other spot qualifies. ``None`` when ``container`` has no point
+    (nothing of it was seen: it has no floor to aim at).
     """
+    if len(container) == 0:
+        return None
     points = container.points
     floor = lowest_layer(points[:, 2])
     walls = points[points[:, 2] > floor + WALL_HEIGHT, :2]
@@ -439,14 +462,67 @@ def lowest_layer(heights: np.ndarray, band: float = 0.01, share: float = 0.03) -
     return float(np.median(layer))
 
 
+def standing_mask(scene: PointCloud, level: float,
+                  height_std: np.ndarray | None = None) -> np.ndarray:
+    """Mask (N,) of the points of ``scene`` that stand on the table seen at ``level`` (m):
+    higher above it than :data:`OBSTACLE_HEIGHT`, or than :data:`HEIGHT_SIGMAS` times
+    their height's error ``height_std`` (N,) m where that is larger, and with at least
+    :data:`OBSTACLE_POINTS` such points in their :data:`OBSTACLE_CELL` cell and the cells
+    around it (an isolated outlier is no obstacle)."""
+    spread = 0.0 if height_std is None else HEIGHT_SIGMAS * np.asarray(height_std, float)
+    high = np.flatnonzero(scene.points[:, 2] > level + np.maximum(OBSTACLE_HEIGHT, spread))
+    standing = np.zeros(len(scene), bool)
+    standing[high] = neighbour_counts(scene.points[high], OBSTACLE_CELL) >= OBSTACLE_POINTS
+    return standing
+
+
+def table_mask(scene: PointCloud, level: float,
+               height_std: np.ndarray | None = None) -> np.ndarray:
+    """Mask (N,) of the points of ``scene`` on the table seen at ``level`` (m): at most
+    :data:`TABLE_BAND` above it (or :data:`HEIGHT_SIGMAS` times their height's error
+    ``height_std`` (N,) m, if larger) and at most :data:`TABLE_BELOW` below it."""
+    spread = 0.0 if height_std is None else HEIGHT_SIGMAS * np.asarray(height_std, float)
+    above = scene.points[:, 2] - level
+    return (above > -TABLE_BELOW) & (above < np.maximum(TABLE_BAND, spread))
+
+
+def _nodes_near(points: np.ndarray, xs: np.ndarray, ys: np.ndarray, step: float,
+                radius: float) -> np.ndarray:
+    """Mask (len(xs), len(ys)) of the nodes of the grid ``xs`` x ``ys`` (m, ``step`` m
+    apart) with one of ``points`` (N, 2) closer than ``radius`` m."""
+    marked = np.zeros((len(xs), len(ys)), bool)
+    if len(points) == 0 or marked.size == 0:
+        return marked
+    reach = np.arange(-int(np.ceil(radius / step)) - 1, int(np.ceil(radius / step)) + 2)
+    chunk = max(1, _NODE_CHUNK // len(reach) ** 2)  # bounds the memory of a wide reach
+    for low in range(0, len(points), chunk):
+        part = points[low:low + chunk]
+        ix = np.rint((part[:, 0] - xs[0]) / step).astype(int)[:, None, None] + reach[:, None]
+        iy = np.rint((part[:, 1] - ys[0]) / step).astype(int)[:, None, None] + reach[None]
+        ix, iy = np.broadcast_arrays(ix, iy)
+        gap = ((xs[0] + ix * step - part[:, 0, None, None]) ** 2
+               + (ys[0] + iy * step - part[:, 1, None, None]) ** 2)
+        hit = (gap < radius**2) & (ix >= 0) & (ix < len(xs)) & (iy >= 0) & (iy < len(ys))
+        marked[ix[hit], iy[hit]] = True
+    return marked
+
+
 def table_spot(scene: PointCloud, held: HeldObject, tcp_pose: np.ndarray,
                workspace: Workspace,
                seen_free: Callable[[np.ndarray], np.ndarray] | None = None,
-               arm_clear: Callable[[np.ndarray], bool] | None = None
+               arm_clear: Callable[[np.ndarray], bool] | None = None,
+               height_std: np.ndarray | None = None
                ) -> tuple[np.ndarray, float] | None:
     """Place pose (4x4) and approach (m) on a free patch of the table, nearest to the
     workspace's middle band, reached from the hand's position without crossing tall
     fixtures (:func:`path_blocked`); ``None`` when the observed table has no such patch.
+
+    A patch is free when the table was seen within 1 cm of it (:func:`table_mask`) and
+    nothing stands on the table within the held object's radius + 3 cm of it
+    (:func:`standing_mask`), both measured from the table's seen level
+    (:func:`~agentic_env.agents.perception.segmentation.table_height`) with margins that
+    grow with ``height_std`` (N,) m, the error of each scene point's height (e.g.
+    :meth:`SceneView.height_noise`; ``None``: the fixed margins only).
 
     ``seen_free`` (points (N, 3) -> mask (N,), e.g. :meth:`SceneView.seen_free`) also asks
     that the column the held object comes down through was seen empty: seeing the table
@@ -454,23 +530,20 @@ def table_spot(scene: PointCloud, held: HeldObject, tcp_pose: np.ndarray,
     above it. ``arm_clear`` (TCP pose (4x4) -> bool, e.g. :meth:`SceneView.arm_clear`) asks
     that the arm's links stay clear of what stands around at the release pose and above it
     at the approach height (a drawer front, a tall object beside the spot)."""
-    clearance = held.radius + 0.03
-    above = scene.points[scene.points[:, 2] > 0.006, :2]
-    table = scene.points[np.abs(scene.points[:, 2]) < 0.004, :2]
+    level = table_height(scene)
+    standing = scene.points[standing_mask(scene, level, height_std), :2]
+    table = scene.points[table_mask(scene, level, height_std), :2]
     x0, y0 = max(workspace.low[0], 0.3), max(workspace.low[1], -0.45)
     x1, y1 = min(workspace.high[0], 0.75), min(workspace.high[1], 0.45)
-    spots: list[tuple[float, np.ndarray]] = []
-    for x in np.arange(x0, x1, 0.025):
-        for y in np.arange(y0, y1, 0.025):
-            xy = np.array([x, y])
-            if len(above) and np.min(np.linalg.norm(above - xy, axis=1)) < clearance:
-                continue
-            if len(table) == 0 or np.min(np.linalg.norm(table - xy, axis=1)) > 0.01:
-                continue  # no table seen there (off the edge, or occluded)
-            spots.append((float(np.linalg.norm(xy - np.array([0.5, 0.0]))), xy))
-    spots.sort(key=lambda spot: spot[0])
+    xs, ys = np.arange(x0, x1, SPOT_STEP), np.arange(y0, y1, SPOT_STEP)
+    # a spot needs the table seen there (not off its edge, nor occluded) and room around
+    free = (_nodes_near(table, xs, ys, SPOT_STEP, 0.01)
+            & ~_nodes_near(standing, xs, ys, SPOT_STEP, held.radius + 0.03))
+    column, row = np.nonzero(free)
+    spots = np.column_stack([xs[column], ys[row]])
+    spots = spots[np.argsort(np.linalg.norm(spots - [0.5, 0.0], axis=1), kind="stable")]
     start = np.asarray(tcp_pose[:2], float)
-    for _distance, xy in spots:
+    for xy in spots:
         if path_blocked(scene, start, xy):
             continue
         if seen_free is not None and not column_seen_free(seen_free, xy, held.radius):
@@ -514,76 +587,3 @@ def path_blocked(scene: PointCloud, start: np.ndarray, end: np.ndarray,
         return False
     gaps, along = segment_distances(tall, start, end)
     return bool(np.any((gaps < corridor) & (along > 0.1)))
-
-
-def handle_grasp(handle: PointCloud, surround: PointCloud) -> np.ndarray | None:
-    """TCP grasp pose (4x4) of a drawer handle: approach (z) horizontal into the front panel,
-    closing (y) vertical, on the handle bar's axis at the middle of its visible length.
-
-    The front panel is the vertical plane most points around the handle lie on (a RANSAC line
-    through their xy, within ``HANDLE_BAND`` of the handle's height, so the carcass top, the
-    floor and the background do not tilt it). The bar is every point standing 0.8-8 cm
-    proud of that plane at the handle's height: where the gripper or an arm link hides the
-    bar's middle, both visible ends still count, so its middle is found.
-
-    Args:
-        handle: the detected handle's points (base frame, m): where the bar is.
-        surround: points around it (the drawer front, the robot already removed).
-    """
-    if len(handle) < 5 or len(surround) < 20:
-        return None
-    centre = np.median(handle.points, axis=0)
-    offset = surround.points - centre
-    band = surround.points[(np.abs(offset[:, 2]) < HANDLE_BAND)
-                           & (np.linalg.norm(offset[:, :2], axis=1) < 0.2)]
-    front = band[np.linalg.norm(band - centre, axis=1) > 0.03]
-    line = _ransac_line(front[:, :2]) if len(front) >= 10 else None
-    if line is None:
-        return None
-    origin, along = line
-    normal = np.array([-along[1], along[0], 0.0])
-    if normal[:2] @ (origin - centre[:2]) > 0:  # point out of the cabinet, past the handle
-        normal = -normal
-    proud = (band[:, :2] - origin) @ normal[:2]
-    bar = band[(proud > 0.008) & (proud < 0.08) & (np.abs(band[:, 2] - centre[2]) < 0.03)]
-    if len(bar) < 5:
-        bar = handle.points
-    proud_bar = (bar[:, :2] - origin) @ normal[:2]
-    lengthwise = (bar[:, :2] - origin) @ along
-    middle = 0.5 * (np.percentile(lengthwise, 2) + np.percentile(lengthwise, 98))
-    approach = -normal
-    closing = np.array([0.0, 0.0, 1.0])
-    pose = np.eye(4)
-    pose[:3, 0] = np.cross(closing, approach)
-    pose[:3, 1] = closing
-    pose[:3, 2] = approach
-    # the visible points are the bar's front half: its axis lies a few mm further in
-    position = np.array([*(origin + middle * along), np.median(bar[:, 2])])
-    position[:2] += normal[:2] * float(np.median(proud_bar))
-    pose[:3, 3] = position + approach * HANDLE_AXIS_DEPTH
-    return pose
-
-
-def _ransac_line(points: np.ndarray, tolerance: float = 0.004, trials: int = 200
-                 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """The 2D line (a point on it, unit direction) through most ``points`` (N, 2), refined
-    by a least-squares fit of its inliers within ``tolerance`` m; seeded, deterministic."""
-    rng = np.random.default_rng(0)
-    best: np.ndarray | None = None
-    for _ in range(trials):
-        first, second = points[rng.choice(len(points), 2, replace=False)]
-        direction = second - first
-        length = float(np.linalg.norm(direction))
-        if length < 0.02:
-            continue
-        direction /= length
-        distance = np.abs((points - first) @ np.array([-direction[1], direction[0]]))
-        inliers = distance < tolerance
-        if best is None or inliers.sum() > best.sum():
-            best = inliers
-    if best is None or best.sum() < 10:
-        return None
-    fitted = points[best]
-    origin = fitted.mean(axis=0)
-    direction = np.linalg.svd(fitted - origin, full_matrices=False)[2][0]
-    return origin, direction

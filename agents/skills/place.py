@@ -16,6 +16,8 @@ from agentic_env.agents.perception import (
     cluster_near,
     lift_pixel,
     remove_table,
+    seen_table_height,
+    table_height,
 )
 from agentic_env.agents.skills import grounding
 from agentic_env.agents.skills.grounding import HeldObject
@@ -26,7 +28,8 @@ from agentic_env.agents.skills.scene import SceneView, at_home
 from agentic_env.contract.actions import home, place, top_down_pose
 from agentic_env.geometry.rotations import yaw_of
 
-#: Points of a container's box at most this high (m) are the table around it, not its floor.
+#: Points of a container's box at most this high (m) above the table (as its camera sees it)
+#: are the table around it, not its floor.
 FLOOR_MIN = 0.002
 #: Largest gap (m) between neighbouring points of one board in the thinned shoulder cloud (far
 #: from the camera, neighbouring pixels of a flat board lie over 1 cm apart).
@@ -65,7 +68,9 @@ def place_in_slot(io: SkillIO, detector: Detector, held: HeldObject, target: Tar
     point = lift_pixel(io.obs, target.camera, target.detection.point)
     if point is None:
         return place_on(io, held, target, align_faces=True, view=view, why=why)
-    board = cluster_near(remove_table(view.cloud("shoulder")), point, radius=BOARD_GAP)
+    board = cluster_near(remove_table(view.cloud("shoulder"),
+                                      seen_table_height(io.obs, "shoulder")),
+                         point, radius=BOARD_GAP)
     centre = point[:2]
     if view.standing_near(point):
         seen = wrist_point(io, detector, target.name, point)
@@ -83,24 +88,32 @@ def place_in(io: SkillIO, held: HeldObject, target: Target, *, yaw: float | None
     """Drop ``held`` into the container ``target`` (a bin, a bowl, an open drawer's inside)
     at its emptiest spot; ``yaw`` (rad) turns the wrist (default: the geometry's choice);
     ``avoid``: (x, y) of releases that failed in it before, (M, 2), passed over while another
-    spot qualifies. ``data["pose"]`` is the release pose tried."""
+    spot qualifies. ``data["pose"]`` is the release pose tried. ``NOT_FOUND``, without
+    moving, when no point of the container was seen above the table in its detection box
+    (a box on bare table, or no depth return there)."""
     view = view or SceneView(io.obs)
     cloud = target.cloud
     if target.detection.box is not None:  # the whole box: floor and walls, not one cluster
         # (below a drawer's detected floor the box shows the table or the cabinet under it)
         cloud = box_cloud(io.obs, target.camera, target.detection.box)
+        floor_min = seen_table_height(io.obs, target.camera) + FLOOR_MIN
         if target.part == "interior":
             lowest = float(target.cloud.points[:, 2].min()) if len(target.cloud) else 0.0
-            cloud = cloud.select(cloud.points[:, 2] > max(FLOOR_MIN, lowest - BELOW_CLUSTER))
+            cloud = cloud.select(cloud.points[:, 2] > max(floor_min, lowest - BELOW_CLUSTER))
         else:
-            cloud = cloud.select(cloud.points[:, 2] > FLOOR_MIN)
+            cloud = cloud.select(cloud.points[:, 2] > floor_min)
             seed = lift_pixel(io.obs, target.camera, target.detection.point)
             if seed is not None:
                 # a far bin's box also holds what stands in front of it in the image, metres
                 # away: keep the container (walls, floor and contents touch one another)
                 cloud = cluster_near(cloud, seed, radius=BOARD_GAP)
-    pose, approach = grounding.place_in(cloud, view.obstacles(), held, io.obs["tcp_pose"],
-                                        pack=target.part != "interior", avoid=avoid)
+    spot = grounding.place_in(cloud, view.obstacles(), held, io.obs["tcp_pose"],
+                              pack=target.part != "interior", avoid=avoid)
+    if spot is None:
+        return SkillResult(SkillCode.NOT_FOUND, f"no point of {target.name} was seen inside "
+                           f"its detection box in the {target.camera} camera's depth, so "
+                           f"there is no floor to put {held.name} on")
+    pose, approach = spot
     if yaw is not None:
         pose = grounding.with_yaw(pose, yaw)
     return _release(io, held, pose, approach, view, why)
@@ -121,14 +134,14 @@ def place_at(io: SkillIO, held: HeldObject, position: np.ndarray | None = None,
             return view.arm_clear(pose, held.radius)
 
         spot = grounding.table_spot(obstacles, held, tcp, io.workspace, view.seen_free,
-                                       arm_clear)
+                                    arm_clear, view.height_noise(obstacles.points))
         # the arm may hide the free table from the shoulder camera: look again from home
         if spot is None and not at_home(io.obs) and io.act(
                 home(), f"clear the view for a spot for {held.name}").get("ok"):
             view = SceneView(io.obs)
             obstacles, tcp = view.obstacles(), io.obs["tcp_pose"]
             spot = grounding.table_spot(obstacles, held, tcp, io.workspace, view.seen_free,
-                                       arm_clear)
+                                        arm_clear, view.height_noise(obstacles.points))
         if spot is None:
             return SkillResult(SkillCode.BLOCKED, "no free spot on the table is visible")
         pose, approach = spot
@@ -139,8 +152,10 @@ def place_at(io: SkillIO, held: HeldObject, position: np.ndarray | None = None,
         if not io.workspace.contains(np.array([*xy, held.below_tcp])):
             return SkillResult(SkillCode.BAD_ARGS, f"({xy[0]:.2f}, {xy[1]:.2f}) lies outside "
                                f"the workspace ({io.workspace.describe()})")
+        standing = grounding.standing_mask(obstacles, table_height(obstacles),
+                                           view.height_noise(obstacles.points))
         near = np.linalg.norm(obstacles.points[:, :2] - xy, axis=1) < held.radius + 0.01
-        if np.any(obstacles.points[near, 2] > 0.006):
+        if np.any(standing & near):
             return SkillResult(SkillCode.BLOCKED, f"something stands at ({xy[0]:.2f}, "
                                f"{xy[1]:.2f}) where {held.name} would go")
         hand_yaw = grounding.tcp_yaw(tcp) if yaw is None else yaw

@@ -15,6 +15,9 @@ from agentic_env.agents.perception import (
     PointCloud,
     box_cloud,
     camera_cloud,
+    camera_depth,
+    camera_profile,
+    height_noise,
     project_to_image,
 )
 from agentic_env.robot.constants import HOME_JOINT_POSITIONS
@@ -32,6 +35,9 @@ ARM_ABOVE_TCP = 0.05
 ARM_MARGIN = 0.015
 #: A point counts as seen free when its camera ray reaches at least this far (m) beyond it.
 SEEN_THROUGH = 0.01
+#: Half size (pixels) of the square around a pixel without return whose nearest return
+#: stands in for it in :meth:`SceneView.seen_free` (the speckle of a far, dim surface).
+SEEN_AROUND = 2
 
 
 @functools.cache
@@ -125,12 +131,20 @@ class SceneView:
         points = points[~in_hand & (points[:, 2] > pose[2, 3] + above)]
         return not bool(np.any(kinematics().robot_points(points, solution.q, margin)))
 
-    def _depths(self, points: np.ndarray, camera: str
+    def height_noise(self, points: np.ndarray, camera: str = "shoulder") -> np.ndarray:
+        """Std (m, (N,)) of the random error of the heights of the base-frame ``points``
+        (N, 3) as ``camera`` measured them: its depth noise model
+        (:func:`~agentic_env.agents.perception.depth_filter.height_noise`)."""
+        profile = camera_profile(camera, self.obs[f"{camera}_intrinsics"])
+        return height_noise(points, self.obs[f"{camera}_extrinsics"], profile.noise)
+
+    def _depths(self, points: np.ndarray, camera: str, around: int = 0
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For base-frame ``points`` (N, 3): whether each projects inside ``camera``'s image,
-        the depth (m) measured at its pixel (0 outside) and its own depth along the camera's
-        axis (m)."""
-        depth = np.asarray(self.obs[f"{camera}_depth"], float)
+        the (post-processed) depth (m) measured at its pixel (0 outside; for a pixel
+        without return, the nearest return within ``around`` pixels of it, if any) and its
+        own depth along the camera's axis (m)."""
+        depth = camera_depth(self.obs, camera)
         extrinsics = np.asarray(self.obs[f"{camera}_extrinsics"], float)
         uv = project_to_image(points, self.obs[f"{camera}_intrinsics"], extrinsics)
         height, width = depth.shape
@@ -140,15 +154,27 @@ class SceneView:
         inside &= (cols >= 0) & (cols < width) & (rows >= 0) & (rows < height)
         seen = np.zeros(len(points))
         seen[inside] = depth[rows[inside], cols[inside]]
+        blank = np.flatnonzero(inside & (seen <= 0)) if around else np.zeros(0, int)
+        if len(blank):
+            offsets = np.arange(-around, around + 1)
+            window = depth[np.clip(rows[blank, None, None] + offsets[:, None], 0, height - 1),
+                           np.clip(cols[blank, None, None] + offsets, 0, width - 1)]
+            window = np.where(window > 0, window, np.inf).reshape(len(blank), -1)
+            nearest = window.min(axis=1)
+            seen[blank] = np.where(np.isfinite(nearest), nearest, 0.0)
         along = (points - extrinsics[:3, 3]) @ extrinsics[:3, 2]
         return inside, np.nan_to_num(seen), along
 
     def seen_free(self, points: np.ndarray, camera: str = "shoulder") -> np.ndarray:
         """Mask (N,) of the base-frame ``points`` (N, 3) that ``camera`` saw through: the
         depth along each point's pixel lies more than :data:`SEEN_THROUGH` beyond it, so
-        nothing stood there. Points behind something nearer (the arm included), on a
-        surface, outside the image or where the pixel has no depth are not seen free."""
-        inside, seen, along = self._depths(np.asarray(points, float).reshape(-1, 3), camera)
+        nothing stood there. A pixel without return stands for the nearest return within
+        :data:`SEEN_AROUND` pixels of it (the speckle of a far, dim surface: the returns
+        around it saw past the point; a hole with none around stays unseen). Points
+        behind something nearer (the arm included), on a surface, outside the image or
+        where no pixel around has depth are not seen free."""
+        inside, seen, along = self._depths(np.asarray(points, float).reshape(-1, 3), camera,
+                                           SEEN_AROUND)
         return inside & (seen > along + SEEN_THROUGH)
 
     def unseen(self, points: np.ndarray, camera: str = "shoulder") -> np.ndarray:
@@ -163,7 +189,7 @@ class SceneView:
         """Share (0..1) of the pixels of ``region`` = (u0, v0, u1, v1) of ``camera`` that are
         the arm: its own points (its kinematic model) or pixels with no depth return, which
         near the table are the arm closer to the camera than its minimum range."""
-        depth = np.asarray(self.obs[f"{camera}_depth"])
+        depth = camera_depth(self.obs, camera)
         height, width = depth.shape
         pixels = depth[max(region[1], 0):min(region[3], height),
                        max(region[0], 0):min(region[2], width)]

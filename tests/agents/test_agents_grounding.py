@@ -7,6 +7,7 @@ import pytest
 
 from agentic_env.agents.perception import PointCloud
 from agentic_env.agents.skills import grounding
+from agentic_env.agents.skills.handles import handle_grasp
 from agentic_env.contract.actions import top_down_pose
 
 
@@ -139,7 +140,7 @@ def test_handle_grasp_approaches_into_the_front_panel() -> None:
     front = np.column_stack([np.full(400, 0.6), np.repeat(np.linspace(0.2, 0.4, 20), 20),
                              np.tile(np.linspace(0.1, 0.2, 20), 20)])
     bar = np.column_stack([np.full(40, 0.57), np.linspace(0.27, 0.33, 40), np.full(40, 0.15)])
-    pose = grounding.handle_grasp(_cloud(bar), _cloud(np.vstack([front, bar])))
+    pose = handle_grasp(_cloud(bar), _cloud(np.vstack([front, bar])))
     np.testing.assert_allclose(pose[:3, 2], [1.0, 0.0, 0.0], atol=2e-3)  # into the cabinet
     np.testing.assert_allclose(pose[:3, 1], [0.0, 0.0, 1.0], atol=1e-9)  # jaws: vertical
     assert abs(pose[1, 3] - 0.3) < 0.005 and abs(pose[2, 3] - 0.15) < 0.005
@@ -163,7 +164,7 @@ def test_handle_grasp_finds_the_middle_of_a_bar_hidden_in_the_middle() -> None:
     bar = bar_centre + offsets[visible, None] * along
     seen_end = bar[offsets[visible] > 0]
     surround = _cloud(np.vstack([front, top, floor, bar]))
-    pose = grounding.handle_grasp(_cloud(seen_end), surround)
+    pose = handle_grasp(_cloud(seen_end), surround)
     np.testing.assert_allclose(pose[:3, 2], -normal, atol=0.01)
     assert np.linalg.norm(pose[:2, 3] - bar_centre[:2]) < 0.006
     assert abs(pose[2, 3] - 0.23) < 0.004

@@ -16,6 +16,7 @@ from agentic_env.agents.perception import (
     PointCloud,
     box_cloud,
     camera_cloud,
+    camera_depth,
     cluster_near,
     draw_detections,
     fit_plane,
@@ -25,6 +26,7 @@ from agentic_env.agents.perception import (
     remove_gripper,
     remove_table,
     render_grasp,
+    seen_table_height,
     target_cloud,
 )
 from agentic_env.contract.actions import top_down_pose
@@ -60,8 +62,9 @@ def cube_and_sphere() -> Iterator[dict[str, tuple[SimEnv, dict[str, np.ndarray]]
 def test_camera_cloud_is_the_table_and_reprojects_to_its_pixels(sorting) -> None:
     _, obs, _ = sorting
     cloud = camera_cloud(obs, "shoulder", stride=2, keep_gripper=True)
-    depth = obs["shoulder_depth"]
+    depth = camera_depth(obs, "shoulder")  # post-processed: on exact depth nearly the same
     assert len(cloud) == np.count_nonzero(depth[::2, ::2] > 0)
+    assert np.mean((depth > 0) == (obs["shoulder_depth"] > 0)) > 0.999
     assert len(camera_cloud(obs, "shoulder", stride=2)) < len(cloud)  # it sees the fingers
     assert np.all(cloud.pixels % 2 == 0)
     np.testing.assert_array_equal(cloud.colors, obs["shoulder_rgb"][cloud.pixels[:, 1],
@@ -132,6 +135,25 @@ def test_target_cloud_is_the_object_only(sorting) -> None:
             assert cloud.points[:, 2].min() > 0.004
             # the whole object, not its top (a can's lid) or a part of it
             assert np.ptp(cloud.points[:, 2]) > 0.6 * (truth.high[2] - truth.low[2]), name
+
+
+def test_target_cloud_leaves_out_a_table_that_a_units_depth_error_raises(sorting) -> None:
+    """A time-of-flight unit that measures 8 mm short (its datasheet allows 11 mm) sees the
+    table a few millimetres high: the table is cut where it is seen, not at z = 0."""
+    env, obs, names = sorting
+    biased = {**obs, "shoulder_depth": np.where(obs["shoulder_depth"] > 0,
+                                                obs["shoulder_depth"] - 0.008, 0.0)}
+    level = seen_table_height(biased, "shoulder")
+    assert 0.003 < level < 0.008
+    assert seen_table_height(obs, "shoulder") == pytest.approx(0.0, abs=1e-6)
+    for name in names:
+        point, box = oracle_detection(env, name, "shoulder")
+        cloud = target_cloud(biased, "shoulder", point_uv=point, box_xyxy=box)
+        truth = body_box(env.scene_state, name)
+        assert len(cloud) > 40, name
+        # the object only, moved a little towards the camera along its rays
+        assert np.all((cloud.points > truth.low - 0.012) & (cloud.points < truth.high + 0.012))
+        assert cloud.points[:, 2].min() > level + 0.004, name
 
 
 def test_box_cloud_keeps_the_box_pixels(sorting) -> None:

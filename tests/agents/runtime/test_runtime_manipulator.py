@@ -81,6 +81,20 @@ def test_each_place_mode_reaches_its_skill(monkeypatch: pytest.MonkeyPatch, mode
     assert not hands.holding()
 
 
+def test_a_container_not_seen_in_depth_is_the_detectors_failure(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A place into a container whose box held none of its points (``NOT_FOUND``) blames the
+    detector, as a pick of a target not found does; another failed place, the robot."""
+    hands = _holding(0.04)
+    target = object.__new__(manipulator_module.Target)
+    object.__setattr__(target, "name", "bin")
+    monkeypatch.setattr(manipulator_module, "SceneView", lambda obs: None)
+    for code, blame in ((SkillCode.NOT_FOUND, "detector"), (SkillCode.COLLISION, "execution")):
+        monkeypatch.setattr(manipulator_module.skills, "place_in",
+                            lambda *args, _code=code, **kwargs: SkillResult(_code, "failed"))
+        assert hands.place("peach-1", Place.IN, target).data["blame"] == blame
+
+
 def test_a_target_nobody_sees_is_the_detectors_failure(
         monkeypatch: pytest.MonkeyPatch) -> None:
     hands = Manipulator(Episode(Pads(0.085), Limits()), lambda *args: None,

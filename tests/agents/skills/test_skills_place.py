@@ -1,12 +1,14 @@
-"""Place skills report ``BLOCKED``, without moving, when the goal is occupied."""
+"""Place skills report ``BLOCKED``, without moving, when the goal is occupied, and
+``NOT_FOUND`` when a container's box holds no point of it."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from agentic_env.agents.perception import PointCloud, project_to_image
 from agentic_env.agents.runtime import Episode, Limits
-from agentic_env.agents.skills import SkillCode, place_at
+from agentic_env.agents.skills import Detection, SkillCode, Target, grounding, place_at, place_in
 from agentic_env.agents.skills.grounding import HeldObject
 from agentic_env.agents.skills.result import SkillResult
 from agentic_env.agents.skills.scene import SceneView, at_home
@@ -53,3 +55,29 @@ def test_primitive_failures_map_onto_skill_codes() -> None:
     assert SkillResult.from_status({"ok": True}, "pick of cube").ok
     assert SkillResult.from_status({"ok": False, "reason": "safety_fault"}, "x").code is (
         SkillCode.ESTOP)
+
+
+def test_a_container_with_no_point_is_no_place_pose() -> None:
+    held, tcp = HeldObject("cube", 0.03, 0.03), np.array([0.5, 0.0, 0.3, 0.0, 1.0, 0.0, 0.0])
+    assert grounding.place_in(PointCloud.empty(), PointCloud.empty(), held, tcp) is None
+
+
+def test_a_container_box_over_bare_table_is_not_found_without_moving(io: Episode) -> None:
+    """A bin detected on the image where the depth shows only the table (its box holds no
+    point above the table): a clear failure, not a crash, and the arm stays."""
+    view = SceneView(io.obs)
+    free = grounding.table_spot(view.obstacles(), HeldObject("bin", 0.03, 0.04),
+                                io.obs["tcp_pose"], io.workspace)
+    assert free is not None
+    corners = free[0][:3, 3] * (1, 1, 0) + np.array([[x, y, 0.0] for x in (-0.02, 0.02)
+                                                     for y in (-0.02, 0.02)])
+    uv = project_to_image(corners, io.obs["shoulder_intrinsics"],
+                          io.obs["shoulder_extrinsics"])
+    (u0, v0), (u1, v1) = np.floor(uv.min(axis=0)), np.ceil(uv.max(axis=0))
+    box = (int(u0), int(v0), int(u1), int(v1))
+    target = Target("bin", "object", "shoulder", Detection(((box[0] + box[2]) // 2,
+                                                            (box[1] + box[3]) // 2), box),
+                    PointCloud.empty())
+    result = place_in(io, HeldObject("cube", 0.03, 0.03), target)
+    assert result.code is SkillCode.NOT_FOUND and "no point of bin" in result.message
+    assert io.report.actions == 0
