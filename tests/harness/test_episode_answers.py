@@ -1,10 +1,14 @@
-"""Speed work must not change what an episode does: a few short sim-oracle episodes give the
-same actions, model verdicts and score as the recording in ``data/oracle_episodes.json``.
+"""Speed work must not change what an episode does: a few short sim-oracle episodes make the
+same decisions as the recording in ``data/oracle_episodes.json`` — the same model verdicts,
+the same primitives in the same order, the same outcome and score — with every pose and
+distance within ``POSE_TOLERANCE`` of the recorded one. Not the last bits: floating point
+differs between CPUs (another vendor's or BLAS kernel's rounding moves a pose by far less than
+a millimetre), while a changed decision moves one by centimetres.
 
 The recording was made before the episode loop was made faster (PDDL parse cache, one
 segmentation render per observation, vectorised grasp sampling, cheap trace frames). Record it
 again (only after a deliberate change of behaviour) with
-``MUJOCO_GL=egl python tests/test_episode_answers.py``.
+``MUJOCO_GL=egl python tests/harness/test_episode_answers.py``.
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.harness.runner import run_episode
 
 FIXTURE = Path(__file__).parent / "data" / "oracle_episodes.json"
+#: Largest accepted difference of a recorded action's pose, width or distance entry (m, or
+#: unit quaternion components).
+POSE_TOLERANCE = 2e-3
 #: (task, seed) of the recorded episodes: short ones that still pick, place, turn and open.
 EPISODES: tuple[tuple[str, int], ...] = (("stacking", 1), ("reorientation", 0), ("kitchen", 1))
 
@@ -55,11 +62,12 @@ def _assert_same(recorded: dict[str, Any], now: dict[str, Any]) -> None:
     for index, (old, new) in enumerate(zip(recorded["actions"], now["actions"], strict=True)):
         assert old.keys() == new.keys(), f"{where} action {index}"
         for key in old:
-            np.testing.assert_allclose(new[key], old[key], rtol=0, atol=1e-9,
+            tolerance = 0.0 if key == "primitive" else POSE_TOLERANCE
+            np.testing.assert_allclose(new[key], old[key], rtol=0, atol=tolerance,
                                        err_msg=f"{where} action {index} {key}")
     for key in ("success", "score", "progress", "replans"):
         assert now[key] == recorded[key], f"{where} {key}"
-    assert now["sim_s"] == pytest.approx(recorded["sim_s"], abs=1e-9), where
+    assert now["sim_s"] == pytest.approx(recorded["sim_s"], rel=0.02), where
 
 
 @pytest.mark.slow
