@@ -1,6 +1,7 @@
 """``agentic-env soak``: memory and robustness over a long run (a command, not a timed test).
 
-Two parts, each in this process so that its resident memory (RSS) is the one measured:
+Three parts. The first two run in this process so that its resident memory (RSS) is the one
+measured:
 
 * ``--episodes`` episodes run one after another as a sweep worker runs them (sim-oracle
   models, the tasks in turn, no trace), each stored in a results database; RSS is sampled
@@ -9,28 +10,68 @@ Two parts, each in this process so that its resident memory (RSS) is the one mea
   through the SDK's client to the server of one episode (every tool set, sim-oracle
   perception), RSS sampled every 100 calls.
 
-For each part it prints the RSS slope fitted after a warm-up (the first fifth of the samples;
+For each it prints the RSS slope fitted after a warm-up (the first fifth of the samples;
 for episodes, at least the first round of the tasks, which loads each task's assets) in MiB
 per 100 episodes or per 1,000 calls, the crashes (an exception out of an episode or a call) and
 the results lost (episodes not in the database, calls not in the episode's call log).
+
+The third, the sweep part (``--sweep-episodes``), runs the real harness as a user does: it
+writes a sweep file of that many episodes (the realistic world, emulated models, the tasks,
+the four agents and the models in turn, a small ``--max-actions``: that bounds each
+episode's length, since this part measures memory and robustness, not success), runs
+``agentic-env sweep FILE --workers W --no-traces`` as a subprocess, SIGKILLs its whole
+process group once ``--kill-at`` of the episodes are in the results database (polled
+read-only), then runs the same command again, which resumes. It checks that every episode is
+in the database exactly once (0 lost, 0 duplicated), that nothing is half-written (the
+database passes SQLite's integrity check, every row parses, no model call belongs to a
+missing episode), and that the resident memory of the sweep process and its workers (the
+sum over the process group, sampled from ``/proc/PID/statm`` every ``--sample-s`` seconds)
+stays flat: the slope fitted in each run after its warm-up (the first fifth of its episodes,
+at least one round of every task with every agent), MiB per 100 episodes, against
+:data:`RSS_BOUND_MIB`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import signal
+import sqlite3
+import subprocess
+import sys
 import tempfile
+import time
 from collections.abc import Sequence
+from contextlib import closing
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-#: Tasks the episode part runs, in turn.
+from agentic_env.cli.realism import add_realism_argument
+
+#: Tasks the episode and sweep parts run, in turn.
 TASKS: tuple[str, ...] = ("sorting", "stacking", "crossword", "reorientation", "kitchen")
 #: Calls between two RSS samples of the MCP part.
 SAMPLE_EVERY = 100
+#: Agents the sweep part runs, in turn: the four built-in designs.
+AGENTS: tuple[str, ...] = ("agenticlab", "mallvi", "alrm", "planner-executor")
+#: Emulated models the sweep part runs, in turn (``agentic_env/oracle/profiles``): a strong,
+#: a middling and a weak profile, as in ``sweeps/four-agents.yaml``.
+MODELS: tuple[str, ...] = ("emulated:gemini-3-flash", "emulated:qwen3-vl-plus",
+                           "emulated:gpt-4o")
+#: Episodes in one round of the sweep part: every task with every agent (the first loads each
+#: task's assets and each agent's modules into a worker); each run's RSS fit skips at least one.
+ROUND = len(TASKS) * len(AGENTS)
+#: The sweep part's bound on the fitted RSS slope of each run, MiB per 100 episodes, set before
+#: the first 1,000-episode run. A worker that kept one episode's simulator or one camera frame
+#: set (each well over 1 MiB; the leak the episode part once found was ~50 MiB per episode)
+#: would grow by 100 MiB or more per 100 episodes, five times the bound; within it a
+#: 1,000-episode sweep grows by at most 200 MiB.
+RSS_BOUND_MIB = 20.0
 
 
 @dataclass(frozen=True)
@@ -55,9 +96,9 @@ class SoakFigures:
     lost: int
 
 
-def rss_mib() -> float:
-    """This process's resident memory, MiB (Linux ``/proc``)."""
-    with open("/proc/self/statm") as statm:
+def rss_mib(pid: int | str = "self") -> float:
+    """A process's resident memory (this one's by default), MiB (Linux ``/proc``)."""
+    with open(f"/proc/{pid}/statm") as statm:
         pages = int(statm.read().split()[1])
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
@@ -134,6 +175,265 @@ def soak_mcp(calls: int, seed: int = 0) -> SoakFigures:
     return _figures(at, rss, 1000, crashes, lost)
 
 
+@dataclass(frozen=True)
+class SweepRun:
+    """One ``agentic-env sweep`` subprocess of the sweep part.
+
+    Attributes:
+        stored_start / stored_end: episodes in the database when it started and ended.
+        wall_s: its wall time, seconds.
+        killed: it was SIGKILLed (with its process group); else it exited by itself.
+        exit_code: its exit status (``-9`` when killed).
+        survivors: processes of its group still alive (not zombies) 10 s after it ended.
+        processes: the most processes its group held at one sample (it, its workers and
+            theirs, e.g. a planner run).
+        summary: its summary line (``NAME: N episodes declared, K already done, ...``;
+            ``(none)`` when killed before it).
+        at: episodes in the database at each RSS sample.
+        rss_mib: the group's summed resident memory at each sample, MiB.
+    """
+
+    stored_start: int
+    stored_end: int
+    wall_s: float
+    killed: bool
+    exit_code: int
+    survivors: int
+    processes: int
+    summary: str
+    at: tuple[int, ...]
+    rss_mib: tuple[float, ...]
+
+    def fit(self) -> tuple[float, float, float] | None:
+        """RSS after the warm-up (the first fifth of this run's episodes, at least
+        :data:`ROUND`): (first sample, last sample, fitted slope per 100 episodes), MiB;
+        ``None`` with fewer than 3 samples or 2 episode counts after it."""
+        warm = self.stored_start + max(ROUND, (self.stored_end - self.stored_start) // 5)
+        kept = [(x, y) for x, y in zip(self.at, self.rss_mib, strict=True) if x >= warm]
+        if len(kept) < 3 or len({x for x, _ in kept}) < 2:
+            return None
+        x, y = np.asarray(kept, float).T
+        return float(y[0]), float(y[-1]), float(np.polyfit(x, y, 1)[0]) * 100
+
+
+@dataclass(frozen=True)
+class SweepSoak:
+    """The sweep part's outcome.
+
+    Attributes:
+        episodes: episodes the sweep file declares.
+        workers / max_actions / realism: how they ran.
+        runs: the killed run and the resumed one.
+        integrity: SQLite's ``PRAGMA integrity_check`` answer (``ok``).
+        stored: the declared episodes in the database.
+        lost: declared episodes not in it; duplicated: rows beyond one per key; extra: rows
+            of episodes the file does not declare.
+        unparsable: rows whose spec, intervention or judge panel does not parse, or whose
+            spec's key is not the row's key.
+        orphan_calls: model-call rows whose episode row is missing (a half-written episode).
+        errors: episodes stored as errors (``failure = 'error'``: the episode crashed).
+    """
+
+    episodes: int
+    workers: int
+    max_actions: int
+    realism: str
+    runs: tuple[SweepRun, SweepRun]
+    integrity: str
+    stored: int
+    lost: int
+    duplicated: int
+    extra: int
+    unparsable: int
+    orphan_calls: int
+    errors: int
+
+    def intact(self) -> bool:
+        """The kill came mid-sweep and the database holds every episode once, whole."""
+        killed = self.runs[0].killed and self.runs[0].stored_end < self.episodes
+        return killed and self.integrity == "ok" and self.stored == self.episodes and not (
+            self.lost or self.duplicated or self.extra or self.unparsable or self.orphan_calls)
+
+    def flat(self) -> bool | None:
+        """Every run's fitted RSS slope is within :data:`RSS_BOUND_MIB` (``None``: a run
+        has too few samples to fit)."""
+        slopes = [fit[2] for fit in map(SweepRun.fit, self.runs) if fit is not None]
+        return max(slopes) <= RSS_BOUND_MIB if len(slopes) == len(self.runs) else None
+
+
+def sweep_file(episodes: int, max_actions: int, realism: str) -> dict[str, Any]:
+    """The sweep part's sweep (a YAML-ready mapping): one grid entry per episode, so the
+    tasks, the agents and the models come in turn (episode ``i``: task ``i % 5``, agent
+    ``i // 5 % 4``, model ``i // 20 % 3``, seed ``i // 60``; each combination once)."""
+    entries = []
+    for index in range(episodes):
+        seed, model = divmod(index // ROUND, len(MODELS))
+        entries.append({"tasks": [TASKS[index % len(TASKS)]],
+                        "agents": [AGENTS[index // len(TASKS) % len(AGENTS)]],
+                        "models": [MODELS[model]], "realism": [realism], "seeds": [seed]})
+    return {"name": "soak", "grid": entries, "episode": {"max_actions": max_actions}}
+
+
+def _stored(db: Path) -> int | None:
+    """Episodes in the results database, read through a read-only connection (``None``
+    while it cannot be read: not created yet)."""
+    if not db.exists():
+        return None
+    try:
+        with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5.0)) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM episodes").fetchone()[0])
+    except sqlite3.Error:
+        return None
+
+
+def _group(pgid: int) -> list[int]:
+    """The live (not zombie) processes of process group ``pgid``."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as stat:
+                state, _, group = stat.read().rsplit(")", 1)[1].split()[:3]
+        except (OSError, ValueError):
+            continue  # gone meanwhile
+        if int(group) == pgid and state != "Z":
+            pids.append(int(name))
+    return pids
+
+
+def _group_rss(pgid: int) -> tuple[float, int]:
+    """The summed resident memory of process group ``pgid``, MiB, and its process count."""
+    total, count = 0.0, 0
+    for pid in _group(pgid):
+        try:
+            total += rss_mib(pid)
+            count += 1
+        except (OSError, ValueError, IndexError):
+            continue  # exited between the listing and the read
+    return total, count
+
+
+def _run_sweep(command: list[str], log: Path, db: Path, kill_at: int | None,
+               poll_s: float, sample_s: float) -> SweepRun:
+    """Run ``command`` in a new process group (output to ``log``), polling ``db`` every
+    ``poll_s`` seconds and sampling RSS every ``sample_s``; SIGKILL the group once ``kill_at``
+    episodes are stored (``None``: let it finish)."""
+    stored = start = _stored(db) or 0
+    at: list[int] = []
+    rss: list[float] = []
+    processes, killed, started, sample_due = 0, False, time.monotonic(), 0.0
+    with log.open("w") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+    while process.poll() is None:
+        now = _stored(db)
+        stored = stored if now is None else now
+        if time.monotonic() >= sample_due:
+            total, count = _group_rss(process.pid)
+            at.append(stored)
+            rss.append(total)
+            processes, sample_due = max(processes, count), time.monotonic() + sample_s
+        if kill_at is not None and stored >= kill_at:
+            os.killpg(process.pid, signal.SIGKILL)
+            killed = True
+            break
+        time.sleep(poll_s)
+    exit_code, wall_s = process.wait(), time.monotonic() - started
+    deadline = time.monotonic() + 10.0
+    while _group(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    summary = [line for line in log.read_text(errors="replace").splitlines()
+               if " episodes declared, " in line]
+    return SweepRun(start, _stored(db) or 0, wall_s, killed, exit_code,
+                    len(_group(process.pid)), processes,
+                    summary[-1].rsplit("\r", 1)[-1] if summary else "(none)", tuple(at),
+                    tuple(rss))
+
+
+def _check(db: Path, keys: set[str]) -> dict[str, Any]:
+    """The database checks of :class:`SweepSoak` (its fields from ``integrity`` to
+    ``errors``), on a read-only connection."""
+    from agentic_env.harness.episode import EpisodeSpec
+
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        integrity = str(conn.execute("PRAGMA integrity_check").fetchone()[0])
+        rows = conn.execute("SELECT key, spec_json, intervention_json, judge_panel_json, "
+                            "failure FROM episodes").fetchall()
+        orphans = int(conn.execute("SELECT COUNT(*) FROM calls WHERE episode_key NOT IN "
+                                   "(SELECT key FROM episodes)").fetchone()[0])
+
+    def parses(key: str, spec: str, *extras: str | None) -> bool:
+        try:
+            for text in extras:
+                if text is not None:
+                    json.loads(text)
+            return EpisodeSpec.from_dict(json.loads(spec)).key() == key
+        except (ValueError, TypeError, KeyError):
+            return False
+
+    stored = [row[0] for row in rows]
+    return {"integrity": integrity, "stored": len(keys & set(stored)),
+            "lost": len(keys - set(stored)), "duplicated": len(stored) - len(set(stored)),
+            "extra": len(set(stored) - keys),
+            "unparsable": sum(not parses(*row[:4]) for row in rows),
+            "orphan_calls": orphans, "errors": sum(row[4] == "error" for row in rows)}
+
+
+def soak_sweep(episodes: int, folder: Path, workers: int = 2, kill_at: float = 0.5,
+               max_actions: int = 8, realism: str = "realistic", poll_s: float = 0.5,
+               sample_s: float = 3.0) -> SweepSoak:
+    """The sweep part (see the module docstring) in ``folder`` (the sweep file ``soak.yaml``,
+    its database ``results.db``, each run's output ``run-1.log`` and ``run-2.log``); prints a
+    line as each run ends. ``kill_at`` is the fraction of the episodes stored before the kill,
+    ``poll_s`` and ``sample_s`` the seconds between database polls and between RSS samples."""
+    import yaml
+
+    from agentic_env.harness.sweep import load_sweep
+
+    folder.mkdir(parents=True, exist_ok=True)
+    file, db = folder / "soak.yaml", folder / "results.db"
+    file.write_text(yaml.safe_dump(sweep_file(episodes, max_actions, realism), sort_keys=False))
+    keys = {spec.key() for spec in load_sweep(file).specs}
+    command = [sys.executable, "-m", "agentic_env.cli", "sweep", str(file), "--workers",
+               str(workers), "--no-traces", "--db", str(db)]
+    kill_count = min(max(1, math.ceil(kill_at * episodes)), episodes - 1)
+    runs = []
+    for index, kill in enumerate((kill_count, None), 1):
+        runs.append(_run_sweep(command, folder / f"run-{index}.log", db, kill, poll_s,
+                               sample_s))
+        print(_run_line(index, runs[-1], episodes), flush=True)
+    return SweepSoak(episodes, workers, max_actions, realism, (runs[0], runs[1]),
+                     **_check(db, keys))
+
+
+def _run_line(index: int, run: SweepRun, episodes: int) -> str:
+    ran = run.stored_end - run.stored_start
+    rate = 60.0 * ran / run.wall_s if run.wall_s else 0.0
+    end = (f"SIGKILLed (process group) with {run.stored_end} of {episodes} stored"
+           if run.killed else f"exited {run.exit_code} with {run.stored_end} of {episodes} stored")
+    return (f"  run {index}: {ran} episodes in {run.wall_s / 60:.1f} min ({rate:.2f} per min), "
+            f"{end}; {run.processes} processes at most, {run.survivors} alive after it; "
+            f"its summary: {run.summary}")
+
+
+def _sweep_lines(soak: SweepSoak) -> list[str]:
+    lines = [f"  database: integrity {soak.integrity}; {soak.stored} of {soak.episodes} "
+             f"episodes stored: {soak.lost} lost, {soak.duplicated} duplicated, {soak.extra} "
+             f"extra, {soak.unparsable} unparsable rows, {soak.orphan_calls} orphan calls, "
+             f"{soak.errors} stored as errors: {'PASS' if soak.intact() else 'MISS'}"]
+    for index, run in enumerate(soak.runs, 1):
+        fit = run.fit()
+        lines.append(f"  run {index} RSS (sweep process + workers): " + (
+            "too few samples after the warm-up to fit" if fit is None else
+            f"{fit[0]:.0f} -> {fit[1]:.0f} MiB after the warm-up, slope {fit[2]:+.1f} MiB "
+            "per 100 episodes"))
+    flat = soak.flat()
+    verdict = "n/a" if flat is None else "PASS" if flat else "MISS"
+    lines.append(f"  RSS bound {RSS_BOUND_MIB:.0f} MiB per 100 episodes in each run: {verdict}")
+    return lines
+
+
 def _line(label: str, unit: str, figures: SoakFigures) -> str:
     return (f"{label}: {figures.runs} {unit}, RSS {figures.rss_start_mib:.0f} -> "
             f"{figures.rss_end_mib:.0f} MiB, slope {figures.slope_mib:+.1f} MiB per "
@@ -141,15 +441,30 @@ def _line(label: str, unit: str, figures: SoakFigures) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run both parts and print their figures; returns 0."""
+    """Run the parts asked for and print their figures; returns 0."""
     parser = argparse.ArgumentParser(prog="agentic-env soak", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episodes", type=int, default=200, help="episodes (0: skip)")
     parser.add_argument("--calls", type=int, default=10_000, help="MCP calls (0: skip)")
     parser.add_argument("--agent", default="agenticlab")
+    parser.add_argument("--sweep-episodes", type=int, default=200,
+                        help="episodes of the sweep part (0: skip; at least 2)")
+    parser.add_argument("--kill-at", type=float, default=0.5, metavar="FRACTION",
+                        help="SIGKILL the sweep once this fraction of its episodes is stored")
+    parser.add_argument("--workers", type=int, default=2, help="the sweep's worker processes")
+    parser.add_argument("--max-actions", type=int, default=8,
+                        help="primitive actions per sweep episode (bounds episode length)")
+    add_realism_argument(parser)
+    parser.add_argument("--sample-s", type=float, default=3.0,
+                        help="seconds between the sweep part's RSS samples")
+    parser.add_argument("--sweep-dir", type=Path,
+                        help="keep the sweep file, database and run logs here (default: a "
+                             "temporary folder, removed)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
-    figures: dict[str, SoakFigures] = {}
+    if args.sweep_episodes and (args.sweep_episodes < 2 or not 0 < args.kill_at < 1):
+        parser.error("--sweep-episodes needs at least 2 episodes and 0 < --kill-at < 1")
+    figures: dict[str, SoakFigures | SweepSoak] = {}
     if args.episodes:
         with tempfile.TemporaryDirectory() as folder:
             figures["episodes"] = soak_episodes(args.episodes, Path(folder) / "soak.sqlite",
@@ -158,6 +473,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.calls:
         figures["mcp"] = soak_mcp(args.calls)
         print(_line("MCP server", "calls", figures["mcp"]), flush=True)
+    if args.sweep_episodes:
+        print(f"sweep killed and resumed: {args.sweep_episodes} episodes, {args.realism} world, "
+              f"models {', '.join(MODELS)}, agents {', '.join(AGENTS)}, tasks in turn, "
+              f"workers {args.workers}, SIGKILL at {args.kill_at:.0%} stored; max_actions "
+              f"{args.max_actions} bounds each episode's length: this measures memory and "
+              "robustness, not success", flush=True)
+        with tempfile.TemporaryDirectory() as folder:
+            sweep = soak_sweep(args.sweep_episodes, args.sweep_dir or Path(folder),
+                               args.workers, args.kill_at, args.max_actions, args.realism,
+                               sample_s=args.sample_s)
+        figures["sweep"] = sweep
+        print("\n".join(_sweep_lines(sweep)), flush=True)
     if args.json:
         args.json.write_text(json.dumps({k: asdict(v) for k, v in figures.items()}, indent=2))
     return 0
