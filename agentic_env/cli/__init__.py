@@ -28,8 +28,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                     "AgenticLab pipeline with the sim-oracle: success per task, checker-error "
                     "ablation"),
     "bench-world": ("agentic_env.cli.bench.world:main",
-                    "every agent with the perfect oracle, ideal vs realistic world: what the "
-                    "world breaks per agent and task, and recoveries"),
+                    "every agent with the perfect oracle, ideal vs realistic world and each "
+                    "effect alone: what the world breaks per cell and why, the paper's bound"),
     "bench-robosuite": ("agentic_env.cli.bench.robosuite:main",
                         "env steps/s in the ideal and realistic worlds against robosuite's, "
                         "two RGB-D cameras"),

@@ -56,6 +56,11 @@ class EpisodeSpec:
             calibration, nominal contact; the default here, as in ``SimEnv``) or
             ``realistic`` (device models, measured calibration error, contact drawn per
             object), which sweep files, ``run``, ``bench-agent`` and ``serve`` default to.
+        world_effects: with ``realistic``, only these of its effects
+            (:data:`agentic_env.sim.realism.world.WORLD_EFFECTS`: ``sensors``,
+            ``calibration``, ``contact``), to tell which one a failure comes from; ``None``
+            (the default) = all of them. Stored only when set, so a spec without it keeps its
+            key.
     """
 
     task: str
@@ -75,6 +80,7 @@ class EpisodeSpec:
     events: tuple[tuple[tuple[str, Any], ...], ...] = ()
     judges: tuple[str, ...] = ()
     realism: str = "ideal"
+    world_effects: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.verification not in VERIFICATION_MODES:
@@ -82,6 +88,25 @@ class EpisodeSpec:
                 f"verification {self.verification!r}; valid: {', '.join(VERIFICATION_MODES)}"
             )
         check_realism(self.realism)
+        if self.world_effects is not None:
+            self._check_world_effects()
+
+    def _check_world_effects(self) -> None:
+        """Raise unless :attr:`world_effects` are effects of the realistic world, asked of it.
+
+        Raises:
+            InvalidConfigError: an unknown effect (the message lists the valid ones), or
+                effects with ``realism="ideal"``.
+        """
+        from agentic_env.sim.realism.world import WORLD_EFFECTS  # the world needs MuJoCo
+
+        unknown = sorted(set(self.world_effects or ()) - set(WORLD_EFFECTS))
+        if unknown:
+            raise InvalidConfigError(f"unknown world effects {unknown}; valid: "
+                                     f"{', '.join(WORLD_EFFECTS)}")
+        if self.realism != "realistic":
+            raise InvalidConfigError("world_effects choose among the realistic world's "
+                                     "effects: give realism='realistic' too")
 
     def module_models(self) -> dict[str, str]:
         """Per-module overrides as a dict."""
@@ -108,6 +133,10 @@ class EpisodeSpec:
         data["agent_options"] = self.options()
         data["events"] = self.event_dicts()
         data["judges"] = list(self.judges)
+        if self.world_effects is None:
+            del data["world_effects"]
+        else:
+            data["world_effects"] = list(self.world_effects)
         return data
 
     @classmethod
@@ -121,12 +150,15 @@ class EpisodeSpec:
         values["agent_options"] = tuple(sorted(dict(values.get("agent_options") or {}).items()))
         values["events"] = freeze_events(values.get("events") or ())
         values["judges"] = tuple(values.get("judges") or ())
+        if values.get("world_effects") is not None:
+            values["world_effects"] = tuple(values["world_effects"])
         return cls(**values)
 
     def key(self) -> str:
         """Stable 16-hex-digit identity of the spec (same spec -> same key, any process);
         a spec without agent options, trial kind, events or judges, in the ideal world, keeps
-        the key it had before those existed (every episode before the switch ran ideal)."""
+        the key it had before those existed (every episode before the switch ran ideal), and
+        one without world effects the key it had before they existed."""
         data = self.to_dict()
         for name, default in (("agent_options", {}), ("kind", "task"), ("events", []),
                               ("judges", []), ("realism", "ideal")):

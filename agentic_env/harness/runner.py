@@ -219,7 +219,7 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
     evaluations = build_evaluations(agent_entry(spec.agent).evaluations, spec)
     control_mode = agent_entry(spec.agent).control_mode
     env = SimEnv(task=spec.task, setting=spec.setting, control_mode=control_mode,
-                 realism=spec.realism,
+                 realism=spec.realism, world_effects=spec.world_effects,
                  max_episode_steps=None if control_mode == "primitive" else LOW_LEVEL_STEPS)
     calls: list[CallRecord] = []
     trace: EpisodeTrace | None = None

@@ -1,19 +1,29 @@
-"""``agentic-env bench-world``: what the realistic world breaks, per agent and task.
+"""``agentic-env bench-world``: the realistic world's budget, measured per agent, task and setting.
 
 Runs every ``--agents`` agent with the perfect sim-oracle (every model answer exact, so every
 failure is the world's or the agent's own logic) on every ``--tasks`` task in every
-``--settings`` setting, on the seeds ``--seeds START:COUNT``, once in the ideal world and once
-in the realistic one (the same layouts), and prints per agent and task:
+``--settings`` setting, on the seeds ``--seeds START:COUNT``, in the ideal world, the
+realistic one and the realistic one with each ``--effects`` effect alone (the same layouts),
+and prints per agent x task x setting (:mod:`agentic_env.reports.world_budget`):
 
-* success in each world, and the realistic world's own failures: episodes that succeed in
-  the ideal world and fail in the realistic one (the world's share of the failures);
-* recoveries: successful episodes that needed more actions than the reference plan or a
-  replan (a step failed and the agent coped), in each world;
-* every realistic failure with its first failing source and sentence.
+* success in the ideal and the realistic world, and recoveries (successes that needed more
+  actions than the reference plan or a replan) in each;
+* the world's failure rate: trials that succeed in the ideal world and fail in the realistic
+  one, of the ideal world's successes, with their causes (no detection, depth hole, false
+  obstacle, calibration offset, slip, collision, other) from each first failure's sentence;
+* the same count per effect alone, then per effect which causes it produces and where
+  (``--effects-on broken``: each effect alone only on the trials the realistic world broke,
+  to tell which effect reproduces each of its failures at a fraction of the episodes);
+* the paper's bound beside lab sorting (AgenticLab with a perfect model: realistic success
+  >= 75 %, PASS or MISS; ``--bound-seeds`` runs that cell on more seeds), and whether the
+  realistic world still fails somewhere;
+* every realistic failure with its cause, first failing source and sentence.
 
 Episodes run in spawned worker processes; the results are also written as JSON::
 
-    agentic-env bench-world --seeds 34000:2 --settings kitchen,outdoor --workers 2
+    agentic-env bench-world --seeds 52000:2 --bound-seeds 52002:8 --workers 2
+    agentic-env bench-world --seeds 52000:1 --effects none --settings lab --tasks sorting
+    agentic-env bench-world --seeds 52000:1 --effects-on broken   # effects where it broke
 """
 
 from __future__ import annotations
@@ -21,76 +31,72 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 from agentic_env.agents.base import agent_names
 from agentic_env.cli.bench.agent import parse_seeds, parse_settings, run_all
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
-from agentic_env.sim.realism import REALISM_LEVELS
+from agentic_env.reports.world_budget import (
+    BOUND_CELL,
+    REALISTIC,
+    bound_line,
+    classify_failure,
+    format_budget,
+    format_effects,
+    still_fails_line,
+    world_cells,
+    world_of,
+)
+from agentic_env.sim.realism.world import WORLD_EFFECTS
+from agentic_env.sim.settings import available_settings
 from agentic_env.tasks import BENCHMARK_TASKS
 
 #: The built-in agents measured by default.
 DEFAULT_AGENTS = ("agenticlab", "mallvi", "alrm", "planner-executor")
 
 
-def recovered(result: EpisodeResult) -> bool:
-    """A success that needed more than the reference plan's actions, or a replan: some step
-    failed or was undone and the agent coped."""
-    return result.success and (result.replans > 0 or result.n_extra > 0)
+def parse_effects(text: str) -> tuple[str, ...]:
+    """A comma-separated list of world effects to run alone; ``all`` = every effect of
+    :data:`~agentic_env.sim.realism.world.WORLD_EFFECTS`, ``none`` = none.
+
+    Raises:
+        InvalidConfigError: an unknown effect (the message lists the valid ones).
+    """
+    if text.strip() == "all":
+        return WORLD_EFFECTS
+    if text.strip() == "none":
+        return ()
+    effects = tuple(dict.fromkeys(e.strip() for e in text.split(",") if e.strip()))
+    unknown = [e for e in effects if e not in WORLD_EFFECTS]
+    if unknown or not effects:
+        raise InvalidConfigError(f"--effects {text!r}: unknown {', '.join(unknown) or 'none'}; "
+                                 f"valid: all, none, {', '.join(WORLD_EFFECTS)}")
+    return effects
 
 
-def world_table(results: list[EpisodeResult]) -> list[dict[str, object]]:
-    """Per agent and task: successes and recoveries in each world, the episodes the
-    realistic world alone broke, and the realistic failures' first sources."""
-    cells: dict[tuple[str, str], dict[str, dict[tuple[str, int], EpisodeResult]]] = \
-        defaultdict(lambda: defaultdict(dict))
-    for result in results:
-        spec = result.spec
-        cells[spec.agent, spec.task][spec.realism][spec.setting, spec.seed] = result
-    rows = []
-    for (agent, task), worlds in cells.items():
-        ideal, realistic = worlds.get("ideal", {}), worlds.get("realistic", {})
-        broken = [key for key, result in realistic.items()
-                  if not result.success and key in ideal and ideal[key].success]
-        sources: dict[str, int] = defaultdict(int)
-        for result in realistic.values():
-            if not result.success:
-                sources[result.failure or "unknown"] += 1
-        rows.append({
-            "agent": agent, "task": task, "episodes": len(realistic),
-            "ideal_success": sum(r.success for r in ideal.values()),
-            "realistic_success": sum(r.success for r in realistic.values()),
-            "broken_by_world": len(broken),
-            "ideal_recovered": sum(recovered(r) for r in ideal.values()),
-            "realistic_recovered": sum(recovered(r) for r in realistic.values()),
-            "realistic_failure_sources": dict(sorted(sources.items())),
-        })
-    return rows
+def world_specs(agents: list[str], tasks: list[str], settings: list[str], seeds: range,
+                effects: tuple[str, ...], bound_seeds: range = range(0)) -> list[EpisodeSpec]:
+    """Every episode to run: each agent x task x setting x seed in the ideal world, the
+    realistic world and the realistic world with each of ``effects`` alone; the bound's cell
+    (:data:`~agentic_env.reports.world_budget.BOUND_CELL`, where it is asked for) also on
+    ``bound_seeds``."""
+    worlds: list[tuple[str, tuple[str, ...] | None]] = [("ideal", None), (REALISTIC, None)]
+    worlds += [(REALISTIC, (effect,)) for effect in effects]
+    return [EpisodeSpec(task, setting, seed=seed, agent=agent, realism=realism,
+                        world_effects=world_effects)
+            for agent in agents for task in tasks for setting in settings
+            for seed in (dict.fromkeys([*seeds, *bound_seeds])
+                         if (agent, task, setting) == BOUND_CELL else seeds)
+            for realism, world_effects in worlds]
 
 
-def format_table(rows: list[dict[str, object]]) -> str:
-    """The table as text, one line per agent and task, then the totals per agent."""
-    head = (f"{'agent':<17} {'task':<14} {'n':>3}  {'ideal':>5} {'real.':>5}  "
-            f"{'world broke':>11}  {'recovered ideal/real.':>21}  realistic failures by source")
-    lines = [head, "-" * len(head)]
-    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0])
-    for row in rows:
-        numbers = [row["episodes"], row["ideal_success"], row["realistic_success"],
-                   row["broken_by_world"], row["ideal_recovered"], row["realistic_recovered"]]
-        for index, value in enumerate(numbers):
-            totals[str(row["agent"])][index] += int(value)  # type: ignore[call-overload]
-        sources = ", ".join(f"{k} {v}" for k, v in row["realistic_failure_sources"].items()) \
-            or "-"  # type: ignore[union-attr]
-        lines.append(f"{row['agent']:<17} {row['task']:<14} {numbers[0]:>3}  {numbers[1]:>5} "
-                     f"{numbers[2]:>5}  {numbers[3]:>11}  {numbers[4]:>10}/{numbers[5]:<10}  "
-                     f"{sources}")
-    lines.append("-" * len(head))
-    for agent, (n, ideal, real, broke, rec_i, rec_r) in totals.items():
-        lines.append(f"{agent:<17} {'all':<14} {n:>3}  {ideal:>5} {real:>5}  {broke:>11}  "
-                     f"{rec_i:>10}/{rec_r:<10}")
-    return "\n".join(lines)
+def effect_specs(results: list[EpisodeResult], effects: tuple[str, ...]) -> list[EpisodeSpec]:
+    """Each of ``effects`` alone on the trials the realistic world broke (that the ideal world
+    solved): which effect reproduces each of the world's failures."""
+    return [replace(result.spec, world_effects=(effect,)) for cell in world_cells(results)
+            for result in cell.broken(REALISTIC) for effect in effects]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -98,43 +104,102 @@ def _parser() -> argparse.ArgumentParser:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", default="34000:2",
                         help="START:COUNT, or COUNT from seed 0 (default 34000:2)")
-    parser.add_argument("--settings", default="kitchen,outdoor",
-                        help="comma-separated settings (default kitchen,outdoor)")
+    parser.add_argument("--settings", default=",".join(available_settings()),
+                        help="comma-separated settings (default all: "
+                             f"{','.join(available_settings())})")
     parser.add_argument("--tasks", nargs="+", default=list(BENCHMARK_TASKS),
                         choices=BENCHMARK_TASKS)
     parser.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS),
                         help=f"registered agents (default {' '.join(DEFAULT_AGENTS)}; "
                              f"registered: {', '.join(agent_names())})")
+    parser.add_argument("--effects", default="all",
+                        help="world effects to run alone, comma-separated, 'all' or 'none' "
+                             f"(default all: {','.join(WORLD_EFFECTS)})")
+    parser.add_argument("--effects-on", choices=("all", "broken"), default="all",
+                        help="run the effects alone on every trial, or only on those the "
+                             "realistic world broke (cheaper; default all)")
+    parser.add_argument("--bound-seeds", default="0",
+                        help="START:COUNT: more seeds for the bound's cell (agenticlab, "
+                             "sorting, lab), beside --seeds (default none)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("bench_world.json"))
+    parser.add_argument("--results", type=Path, default=None,
+                        help="print the budget of a results file this command wrote instead "
+                             "of running episodes (the other options are ignored)")
     return parser
 
 
+def _episode(result: EpisodeResult) -> dict[str, object]:
+    """One episode for the JSON file, with its world and its failure's cause."""
+    return {"spec": result.spec.to_dict(), "world": world_of(result.spec),
+            "success": result.success, "failure": result.failure,
+            "failure_detail": result.failure_detail,
+            "cause": None if result.success else classify_failure(result.failure,
+                                                                  result.failure_detail),
+            "progress": result.progress, "score": result.score, "actions": result.actions,
+            "replans": result.replans, "n_extra": result.n_extra}
+
+
+def load_results(path: Path) -> list[EpisodeResult]:
+    """The episodes of a results file :func:`main` wrote (what the budget needs of each).
+
+    Raises:
+        InvalidConfigError: the file is not one this command wrote.
+    """
+    try:
+        episodes = json.loads(path.read_text())["episodes"]
+        return [EpisodeResult(EpisodeSpec.from_dict(e["spec"]), success=e["success"],
+                              progress=e["progress"], score=e["score"], failure=e["failure"],
+                              failure_detail=e["failure_detail"], actions=e["actions"],
+                              replans=e["replans"], n_extra=e["n_extra"]) for e in episodes]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InvalidConfigError(f"--results {path}: not a bench-world results file "
+                                 f"({type(exc).__name__}: {exc})") from exc
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run both worlds and print the table; 2 on a usage error."""
+    """Run every world and print the budget; 2 on a usage error."""
     args = _parser().parse_args(argv)
     try:
-        seeds, settings = parse_seeds(args.seeds), parse_settings(args.settings)
+        if args.results is not None:
+            results = load_results(args.results)
+            worlds = {world_of(r.spec) for r in results}
+            effects = tuple(effect for effect in WORLD_EFFECTS if effect in worlds)
+            source = f"results {args.results}"
+        else:
+            seeds, settings = parse_seeds(args.seeds), parse_settings(args.settings)
+            effects, bound_seeds = parse_effects(args.effects), parse_seeds(args.bound_seeds)
+            source = f"seeds {args.seeds}, settings {', '.join(settings)}" + (
+                f", bound cell also seeds {args.bound_seeds}" if bound_seeds else "")
     except InvalidConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    specs = [EpisodeSpec(task, setting, seed=seed, agent=agent, realism=realism)
-             for agent in args.agents for task in args.tasks for setting in settings
-             for seed in seeds for realism in REALISM_LEVELS]
-    results = run_all(specs, args.workers)
-    rows = world_table(results)
-    print(f"\nPerfect sim-oracle, seeds {args.seeds}, settings {', '.join(settings)}: "
-          "successes per world")
-    print(format_table(rows))
-    failures = [r for r in results if r.spec.realism == "realistic" and not r.success]
+    if args.results is None:
+        everywhere = args.effects_on == "all"
+        results = run_all(world_specs(args.agents, args.tasks, settings, seeds,
+                                      effects if everywhere else (), bound_seeds), args.workers)
+        if not everywhere:
+            results += run_all(effect_specs(results, effects), args.workers)
+            source += ", effects alone on the trials the realistic world broke"
+    cells = world_cells(results)
+    print(f"\nPerfect sim-oracle, {source}; world fails = realistic failures / ideal "
+          "successes; per effect alone the same count")
+    print(format_budget(cells, effects))
+    if effects:
+        print("\nEach effect alone: the ideal world's successes it breaks, by cause")
+        print(format_effects(cells, effects))
+    print()
+    print(bound_line(cells))
+    print(still_fails_line(cells))
+    failures = [r for r in results if world_of(r.spec) == REALISTIC and not r.success]
     if failures:
         print("\nRealistic-world failures:")
         for r in failures:
             print(f"  {r.spec.agent} / {r.spec.task} / {r.spec.setting} / seed {r.spec.seed}: "
-                  f"{r.failure}: {r.failure_detail}")
-    args.out.write_text(json.dumps({"rows": rows, "episodes": [
-        {"spec": r.spec.to_dict(), "success": r.success, "failure": r.failure,
-         "failure_detail": r.failure_detail, "actions": r.actions, "replans": r.replans,
-         "n_extra": r.n_extra} for r in results]}, indent=2) + "\n")
-    print(f"results: {args.out}")
+                  f"{classify_failure(r.failure, r.failure_detail)}: {r.failure}: "
+                  f"{r.failure_detail}")
+    if args.results is None:
+        args.out.write_text(json.dumps({"episodes": [_episode(r) for r in results]}, indent=2)
+                            + "\n")
+        print(f"results: {args.out}")
     return 0

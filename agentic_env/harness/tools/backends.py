@@ -112,7 +112,8 @@ def open_episode(spec: EpisodeSpec, tool_set: str = "primitives", backend: str =
 
     if backend not in BACKENDS:
         raise InvalidConfigError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
-    env = SimEnv(task=spec.task, setting=spec.setting, realism=spec.realism)
+    env = SimEnv(task=spec.task, setting=spec.setting, realism=spec.realism,
+                 world_effects=spec.world_effects)
     try:
         _obs, info = env.reset(seed=spec.seed)
         if backend == "sim":
