@@ -23,6 +23,10 @@ import numpy as np
 _DECODE = np.where(
     (levels := np.arange(256) / 255.0) <= 0.04045, levels / 12.92,
     ((levels + 0.055) / 1.055) ** 2.4).astype(np.float32)
+#: Longest blur, pixels, convolved with its antialiased line kernel; longer ones (a fast
+#: wrist) are built by doubling (:func:`_motion_blur`), whose cost does not grow with the
+#: kernel's area.
+_SHORT_BLUR = 12.0
 #: Nearest depth, m, the motion-blur bound assumes (nearer than either camera's range).
 _NEAREST_DEPTH = 0.05
 #: Linear values are encoded through this many table steps (finer than 8 bits in the darks).
@@ -126,8 +130,9 @@ class RgbModel:
         if self._may_blur(camera_velocity):
             blur = self.image_motion(depth, camera_velocity) * self.exposure_time
             if np.hypot(*blur) >= 0.5:
-                image = cv2.filter2D(image, -1, _line_kernel(blur),
-                                     borderType=cv2.BORDER_REFLECT)
+                image = (cv2.filter2D(image, -1, _line_kernel(blur),
+                                      borderType=cv2.BORDER_REFLECT)
+                         if np.hypot(*blur) <= _SHORT_BLUR else _motion_blur(image, blur))
         noisy = cv2.LUT(image, self._sigma)  # the table's float32: ~3x a numpy gather
         noisy *= noise
         # the image plus its noise, rounded to the nearest level and saturated, in one pass
@@ -142,6 +147,29 @@ class RgbModel:
         bound = self.focal * (np.hypot(velocity[0], velocity[1]) / _NEAREST_DEPTH
                               + np.hypot(velocity[3], velocity[4]))
         return bound * self.exposure_time >= 0.5
+
+
+def _motion_blur(image: np.ndarray, blur: np.ndarray) -> np.ndarray:
+    """Linear motion blur of ``image`` (H, W, 3) uint8 along the (2,) blur vector (u, v),
+    pixels: the mean of ``2^k`` copies shifted evenly along it (``k = ceil(log2 length)``),
+    built by doubling — each step averages the image with itself shifted by half the
+    remaining span, in whole pixels, borders reflected. Cost grows with ``log2`` of the
+    length, not with the kernel's area as a 2-D convolution's does."""
+    length = float(np.hypot(*blur))
+    steps = max(1, int(np.ceil(np.log2(length))))
+    height, width = image.shape[:2]
+    out = image
+    for step in range(1, steps + 1):
+        half = np.asarray(blur, dtype=np.float64) / 2.0**(step + 1)  # +- this, pixels
+        du, dv = (int(round(value)) for value in half)
+        if du == 0 and dv == 0:
+            break
+        pad = max(abs(du), abs(dv))
+        padded = cv2.copyMakeBorder(out, pad, pad, pad, pad, cv2.BORDER_REFLECT)
+        ahead = padded[pad + dv:pad + dv + height, pad + du:pad + du + width]
+        behind = padded[pad - dv:pad - dv + height, pad - du:pad - du + width]
+        out = cv2.addWeighted(ahead, 0.5, behind, 0.5, 0.0)
+    return out
 
 
 def _line_kernel(blur: np.ndarray) -> np.ndarray:

@@ -1,5 +1,6 @@
 """Camera sensor models against their cited numbers, on synthetic frames (issue 34, item 6)."""
 
+import cv2
 import numpy as np
 import pytest
 
@@ -285,3 +286,22 @@ def test_unknown_camera_or_setting_is_refused_with_the_valid_names() -> None:
     with pytest.raises(InvalidConfigError, match="expected"):
         make_sensor(realsense_d405(W, H), "lab").apply(_textured()[:50], _plane(0.3),
                                                        np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("blur", [(40.0, 0.0), (0.0, 30.0), (28.0, -28.0)])
+def test_a_long_motion_blur_spreads_along_its_line_as_the_line_kernel_does(
+        blur: tuple[float, float]) -> None:
+    from agentic_env.sim.realism.rgb import _line_kernel, _motion_blur
+
+    image = np.zeros((H, W, 3), np.uint8)
+    image[50:70, 70:90] = 255  # a bright square on black
+    vector = np.array(blur)
+    fast = _motion_blur(image, vector).astype(float)
+    exact = cv2.filter2D(image, -1, _line_kernel(vector),
+                         borderType=cv2.BORDER_REFLECT).astype(float)
+    assert fast.sum() == pytest.approx(exact.sum(), rel=0.02)  # light is kept
+    assert np.abs(fast - exact).mean() < 2.0  # levels, out of 255
+    # spread along the line: as wide as the square plus the blur
+    lit = np.argwhere(fast[..., 0] > 10)
+    extent = lit.max(axis=0) - lit.min(axis=0)
+    assert extent[1] >= 19 + 0.8 * abs(blur[0]) and extent[0] >= 19 + 0.8 * abs(blur[1])
