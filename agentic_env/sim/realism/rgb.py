@@ -111,7 +111,7 @@ class RgbModel:
     def image_motion(self, depth: np.ndarray, camera_velocity: np.ndarray | None) -> np.ndarray:
         """(2,) image velocity (u, v), pixels/s, of a static point on the optical axis at the
         median valid ``depth`` (m, 1 m if none) while the camera moves; zeros when still."""
-        if camera_velocity is None or not np.any(camera_velocity):
+        if camera_velocity is None:
             return np.zeros(2)
         velocity = np.asarray(camera_velocity, dtype=np.float64)
         sample = depth[::8, ::8]  # the median of a sparse grid: plenty for one distance

@@ -25,6 +25,8 @@ import cv2
 import mujoco
 import numpy as np
 
+from agentic_env.geometry.camera import depth_to_points
+
 #: Nearer than the static scene by more than this, m, a pixel sees a moving body.
 _MOVING_MARGIN = 0.01
 #: Albedo of a surface no geom explains (the sky, a hole in the static render).
@@ -130,13 +132,13 @@ def surface_patches(depth: np.ndarray, intrinsics: np.ndarray, camera_to_base: n
     ``camera_to_base`` (4, 4, OpenCV camera frame). Pixels with no depth get 0. (H, W)
     float32."""
     height, width = depth.shape
-    rows = np.arange(_PATCH_STEP // 2, height, _PATCH_STEP)
-    cols = np.arange(_PATCH_STEP // 2, width, _PATCH_STEP)
-    z = depth[np.ix_(rows, cols)].astype(np.float64)
-    k = np.asarray(intrinsics, dtype=np.float64)
-    x = (cols[None, :] + 0.5 - k[0, 2]) / k[0, 0] * z
-    y = (rows[:, None] + 0.5 - k[1, 2]) / k[1, 1] * z
-    points = np.stack([x, y, z], axis=-1) @ camera_to_base[:3, :3].T + camera_to_base[:3, 3]
+    sampled = depth[_PATCH_STEP // 2::_PATCH_STEP, _PATCH_STEP // 2::_PATCH_STEP]
+    # the samples' own pinhole matrix: sample j sits at full-resolution pixel STEP * j + STEP/2
+    coarse_k = np.asarray(intrinsics, dtype=np.float64).copy()
+    coarse_k[:2] /= _PATCH_STEP
+    coarse_k[:2, 2] -= 0.5 / _PATCH_STEP
+    points = (depth_to_points(sampled, coarse_k) @ camera_to_base[:3, :3].T
+              + camera_to_base[:3, 3])
     cells = np.floor(points / PATCH_SIZE).astype(np.int64)
     hashed = np.bitwise_xor.reduce(cells * _HASH, axis=-1) ^ np.int64(seed)
     # a 64-bit mix (splitmix64's finaliser) so neighbouring cells get unrelated values
@@ -147,5 +149,5 @@ def surface_patches(depth: np.ndarray, intrinsics: np.ndarray, camera_to_base: n
     mixed *= np.uint64(0x94D049BB133111EB)
     mixed ^= mixed >> np.uint64(31)
     coarse = ((mixed >> np.uint64(40)).astype(np.float32) / np.float32(2**24))
-    coarse[z <= 0] = 0.0
+    coarse[sampled <= 0] = 0.0
     return cv2.resize(coarse, (width, height), interpolation=cv2.INTER_NEAREST)
