@@ -6,7 +6,7 @@
   :class:`PrimitiveConfig` and control mode as :class:`~agentic_env.envs.sim_env.SimEnv`;
 * primitives run in the shared :class:`~agentic_env.primitives.executor.PrimitiveExecutor` over a
   :class:`~agentic_env.real.robot.RealRobot`, reported in ``info["primitive"]`` as in sim;
-  low-level modes decode actions with :func:`agentic_env.contract.observation.low_level_targets`;
+  low-level modes decode actions with :func:`agentic_env.contract.lowlevel.low_level_targets`;
 * observations are assembled by :func:`agentic_env.contract.observation.assemble_observation` from
   device frames fitted to the configured resolution (:mod:`agentic_env.real.frames`),
   undistorted with the lens coefficients each camera driver reports (``distortion``; colour
@@ -49,12 +49,11 @@ from agentic_env.contract.actions import home, vector_to_pose
 from agentic_env.contract.lowlevel import low_level_targets
 from agentic_env.contract.observation import CameraView, assemble_observation
 from agentic_env.contract.spaces import (
-    CONTROL_MODES,
     EEDeltaScale,
-    ee_delta_action_space,
-    joint_position_action_space,
+    action_space,
+    check_env_options,
+    episode_step_limit,
     observation_space,
-    primitive_action_space,
 )
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.contract.workcell import SceneConfig
@@ -128,13 +127,7 @@ class RealEnv(gym.Env):
         confirm: Confirm | None = None,
         home_on_reset: bool = True,
     ) -> None:
-        if control_mode not in CONTROL_MODES:
-            raise InvalidConfigError(
-                f"unknown control_mode {control_mode!r}; valid: {', '.join(CONTROL_MODES)}")
-        if render_mode not in (None, "rgb_array"):
-            raise InvalidConfigError(f"render_mode {render_mode!r}; valid: None, 'rgb_array'")
-        if not 1.0 <= control_hz <= 500.0:
-            raise InvalidConfigError(f"control_hz={control_hz} is outside 1..500 Hz")
+        check_env_options(control_mode, render_mode, control_hz)
         self.hardware = hardware
         self.calibration = calibration
         self.control_mode = control_mode
@@ -143,7 +136,7 @@ class RealEnv(gym.Env):
         self.primitive_config = primitives or PrimitiveConfig()
         self.ee_delta_scale = ee_delta_scale or EEDeltaScale()
         self.safety = safety or SafetyConfig()
-        self.max_episode_steps = max_episode_steps or (40 if control_mode == "primitive" else 500)
+        self.max_episode_steps = episode_step_limit(control_mode, max_episode_steps)
         self.confirm = confirm
         self.home_on_reset = home_on_reset
         self.control_dt = 1.0 / control_hz
@@ -156,11 +149,7 @@ class RealEnv(gym.Env):
                                      f"has {sorted(hardware.cameras)}")
         _check_motion_within_safety(self.primitive_config, self.safety)
         self.observation_space = observation_space(self.cameras)
-        self.action_space = {
-            "primitive": lambda: primitive_action_space(self.primitive_config.workspace),
-            "ee_delta": ee_delta_action_space,
-            "joint_position": joint_position_action_space,
-        }[control_mode]()
+        self.action_space = action_space(control_mode, self.primitive_config.workspace)
         self.kinematics = ArmKinematics()
         self._flange = FlangeKinematics(self.kinematics)
         self.latch = FaultLatch()

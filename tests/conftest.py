@@ -21,11 +21,12 @@ from agentic_env.envs.sim_env import SimEnv  # noqa: E402
 
 @pytest.fixture
 def make_sim_env() -> Iterator[Callable[..., SimEnv]]:
-    """Factory of :class:`SimEnv` instances that are all closed at teardown."""
+    """Factory of :class:`SimEnv` instances, in the ideal world unless ``realism`` is given,
+    that are all closed at teardown."""
     envs: list[SimEnv] = []
 
     def factory(**kwargs: Any) -> SimEnv:
-        env = SimEnv(**kwargs)
+        env = SimEnv(**{"realism": "ideal", **kwargs})
         envs.append(env)
         return env
 
@@ -38,7 +39,7 @@ def make_sim_env() -> Iterator[Callable[..., SimEnv]]:
 def sorting_env() -> Iterator[SimEnv]:
     """A sorting trial (seed 0) shared by the tests of one module; the task's objects exist
     from the first reset on."""
-    env = SimEnv("sorting")
+    env = SimEnv("sorting", realism="ideal")
     env.reset(seed=0)
     yield env
     env.close()
@@ -51,7 +52,7 @@ def sorting() -> Iterator[tuple[SimEnv, Any]]:
     from agentic_env.agents.models.registry import ModelRouter
     from agentic_env.oracle import SimOracle
 
-    env = SimEnv("sorting")
+    env = SimEnv("sorting", realism="ideal")
     env.reset(seed=0)
     oracle = SimOracle(env)
     yield env, ModuleContext(ModelRouter(oracle))

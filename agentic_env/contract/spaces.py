@@ -3,21 +3,21 @@
 Observation (``gymnasium.spaces.Dict``), for each configured camera ``<cam>`` in
 ``("shoulder", "wrist")``:
 
-============================  ==============  ===============================================
-key                           shape, dtype    meaning
-============================  ==============  ===============================================
-``<cam>_rgb``                 (H, W, 3) uint8 colour image
-``<cam>_depth``               (H, W) float32  depth along the optical axis, metres; 0 = no
-                                              return (outside the device's range)
-``<cam>_intrinsics``          (3, 3) float32  pinhole matrix of the OpenCV camera frame
-                                              (x right, y down, z forward), pixels
-``<cam>_extrinsics``          (4, 4) float32  pose of that camera frame in the robot base
-                                              frame (maps camera points to base points)
-``joint_positions``           (6,) float32    arm joints, shoulder pan to wrist 3, radians
-``tcp_pose``                  (7,) float32    TCP in the base frame: x, y, z (m), quaternion
-                                              w, x, y, z; TCP z = approach axis, y = closing
-``gripper_width``             (1,) float32    distance between the pads, metres (0-0.085)
-============================  ==============  ===============================================
+============================  ===============  ===============================================
+key                           shape, dtype     meaning
+============================  ===============  ===============================================
+``<cam>_rgb``                 (H, W, 3) uint8  colour image
+``<cam>_depth``               (H, W) float32   depth along the optical axis, metres; 0 = no
+                                               return (outside the device's range)
+``<cam>_intrinsics``          (3, 3) float32   pinhole matrix of the OpenCV camera frame
+                                               (x right, y down, z forward), pixels
+``<cam>_extrinsics``          (4, 4) float32   pose of that camera frame in the robot base
+                                               frame (maps camera points to base points)
+``joint_positions``           (6,) float32     arm joints, shoulder pan to wrist 3, radians
+``tcp_pose``                  (7,) float32     TCP in the base frame: x, y, z (m), quaternion
+                                               w, x, y, z; TCP z = approach axis, y = closing
+``gripper_width``             (1,) float32     distance between the pads, metres (0-0.085)
+============================  ===============  ===============================================
 
 The robot base frame is the UR controller's base frame: origin at the base flange centre,
 z up; the table top is the plane z = 0. Actions are documented with their spaces below.
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from gymnasium import spaces
 
+from agentic_env.errors import InvalidConfigError
 from agentic_env.geometry.camera import CameraConfig
 from agentic_env.robot.constants import GRIPPER_WIDTH_RANGE
 
@@ -74,8 +75,8 @@ class EEDeltaScale:
     """Scaling of the ``ee_delta`` action ([-1, 1]^7) to motion per control period.
 
     Attributes:
-        linear_speed: TCP speed at |action| = 1, m/s (per axis, base frame).
-        angular_speed: rotation speed at |action| = 1, rad/s (about base-frame axes).
+        linear_speed: TCP speed at ``|action|`` = 1, m/s (per axis, base frame).
+        angular_speed: rotation speed at ``|action|`` = 1, rad/s (about base-frame axes).
     """
 
     linear_speed: float = 0.25
@@ -153,3 +154,37 @@ def joint_position_action_space() -> spaces.Box:
     low = np.array([*JOINT_LOWER, GRIPPER_WIDTH_RANGE[0]], dtype=np.float32)
     high = np.array([*JOINT_UPPER, GRIPPER_WIDTH_RANGE[1]], dtype=np.float32)
     return spaces.Box(low, high, (7,), np.float32)
+
+
+def check_env_options(control_mode: str, render_mode: str | None, control_hz: float) -> None:
+    """Raise unless the options the sim and the real env share are valid.
+
+    Args:
+        control_mode: one of :data:`CONTROL_MODES`.
+        render_mode: ``None`` or ``"rgb_array"``.
+        control_hz: control rate of the low-level modes, Hz (1-500).
+
+    Raises:
+        InvalidConfigError: naming the valid values.
+    """
+    if control_mode not in CONTROL_MODES:
+        raise InvalidConfigError(
+            f"unknown control_mode {control_mode!r}; valid: {', '.join(CONTROL_MODES)}")
+    if render_mode not in (None, "rgb_array"):
+        raise InvalidConfigError(f"render_mode {render_mode!r}; valid: None, 'rgb_array'")
+    if not 1.0 <= control_hz <= 500.0:
+        raise InvalidConfigError(f"control_hz={control_hz} is outside 1..500 Hz")
+
+
+def action_space(control_mode: str, workspace: Workspace) -> spaces.Space:
+    """The action space of ``control_mode`` (primitive targets bounded by ``workspace``)."""
+    if control_mode == "primitive":
+        return primitive_action_space(workspace)
+    return {"ee_delta": ee_delta_action_space,
+            "joint_position": joint_position_action_space}[control_mode]()
+
+
+def episode_step_limit(control_mode: str, max_episode_steps: int | None) -> int:
+    """``max_episode_steps``, or the default truncation bound of ``control_mode``: 40
+    primitives or 500 control periods."""
+    return max_episode_steps or (40 if control_mode == "primitive" else 500)

@@ -15,12 +15,11 @@ from agentic_env.contract.events import parse_events
 from agentic_env.contract.lowlevel import low_level_targets
 from agentic_env.contract.observation import CameraView, assemble_observation
 from agentic_env.contract.spaces import (
-    CONTROL_MODES,
     EEDeltaScale,
-    ee_delta_action_space,
-    joint_position_action_space,
+    action_space,
+    check_env_options,
+    episode_step_limit,
     observation_space,
-    primitive_action_space,
 )
 from agentic_env.contract.trial import TrialSpec
 from agentic_env.contract.workcell import ROBOT_PREFIX, SceneConfig
@@ -42,7 +41,7 @@ from agentic_env.sim.cameras import CameraRenderer, camera_pose_in_world, close_
 from agentic_env.sim.control import SimRobot
 from agentic_env.sim.disturbances import DisturbanceRunner, DisturbanceSpec, add_occluder
 from agentic_env.sim.dressing import apply_dressing, randomize_dressing
-from agentic_env.sim.realism import check_realism
+from agentic_env.sim.realism import BENCHMARK_REALISM, check_realism
 from agentic_env.sim.scene import SceneBuilder
 from agentic_env.sim.state import SceneState, apply_object_poses, capture_object_poses
 from agentic_env.tasks import make_task
@@ -83,10 +82,11 @@ class SimEnv(gym.Env):
             ``info["rollout"]``.
         record_observations: also record an observation at every control period of a
             primitive (slow: renders the cameras every period).
-        realism: the world (:mod:`agentic_env.sim.realism`): ``ideal`` (exact sensors and
-            calibration, nominal contact; bit-identical run to run) or ``realistic`` (camera
-            device models, the measured hand-eye calibration error, contact drawn per object
-            and the servo's position error, drawn per trial seed; the benchmark default).
+        realism: the world (:mod:`agentic_env.sim.realism`): ``realistic`` (camera device
+            models, the measured hand-eye calibration error, contact drawn per object and the
+            servo's position error, drawn per trial seed; the default,
+            :data:`agentic_env.sim.realism.BENCHMARK_REALISM`) or ``ideal`` (exact sensors
+            and calibration, nominal contact; bit-identical run to run, for debugging).
         world_effects: with ``realistic``, only these of its effects (``sensors``,
             ``calibration``, ``contact``; default all), e.g. to tell which one a failure
             comes from.
@@ -107,17 +107,10 @@ class SimEnv(gym.Env):
         max_episode_steps: int | None = None,
         record_rollouts: bool = False,
         record_observations: bool = False,
-        realism: str = "ideal",
+        realism: str = BENCHMARK_REALISM,
         world_effects: tuple[str, ...] | None = None,
     ) -> None:
-        if control_mode not in CONTROL_MODES:
-            raise InvalidConfigError(
-                f"unknown control_mode {control_mode!r}; valid: {', '.join(CONTROL_MODES)}"
-            )
-        if render_mode not in (None, "rgb_array"):
-            raise InvalidConfigError(f"render_mode {render_mode!r}; valid: None, 'rgb_array'")
-        if not 1.0 <= control_hz <= 500.0:
-            raise InvalidConfigError(f"control_hz={control_hz} is outside 1..500 Hz")
+        check_env_options(control_mode, render_mode, control_hz)
         self.realism = check_realism(realism)
         if world_effects is not None and self.realism != "realistic":
             raise InvalidConfigError("world_effects choose among the realistic world's "
@@ -132,7 +125,7 @@ class SimEnv(gym.Env):
             self.scene_config = replace(self.scene_config, setting=setting)
         self.primitive_config = primitives or PrimitiveConfig()
         self.ee_delta_scale = ee_delta_scale or EEDeltaScale()
-        self.max_episode_steps = max_episode_steps or (40 if control_mode == "primitive" else 500)
+        self.max_episode_steps = episode_step_limit(control_mode, max_episode_steps)
         self.record_rollouts = record_rollouts or record_observations
         self.record_observations = record_observations
         self.metadata = {**self.metadata, "render_fps": int(round(control_hz))}
@@ -163,11 +156,7 @@ class SimEnv(gym.Env):
         self._home_key = self.model.key(ROBOT_PREFIX + "home").id
         self._control_hz = control_hz
         self.observation_space = observation_space(self.cameras)
-        self.action_space = {
-            "primitive": lambda: primitive_action_space(self.primitive_config.workspace),
-            "ee_delta": ee_delta_action_space,
-            "joint_position": joint_position_action_space,
-        }[control_mode]()
+        self.action_space = action_space(control_mode, self.primitive_config.workspace)
         self._setup_runtime()
         self._np_random_noise = np.random.default_rng(0)
         self._steps = 0

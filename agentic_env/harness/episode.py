@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agentic_env.errors import InvalidConfigError
-from agentic_env.sim.realism import check_realism
+from agentic_env.sim.realism import BENCHMARK_REALISM, check_realism
 
 #: Failure label of a real episode the operator's rubric has not scored (yet, or ever).
 UNSCORED = "unscored"
@@ -52,10 +52,11 @@ class EpisodeSpec:
         judges: model specs of ALRM's trace-judge panel (the ``alrm-judge`` evaluation,
             :mod:`agentic_env.harness.judging`), e.g. three distinct litellm models; ``()`` =
             the ``judge`` module's model, else the sim-oracle's judges.
-        realism: the world (:mod:`agentic_env.sim.realism`): ``ideal`` (exact sensors and
-            calibration, nominal contact; the default here, as in ``SimEnv``) or
-            ``realistic`` (device models, measured calibration error, contact drawn per
-            object), which sweep files, ``run``, ``bench-agent`` and ``serve`` default to.
+        realism: the world (:mod:`agentic_env.sim.realism`): ``realistic`` (device models,
+            measured calibration error, contact drawn per object; the default,
+            :data:`agentic_env.sim.realism.BENCHMARK_REALISM`, as everywhere) or ``ideal``
+            (exact sensors and calibration, nominal contact; for debugging). A stored spec
+            without the field is from before the switch existed and ran ``ideal``.
         world_effects: with ``realistic``, only these of its effects
             (:data:`agentic_env.sim.realism.world.WORLD_EFFECTS`: ``sensors``,
             ``calibration``, ``contact``), to tell which one a failure comes from; ``None``
@@ -79,7 +80,7 @@ class EpisodeSpec:
     kind: str = "task"
     events: tuple[tuple[tuple[str, Any], ...], ...] = ()
     judges: tuple[str, ...] = ()
-    realism: str = "ideal"
+    realism: str = BENCHMARK_REALISM
     world_effects: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
@@ -150,6 +151,7 @@ class EpisodeSpec:
         values["agent_options"] = tuple(sorted(dict(values.get("agent_options") or {}).items()))
         values["events"] = freeze_events(values.get("events") or ())
         values["judges"] = tuple(values.get("judges") or ())
+        values.setdefault("realism", "ideal")  # stored before the switch: every one ran ideal
         if values.get("world_effects") is not None:
             values["world_effects"] = tuple(values["world_effects"])
         return cls(**values)

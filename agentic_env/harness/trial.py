@@ -152,7 +152,7 @@ def parse_yes(answer: str) -> bool:
 
 def reference_env(trial: TrialSpec) -> SimEnv:
     """A sim env reset to ``trial`` (for the setup sheet and the reference plan)."""
-    env = SimEnv(task=trial.task, setting=trial.setting)
+    env = SimEnv(task=trial.task, setting=trial.setting, realism=trial.realism)
     env.reset(options={"trial": trial})
     return env
 
@@ -169,7 +169,8 @@ def episode_spec(trial: TrialSpec, agent: str, model: str, max_actions: int,
         agent_options=tuple(sorted((agent_options or {}).items())),
         instruction_category=trial.instruction_category,
         disturbances=tuple(tuple(sorted(d.items())) for d in trial.disturbances),
-        kind=kind, events=freeze_events(() if trial.variant else trial.events))
+        kind=kind, events=freeze_events(() if trial.variant else trial.events),
+        realism=trial.realism)
 
 
 def run_sim_trial(trial: TrialSpec, spec: EpisodeSpec, trace_root: Path | None = None
@@ -179,7 +180,7 @@ def run_sim_trial(trial: TrialSpec, spec: EpisodeSpec, trace_root: Path | None =
     Raises:
         InvalidConfigError: if the seed generates another layout or instruction.
     """
-    env = SimEnv(task=trial.task, setting=trial.setting)
+    env = SimEnv(task=trial.task, setting=trial.setting, realism=trial.realism)
     try:
         options = {"instruction_category": trial.instruction_category, "kind": spec.kind,
                    "events": spec.event_dicts()}

@@ -9,7 +9,7 @@ from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 
 
 def test_summary_row_averages_episodes() -> None:
-    spec = EpisodeSpec("sorting")
+    spec = EpisodeSpec("sorting", realism="ideal")
     results = [EpisodeResult(spec, True, 1.0, 1.0, actions=4, replans=0, wall_s=10.0),
                EpisodeResult(spec, False, 0.5, 0.25, actions=8, replans=2, wall_s=20.0)]
     row = summarise("sorting / oracle", results)
@@ -20,7 +20,7 @@ def test_summary_row_averages_episodes() -> None:
 
 
 def test_a_crashing_episode_becomes_an_error_result() -> None:
-    result = _run(EpisodeSpec("sorting", agent="no-such-agent"))
+    result = _run(EpisodeSpec("sorting", agent="no-such-agent", realism="ideal"))
     assert not result.success and result.failure == "error"
     assert "unknown agent 'no-such-agent'" in result.error
 

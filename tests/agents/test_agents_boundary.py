@@ -315,7 +315,8 @@ def test_nothing_an_agent_is_handed_in_an_episode_leads_to_the_simulator(
     try:
         run_episode(EpisodeSpec("sorting", agent="boundary-capture",
                                 model="sim-oracle?checker=0.1",
-                                modules=(("detector", "sim-oracle?detector=0.2&seed=1"),)),
+                                modules=(("detector", "sim-oracle?detector=0.2&seed=1"),),
+                                realism="ideal"),
                     trace_root=tmp_path, video=False, on_event=lambda line: None)
     finally:
         unregister_agent("boundary-capture")
@@ -327,7 +328,7 @@ def test_nothing_an_agent_is_handed_in_an_episode_leads_to_the_simulator(
 def test_the_robot_io_an_agent_receives_answers_only_its_questions() -> None:
     from agentic_env.harness.robot_io import EnvRobotIO
 
-    env = SimEnv("sorting")
+    env = SimEnv("sorting", realism="ideal")
     try:
         env.reset(seed=0)
         robot_io = EnvRobotIO(env)
@@ -405,7 +406,7 @@ class _RawRouter:
 
 
 def test_the_walk_catches_every_planted_reference() -> None:
-    env = SimEnv("sorting")
+    env = SimEnv("sorting", realism="ideal")
     try:
         env.reset(seed=0)
         plants = _plants(env)

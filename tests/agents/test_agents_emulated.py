@@ -14,7 +14,8 @@ AGENTS = ("agenticlab", "mallvi", "alrm", "planner-executor")
 
 def _check(agent: str, task: str, model: str, seed: int, max_actions: int = 40) -> None:
     result = run_episode(EpisodeSpec(task, setting="kitchen", seed=seed, agent=agent,
-                                     model=model, max_actions=max_actions), video=False)
+                                     model=model, max_actions=max_actions,
+                                     realism="ideal"), video=False)
     crashed = "error"  # the harness's source for an episode that raised
     sources = {*agent_entry(agent).failure_sources, *COMMON_FAILURE_SOURCES} - {crashed}
     assert result.success or result.failure in sources, (result.failure,

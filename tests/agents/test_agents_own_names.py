@@ -23,7 +23,8 @@ DESCRIBED = "sim-oracle?names=described"
 
 def _episode(agent: str, task: str, seed: int, own_names: bool) -> tuple[bool, set[str]]:
     modules = ((NAMING_ROLE[agent], DESCRIBED),) if own_names else ()
-    spec = EpisodeSpec(task, setting="kitchen", seed=seed, agent=agent, modules=modules)
+    spec = EpisodeSpec(task, setting="kitchen", seed=seed, agent=agent, modules=modules,
+                       realism="ideal")
     targets: set[str] = set()
 
     def seen(_env: object, event: dict) -> None:

@@ -60,7 +60,7 @@ def _run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, agent: str, role: str,
     profile = _profile(role, kind)
     monkeypatch.setattr("agentic_env.oracle.load_profile", lambda _name: profile)
     spec = EpisodeSpec(task, seed=8311, agent=agent, model="emulated:test-model",
-                       max_actions=max_actions, agent_options=options)
+                       max_actions=max_actions, agent_options=options, realism="ideal")
     result = run_episode(spec, trace_root=tmp_path, video=False)
     sources = {*agent_entry(agent).failure_sources, *COMMON_FAILURE_SOURCES} - {"error"}
     assert result.error is None, result.error

@@ -120,7 +120,7 @@ def served(chat_server: Any) -> Iterator[Any]:
     envs: list[tuple[SimEnv, SimOracle]] = []
 
     def run(agent: str, seed: int) -> tuple[bool, Any, list[str]]:
-        env = SimEnv("sorting")
+        env = SimEnv("sorting", realism="ideal")
         _, info = env.reset(seed=seed)
         oracle = SimOracle(env)
         envs.append((env, oracle))

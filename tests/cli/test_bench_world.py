@@ -149,7 +149,7 @@ def test_the_specs_cover_every_world_and_effect() -> None:
 
 
 def test_world_effects_are_checked_stored_only_when_set_and_keep_old_keys() -> None:
-    plain = EpisodeSpec("sorting", seed=3)
+    plain = EpisodeSpec("sorting", seed=3, realism="ideal")
     assert "world_effects" not in plain.to_dict()
     assert plain.key() == "eb5ee5b2ebf7934e"  # its key before world effects existed
     alone = EpisodeSpec("sorting", seed=3, realism="realistic", world_effects=("contact",))
@@ -159,7 +159,7 @@ def test_world_effects_are_checked_stored_only_when_set_and_keep_old_keys() -> N
     with pytest.raises(InvalidConfigError, match="valid: sensors, calibration, contact"):
         EpisodeSpec("sorting", realism="realistic", world_effects=("grip",))
     with pytest.raises(InvalidConfigError, match="realism='realistic'"):
-        EpisodeSpec("sorting", world_effects=("sensors",))
+        EpisodeSpec("sorting", world_effects=("sensors",), realism="ideal")
 
 
 def test_a_results_file_prints_the_same_budget(tmp_path: Path,

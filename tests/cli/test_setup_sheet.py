@@ -19,7 +19,7 @@ def test_setup_sheet_writes_a_drawing_and_a_replayable_trial(tmp_path: Path) -> 
     assert (sheet < 128).mean() > 0.005  # lines, labels and objects were drawn
     spec = TrialSpec.load(tmp_path / "trial.json")
     assert spec.task == "stacking" and spec.seed == 3
-    env = SimEnv(task="stacking")
+    env = SimEnv(task="stacking", realism="ideal")
     try:
         _, info = env.reset(options={"trial": spec})
         assert info["instruction"] == spec.instruction

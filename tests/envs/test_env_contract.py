@@ -53,7 +53,7 @@ def run_check_env(env_id: str, **kwargs: Any) -> None:
 
 @pytest.fixture(scope="module")
 def primitive_env() -> Iterator[SimEnv]:
-    env = SimEnv(control_mode="primitive")
+    env = SimEnv(control_mode="primitive", realism="ideal")
     yield env
     env.close()
 
@@ -284,7 +284,7 @@ def test_malformed_low_level_actions_are_rejected_before_physics(
 
 def test_unknown_control_mode_lists_the_valid_ones() -> None:
     with pytest.raises(InvalidConfigError) as error:
-        SimEnv(control_mode="torque")
+        SimEnv(control_mode="torque", realism="ideal")
     for mode in CONTROL_MODES:
         assert mode in str(error.value)
     with pytest.raises(InvalidConfigError):
@@ -293,7 +293,7 @@ def test_unknown_control_mode_lists_the_valid_ones() -> None:
 
 def test_unknown_task_lists_the_valid_ones() -> None:
     with pytest.raises(InvalidConfigError) as error:
-        SimEnv(task="juggling")
+        SimEnv(task="juggling", realism="ideal")
     assert "juggling" in str(error.value)
     for task in TASKS:
         assert task in str(error.value)

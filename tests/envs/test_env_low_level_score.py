@@ -12,7 +12,7 @@ from agentic_env.experts import expert_actions
 def _expert_joint_targets(seed: int, primitives: int) -> tuple[list[np.ndarray], int]:
     """The expert's first ``primitives`` primitives on stacking as 20 Hz joint_position
     actions, and the PDDL steps they completed in primitive mode."""
-    env = SimEnv(task="stacking", render_mode=None, record_rollouts=True)
+    env = SimEnv(task="stacking", render_mode=None, record_rollouts=True, realism="ideal")
     env.reset(seed=seed)
     actions: list[np.ndarray] = []
     for _, action in zip(range(primitives), expert_actions(env.task, env.scene_state),
@@ -29,7 +29,7 @@ def _expert_joint_targets(seed: int, primitives: int) -> tuple[list[np.ndarray],
 def test_joint_position_agent_scores_its_pick_and_place() -> None:
     actions, done = _expert_joint_targets(seed=0, primitives=2)
     assert done == 2  # pick + place, as the primitives recorded them
-    env = SimEnv(task="stacking", render_mode=None, control_mode="joint_position")
+    env = SimEnv(task="stacking", render_mode=None, control_mode="joint_position", realism="ideal")
     env.reset(seed=0)
     for action in actions:
         env.step(action)

@@ -56,7 +56,7 @@ def test_the_checkers_truth_is_the_symbolic_state_now(sorting_env: SimEnv) -> No
 
 def test_a_wrong_not_holding_is_booked_to_the_checker(tmp_path: Path) -> None:
     spec = EpisodeSpec("sorting", model="sim-oracle?checker=1.0", max_actions=12,
-                       max_replans=2)
+                       max_replans=2, realism="ideal")
     episode, calls = _stored(tmp_path, spec)
     checks = [c for c in calls if c["module"] == "checker"]
     assert not episode["success"] and episode["failure"] == "limits"
@@ -66,7 +66,7 @@ def test_a_wrong_not_holding_is_booked_to_the_checker(tmp_path: Path) -> None:
 
 
 def test_every_verdict_of_the_perfect_oracle_matches_its_truth(tmp_path: Path) -> None:
-    episode, calls = _stored(tmp_path, EpisodeSpec("sorting", max_actions=12))
+    episode, calls = _stored(tmp_path, EpisodeSpec("sorting", max_actions=12, realism="ideal"))
     judged = [c for c in calls if c["truth"] is not None]
     assert episode["success"] and first_failure(episode, calls) is None
     assert {c["module"] for c in judged} == {"checker", "goal"}

@@ -45,7 +45,7 @@ def record_episode(task: str, seed: int, monkeypatch: pytest.MonkeyPatch,
         return act(self, action)
 
     monkeypatch.setattr(EnvRobotIO, "act", recording_act)
-    result = run_episode(EpisodeSpec(task, seed=seed), trace_root=trace_root)
+    result = run_episode(EpisodeSpec(task, seed=seed, realism="ideal"), trace_root=trace_root)
     monkeypatch.undo()
     return {
         "task": task, "seed": seed, "actions": actions,

@@ -67,17 +67,19 @@ def test_the_built_in_agents_declare_their_evaluations() -> None:
 
 def test_an_unknown_evaluation_names_the_registered_ones() -> None:
     with pytest.raises(InvalidConfigError, match="valid: alrm-judge, call-truth"):
-        build_evaluations(("no-such",), EpisodeSpec("sorting"))
+        build_evaluations(("no-such",), EpisodeSpec("sorting", realism="ideal"))
 
 
 def test_the_runner_runs_exactly_the_declared_evaluations(recorded: str) -> None:
     options = (("patience", 1),)
-    result = run_episode(EpisodeSpec("sorting", agent="toy-evaluated", agent_options=options),
+    result = run_episode(EpisodeSpec("sorting", agent="toy-evaluated", agent_options=options,
+                                     realism="ideal"),
                          video=False)
     assert result.error is None and result.judge_score == 0.0
     assert [s.split()[0] for s in Recorded.seen] == ["start", "finish"]
     Recorded.seen = []
-    plain = run_episode(EpisodeSpec("sorting", agent="toy-plain", agent_options=options),
+    plain = run_episode(EpisodeSpec("sorting", agent="toy-plain", agent_options=options,
+                                    realism="ideal"),
                         video=False)
     assert plain.judge_score is None and Recorded.seen == []
 
@@ -86,11 +88,11 @@ def test_call_truth_fills_the_truth_of_the_calls_it_scores(
         monkeypatch: pytest.MonkeyPatch) -> None:
     truths = iter(["true", None])
     monkeypatch.setattr(call_truth, "call_truth", lambda env, record: next(truths))
-    evaluation = build_evaluations(("call-truth",), EpisodeSpec("sorting"))[0]
+    evaluation = build_evaluations(("call-truth",), EpisodeSpec("sorting", realism="ideal"))[0]
     evaluation.on_call(None, 0, None)  # type: ignore[arg-type]
     evaluation.on_call(None, 1, None)  # type: ignore[arg-type]
     calls = tuple(ModuleCall(module, "m", 0.1, 1, 1, None, 1) for module in ("reflector", "x"))
-    result = evaluation.finish(EpisodeResult(EpisodeSpec("sorting"), success=False,
+    result = evaluation.finish(EpisodeResult(EpisodeSpec("sorting", realism="ideal"), success=False,
                                              progress=0.0, score=0.0, calls=calls),
                                AgentReport())
     assert [c.truth for c in result.calls] == ["true", None]

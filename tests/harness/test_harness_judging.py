@@ -54,7 +54,8 @@ def report(*steps: tuple[str, bool]) -> AgentReport:
 
 def spec(model: str = "sim-oracle", judges: tuple[str, ...] = (),
          seed: int = 3) -> EpisodeSpec:
-    return EpisodeSpec("sorting", "lab", agent="alrm", seed=seed, model=model, judges=judges)
+    return EpisodeSpec("sorting", "lab", agent="alrm", seed=seed, model=model, judges=judges,
+                       realism="ideal")
 
 
 def test_panel_scores_the_executed_subtasks() -> None:
@@ -108,7 +109,7 @@ def test_the_model_under_test_is_never_the_default_judge() -> None:
     assert panel_specs(spec("openai/gpt-5.2")) == ("sim-oracle",)
     assert panel_specs(spec("sim-oracle?judge=0.2")) == ("sim-oracle?judge=0.2",)
     with_module = EpisodeSpec("sorting", agent="alrm", model="openai/gpt-5.2",
-                              modules=(("judge", "gemini/gemini-3-pro"),))
+                              modules=(("judge", "gemini/gemini-3-pro"),), realism="ideal")
     assert panel_specs(with_module) == ("gemini/gemini-3-pro",)
     assert panel_specs(spec("openai/gpt-5.2", judges=PANEL)) == PANEL
 

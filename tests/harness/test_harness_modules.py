@@ -68,7 +68,7 @@ def test_grasp_label_is_the_simulated_outcome_and_leaves_the_env_alone():
     from agentic_env.pddl.planning import PlanStep
     from agentic_env.tasks.symbolic import reference_plan
 
-    env = SimEnv(task="stacking")
+    env = SimEnv(task="stacking", realism="ideal")
     try:
         env.reset(seed=0)
         step = next(s for s in reference_plan(env.task, env.scene_state)

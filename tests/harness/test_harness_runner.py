@@ -73,8 +73,9 @@ def test_agent_options_are_checked_against_the_declared_ones(toy: str) -> None:
 
 
 def test_agent_options_leave_old_spec_keys_alone_and_round_trip() -> None:
-    plain = EpisodeSpec("sorting", seed=3)
-    ablated = EpisodeSpec("sorting", seed=3, agent_options=(("grasp_evaluation", False),))
+    plain = EpisodeSpec("sorting", seed=3, realism="ideal")
+    ablated = EpisodeSpec("sorting", seed=3, agent_options=(("grasp_evaluation", False),),
+                          realism="ideal")
     assert plain.key() != ablated.key()
     assert EpisodeSpec.from_dict(ablated.to_dict()) == ablated
     assert plain.key() == "eb5ee5b2ebf7934e"  # its key before agent options existed
@@ -84,7 +85,8 @@ def test_agent_options_leave_old_spec_keys_alone_and_round_trip() -> None:
 
 
 def test_a_toy_agent_registered_here_runs_through_run_episode(toy: str) -> None:
-    result = run_episode(EpisodeSpec("sorting", agent=toy, agent_options=(("patience", 1),)),
+    result = run_episode(EpisodeSpec("sorting", agent=toy, agent_options=(("patience", 1),),
+                                     realism="ideal"),
                          video=False)
     assert result.error is None and not result.success
     assert result.actions == 1 and result.failure == TOY_FAILURE

@@ -76,7 +76,7 @@ def test_the_intervention_table_per_kind() -> None:
 
 
 def test_specs_without_kind_or_events_keep_their_keys() -> None:
-    plain = EpisodeSpec("sorting", seed=3)
+    plain = EpisodeSpec("sorting", seed=3, realism="ideal")
     assert plain.key() == EpisodeSpec.from_dict(plain.to_dict()).key()
     assert "kind" not in str(plain.key())
     evented = EpisodeSpec.from_dict({**plain.to_dict(), "kind": "estop", "events": [
@@ -105,7 +105,7 @@ def run(task: str, kind: str, model: str = "sim-oracle"):
     from agentic_env.harness.runner import run_episode
 
     return run_episode(EpisodeSpec(task, seed=7000, agent="planner-executor", kind=kind,
-                                   model=model), video=False)
+                                   model=model, realism="ideal"), video=False)
 
 
 @pytest.mark.parametrize("kind", ["impossible", "conversational"])
@@ -143,7 +143,7 @@ def test_the_database_keeps_the_measures_and_the_report_prints_the_table(tmp_pat
     with ResultStore(db) as store:
         for model, success in (("sim-oracle", True), ("sim-oracle?verbal=0.1&seed=1", False),
                                ("sim-oracle?verbal=0.1&seed=2", True)):
-            spec = EpisodeSpec("stacking", seed=1, model=model, kind="estop")
+            spec = EpisodeSpec("stacking", seed=1, model=model, kind="estop", realism="ideal")
             measures = result("estop", success, refused=0).intervention
             store.record(Finished(spec.key(), EpisodeResult(
                 spec, success, 1.0, 1.0, intervention=measures), 0.1, "test"))

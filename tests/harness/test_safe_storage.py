@@ -29,7 +29,7 @@ def _result(spec: EpisodeSpec) -> EpisodeResult:
 
 
 def test_the_database_stores_what_a_model_wrote(tmp_path: Path) -> None:
-    spec = EpisodeSpec("sorting", seed=1)
+    spec = EpisodeSpec("sorting", seed=1, realism="ideal")
     with ResultStore(tmp_path / "results.db") as store:
         assert store.record(Finished(spec.key(), _result(spec), 1.0, "test"))
         store.record_module_instance(ModuleInstance(
@@ -55,7 +55,7 @@ def test_a_trace_keeps_what_a_model_wrote(tmp_path: Path) -> None:
     reply = ModelReply({"code": SURROGATE + HUGE}, HUGE, usage, "sim-oracle", 1, ())
     trace.on_call(CallRecord(query, reply, SURROGATE, (HUGE + "\udfff",), usage, "sim-oracle"))
     trace.on_event({"kind": "subtask", "t": 0.5, "ok": False, "reasoning": SURROGATE + HUGE})
-    spec = EpisodeSpec("sorting", seed=1)
+    spec = EpisodeSpec("sorting", seed=1, realism="ideal")
     trace.finish({"title": SURROGATE, "instruction": "sort", "result": _result(spec).to_dict()})
     page = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert "the program said \ufffd and stopped" in page

@@ -44,7 +44,7 @@ def _record(module: str, parsed: dict | None, latency: float, image: bool = True
 
 
 def _summary() -> dict:
-    spec = EpisodeSpec("stacking", seed=3)
+    spec = EpisodeSpec("stacking", seed=3, realism="ideal")
     result = EpisodeResult(
         spec, success=False, progress=0.3333333333333333, score=0.4166666666666667,
         n_done=1, n_extra=1, n_required=4, actions=3, replans=1, wall_s=12.345678901,

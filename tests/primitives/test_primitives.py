@@ -57,7 +57,8 @@ def make_env(make_sim_env):
 @pytest.fixture(scope="module")
 def cube_env():
     """One env with a 4 cm cube at (0.5, 0.0), shared by tests that reset it first."""
-    env = SimEnv(task=SingleObjectTask("box", CUBE_SIZE, (0.5, 0.0)), scene=SMALL_SCENE)
+    env = SimEnv(task=SingleObjectTask("box", CUBE_SIZE, (0.5, 0.0)), scene=SMALL_SCENE,
+                 realism="ideal")
     yield env
     env.close()
 

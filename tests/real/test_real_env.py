@@ -43,7 +43,7 @@ def assert_fault(info: dict[str, Any], terminated: bool, kind: str, twin: Twin) 
 
 @pytest.mark.parametrize("control_mode", CONTROL_MODES)
 def test_spaces_equal_the_sim_env(control_mode: str) -> None:
-    sim = SimEnv(control_mode=control_mode)
+    sim = SimEnv(control_mode=control_mode, realism="ideal")
     real, _ = make_twin_env(control_mode=control_mode)
     try:
         assert real.observation_space == sim.observation_space
@@ -114,7 +114,7 @@ def test_intrinsics_project_points_to_the_same_place_after_crop_and_resize() -> 
 
 def test_primitives_report_like_the_sim(twin_env) -> None:
     env, twin = twin_env
-    sim = SimEnv()
+    sim = SimEnv(realism="ideal")
     try:
         sim.reset(seed=0)
         for action in (move_to(top_down_pose([0.9, 0.6, 0.05])), close_gripper(),

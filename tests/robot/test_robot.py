@@ -147,7 +147,7 @@ def test_ik_reports_unreachable_target(kinematics: ArmKinematics) -> None:
 def joint_env() -> Iterator[SimEnv]:
     # Small images: these tests are about the servos, not the cameras.
     scene = SceneConfig.at_resolution(64, 36)
-    env = SimEnv(control_mode="joint_position", scene=scene)
+    env = SimEnv(control_mode="joint_position", scene=scene, realism="ideal")
     yield env
     env.close()
 

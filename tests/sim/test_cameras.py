@@ -115,7 +115,7 @@ def capture(env: SimEnv, observation: dict[str, np.ndarray]) -> View:
 @pytest.fixture(scope="module")
 def camera_env() -> Iterator[SimEnv]:
     scene = SceneConfig(shoulder_camera=azure_kinect_color(1280, 720), randomize=False)
-    env = SimEnv(task="tabletop", scene=scene)
+    env = SimEnv(task="tabletop", scene=scene, realism="ideal")
     yield env
     env.close()
 

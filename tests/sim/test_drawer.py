@@ -52,7 +52,7 @@ CLOSED = 0.01
 @pytest.fixture(scope="module")
 def env():
     """One env with the cabinet in its default layout, shared by tests that reset it first."""
-    env = SimEnv(task=CabinetTask(), scene=SMALL_SCENE)
+    env = SimEnv(task=CabinetTask(), scene=SMALL_SCENE, realism="ideal")
     yield env
     env.close()
 

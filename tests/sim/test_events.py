@@ -32,7 +32,7 @@ def test_an_event_needs_exactly_one_trigger_and_its_fields() -> None:
 
 
 def test_the_estop_refuses_primitives_until_its_release() -> None:
-    env = SimEnv(task="stacking")
+    env = SimEnv(task="stacking", realism="ideal")
     try:
         env.reset(seed=1, options={"events": [
             {"kind": "estop", "at_primitive": 2},
@@ -53,7 +53,7 @@ def test_the_estop_refuses_primitives_until_its_release() -> None:
 
 
 def test_the_estop_holds_low_level_motion() -> None:
-    env = SimEnv(task="stacking", control_mode="joint_position")
+    env = SimEnv(task="stacking", control_mode="joint_position", realism="ideal")
     try:
         env.reset(seed=1, options={"events": [{"kind": "estop", "at_primitive": 1}]})
         q = env.robot.joint_positions().copy()
@@ -66,7 +66,7 @@ def test_the_estop_holds_low_level_motion() -> None:
 
 
 def test_a_person_moves_removes_and_adds_objects() -> None:
-    env = SimEnv(task="sorting")
+    env = SimEnv(task="sorting", realism="ideal")
     try:
         env.reset(seed=7000)
         scene = env.scene_state
@@ -91,7 +91,7 @@ def test_a_person_moves_removes_and_adds_objects() -> None:
 
 
 def test_the_operators_words_change_the_goal_and_the_trial_replays_them() -> None:
-    env = SimEnv(task="sorting")
+    env = SimEnv(task="sorting", realism="ideal")
     try:
         env.reset(seed=7000, options={"kind": "preference"})
         task, trial = env.task, env.trial

@@ -71,7 +71,8 @@ def kitchen_env(make_sim_env: Callable[..., SimEnv], variant: str | None = None)
 @pytest.fixture(scope="module")
 def env():
     """One env of variant A, shared by tests that reset it first."""
-    env = SimEnv(task=KitchenTask(replace(KitchenConfig(), variant="A")), scene=SMALL_SCENE)
+    env = SimEnv(task=KitchenTask(replace(KitchenConfig(), variant="A")), scene=SMALL_SCENE,
+                 realism="ideal")
     yield env
     env.close()
 

@@ -44,7 +44,7 @@ RIDDLES = {"green": "fresh grass", "blue": "summer sky", "red": "tomato", "yello
 @pytest.fixture(scope="module")
 def env() -> Iterator[SimEnv]:
     """One small-camera env shared by the tests that reset it first."""
-    env = SimEnv(task="reorientation", scene=SMALL)
+    env = SimEnv(task="reorientation", scene=SMALL, realism="ideal")
     yield env
     env.close()
 

@@ -60,7 +60,7 @@ CONTAINER_WORDS = {"white-bin": ("white bin", "white container", "fresh snow"),
 @pytest.fixture(scope="module")
 def env() -> Iterator[SimEnv]:
     """One small-camera env shared by the tests that reset it first."""
-    env = SimEnv(task="sorting", scene=SMALL)
+    env = SimEnv(task="sorting", scene=SMALL, realism="ideal")
     yield env
     env.close()
 
@@ -476,7 +476,7 @@ def test_expert_sorts_a_small_trial(make_sim_env: Callable[..., SimEnv],
 def test_cluttered_sorting_packs_objects_closer_and_stays_solvable() -> None:
     """``sorting-cluttered`` (Fig. 8a): more objects in a smaller patch, same domain; the
     scripted expert still solves it."""
-    env = SimEnv(task="sorting-cluttered")
+    env = SimEnv(task="sorting-cluttered", realism="ideal")
     try:
         _obs, info = env.reset(seed=3)
         assert env.task.name == "sorting-cluttered" and env.task.domain == "sorting"

@@ -215,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="settings of part 2 (video on vs off); none skips part 2")
     parser.add_argument("--video-task", default=VIDEO_EPISODE[0], choices=BENCHMARK_TASKS)
     parser.add_argument("--video-seed", type=int, default=VIDEO_EPISODE[1])
-    add_realism_argument(parser, default="ideal")
+    add_realism_argument(parser)
     parser.add_argument("--out", type=Path, default=Path("bench_episode.json"))
     args = parser.parse_args(argv)
     clock = ComponentClock()

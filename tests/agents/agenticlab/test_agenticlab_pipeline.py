@@ -258,7 +258,7 @@ def test_the_agent_solves_tasks_that_need_turns_drawers_and_close_views(
     from agentic_env.harness.episode import EpisodeSpec
     from agentic_env.harness.runner import run_episode
 
-    result = run_episode(EpisodeSpec(task, seed=seed), video=False)
+    result = run_episode(EpisodeSpec(task, seed=seed, realism="ideal"), video=False)
     assert result.error is None
     assert result.success, result.failure_detail
     assert result.progress == 1.0

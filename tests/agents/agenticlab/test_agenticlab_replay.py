@@ -30,7 +30,8 @@ def test_an_episode_replays_as_recorded_before_the_runtime(key: str) -> None:
         if event.get("kind") == "primitive":
             primitives.append([event["primitive"], event["position"], event["ok"]])
 
-    result = run_episode(EpisodeSpec(task=task, setting=setting, seed=int(seed)), video=False,
+    result = run_episode(EpisodeSpec(task=task, setting=setting, seed=int(seed),
+                                     realism="ideal"), video=False,
                          on_agent_event=on_event)
     recorded = RECORDED[key]
     assert result.success == recorded["success"]

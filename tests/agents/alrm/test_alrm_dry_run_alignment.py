@@ -18,7 +18,7 @@ from agentic_env.oracle.backend import OracleContext
 
 
 def test_signatures_match_and_the_oracle_program_runs_on_the_mock() -> None:
-    env = SimEnv(task="sorting", setting="lab")
+    env = SimEnv(task="sorting", setting="lab", realism="ideal")
     try:
         _obs, info = env.reset(seed=5000)
         world = DryRunWorld.from_task(env.task, env.scene_state)

@@ -12,7 +12,8 @@ AGENT = "agentic_env.agents.examples.open_loop:make"
 
 
 def test_the_open_loop_example_stacks_offline() -> None:
-    result = run_episode(EpisodeSpec(task="stacking", seed=3, agent=AGENT), video=False)
+    result = run_episode(EpisodeSpec(task="stacking", seed=3, agent=AGENT,
+                                     realism="ideal"), video=False)
     assert result.success and result.failure is None
     assert result.actions == 6 and result.replans == 0
 

@@ -23,7 +23,7 @@ from agentic_env.oracle.mallvi import reference_moves, subtask_truth
 
 @pytest.fixture
 def sorting() -> Iterator[SimEnv]:
-    env = SimEnv("sorting")
+    env = SimEnv("sorting", realism="ideal")
     env.reset(seed=5000)
     yield env
     env.close()
@@ -149,7 +149,7 @@ def test_the_descriptor_memory_puts_an_object_back_where_it_was(sorting: SimEnv)
 @pytest.mark.slow
 @pytest.mark.parametrize("task", ["sorting", "stacking"])
 def test_a_whole_episode_succeeds_with_the_perfect_oracle(task: str) -> None:
-    result = run_episode(EpisodeSpec(task, seed=5001, agent="mallvi"), video=False)
+    result = run_episode(EpisodeSpec(task, seed=5001, agent="mallvi", realism="ideal"), video=False)
     assert result.success, result.failure_detail
     assert {c.module for c in result.calls} >= {"descriptor", "decomposer", "localizer",
                                                  "thinker", "reflector"}
@@ -160,7 +160,7 @@ def test_a_whole_episode_succeeds_with_the_perfect_oracle(task: str) -> None:
 
 
 def oracle_moves(task: str, seed: int) -> list[dict]:
-    env = SimEnv(task)
+    env = SimEnv(task, realism="ideal")
     try:
         env.reset(seed=seed)
         return ask(SimOracle(env), "decomposer")["subtasks"]
@@ -181,7 +181,7 @@ def test_the_oracle_decomposes_turns_and_drawer_moves() -> None:
 
 @pytest.mark.slow
 def test_a_turn_about_the_vertical_turns_the_object_where_it_stands() -> None:
-    env = SimEnv("stacking")
+    env = SimEnv("stacking", realism="ideal")
     env.reset(seed=5000)
     try:
         start = env.scene_state.body_position("blue-cube-1").copy()
@@ -213,7 +213,7 @@ def test_a_turn_about_the_vertical_turns_the_object_where_it_stands() -> None:
 def test_turns_and_drawer_moves_run_through_the_skills(task: str, seed: int,
                                                        moves: list[str]) -> None:
     events: list[dict] = []
-    result = run_episode(EpisodeSpec(task, seed=seed, agent="mallvi"), video=False,
+    result = run_episode(EpisodeSpec(task, seed=seed, agent="mallvi", realism="ideal"), video=False,
                          on_agent_event=lambda env, event: events.append(event))
     assert result.success, result.failure_detail
     (decomposition,) = [e for e in events if e["kind"] == "decomposition"]

@@ -29,7 +29,7 @@ HALF_CUBE = 0.02
 
 @pytest.fixture
 def tower() -> Iterator[SimEnv]:
-    env = SimEnv("stacking")
+    env = SimEnv("stacking", realism="ideal")
     env.reset(seed=TOWER_SEED)
     yield env
     env.close()
@@ -113,6 +113,7 @@ def test_the_perfect_single_agent_follows_its_own_moves() -> None:
     # the green cube is picked again where the first move put it, and goes onto the yellow
     # cube where the second move put that (from the first image alone: 2 of 6 cubes stacked)
     result = run_episode(EpisodeSpec("stacking", seed=TOWER_SEED, agent="mallvi",
-                                     agent_options=(("single_agent", True),)), video=False)
+                                     agent_options=(("single_agent", True),),
+                                     realism="ideal"), video=False)
     assert result.success, result.failure_detail
     assert {c.module for c in result.calls} == {"single_agent"}

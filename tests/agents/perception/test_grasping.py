@@ -199,7 +199,7 @@ def test_wrist_view_candidate_lifts_the_object(make_sim_env) -> None:
 
 
 def test_top_block_of_a_stack_is_picked_alone() -> None:
-    env = SimEnv("stacking")
+    env = SimEnv("stacking", realism="ideal")
     try:
         obs, info = env.reset(seed=5)
         names = [o["name"] for o in info["trial"]["objects"] if o["position"][2] > -0.01]

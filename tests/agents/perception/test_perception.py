@@ -39,7 +39,7 @@ from agentic_env.sim.state import body_box
 @pytest.fixture(scope="module")
 def sorting() -> Iterator[tuple[SimEnv, dict[str, np.ndarray], list[str]]]:
     """A sorting layout (seed 0): the env, its first observation and the objects on the table."""
-    env = SimEnv("sorting")
+    env = SimEnv("sorting", realism="ideal")
     obs, info = env.reset(seed=0)
     names = [o["name"] for o in info["trial"]["objects"] if o["position"][2] > -0.01]
     yield env, obs, names
@@ -50,8 +50,9 @@ def sorting() -> Iterator[tuple[SimEnv, dict[str, np.ndarray], list[str]]]:
 def cube_and_sphere() -> Iterator[dict[str, tuple[SimEnv, dict[str, np.ndarray]]]]:
     """A 4 cm cube (yaw 0.3 rad) and a 5 cm sphere alone at (0.5, 0.1), reset."""
     envs = {
-        "cube": SimEnv(task=SingleObjectTask("box", (0.02, 0.02, 0.02), (0.5, 0.1), 0.3)),
-        "sphere": SimEnv(task=SingleObjectTask("sphere", (0.025,), (0.5, 0.1))),
+        "cube": SimEnv(task=SingleObjectTask("box", (0.02, 0.02, 0.02), (0.5, 0.1), 0.3),
+                       realism="ideal"),
+        "sphere": SimEnv(task=SingleObjectTask("sphere", (0.025,), (0.5, 0.1)), realism="ideal"),
     }
     out = {name: (env, env.reset(seed=0)[0]) for name, env in envs.items()}
     yield out

@@ -46,7 +46,8 @@ def test_the_planner_executor_carries_out_sorting_and_stacking(task: str) -> Non
     from agentic_env.harness.episode import EpisodeSpec
     from agentic_env.harness.runner import run_episode
 
-    result = run_episode(EpisodeSpec(task, seed=5000, agent="planner-executor"), video=False)
+    result = run_episode(EpisodeSpec(task, seed=5000, agent="planner-executor",
+                                     realism="ideal"), video=False)
     assert result.error is None
     assert result.success, result.failure_detail
     assert result.progress == 1.0 and result.replans == 0
@@ -57,7 +58,8 @@ def test_the_planner_executor_turns_an_object_picked_for_the_turn() -> None:
     from agentic_env.harness.runner import run_episode
 
     events: list[dict] = []
-    result = run_episode(EpisodeSpec("reorientation", seed=5001, agent="planner-executor"),
+    result = run_episode(EpisodeSpec("reorientation", seed=5001, agent="planner-executor",
+                                     realism="ideal"),
                          video=False, on_agent_event=lambda _env, event: events.append(event))
     assert result.success, result.failure_detail
     assert result.score == 1.0  # picked for the turn: no set-down and second pick

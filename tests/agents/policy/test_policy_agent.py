@@ -107,7 +107,7 @@ def test_a_policy_episode_runs_through_the_harness(tiny_policy: tuple[Path, Path
     (without it the agent refuses: test_policy_inputs)."""
     _, checkpoint = tiny_policy
     spec = EpisodeSpec(task="stacking", seed=0, agent="policy", agent_options=(
-        ("checkpoint", str(checkpoint)), ("max_steps", 12), ("resize", True)))
+        ("checkpoint", str(checkpoint)), ("max_steps", 12), ("resize", True)), realism="ideal")
     result = run_episode(spec, trace_root=tmp_path, video=False)
     assert result.error is None
     assert result.actions == 12

@@ -36,7 +36,7 @@ pytest.importorskip("peft")
 def _small_env(width: int = CONFIG.width, height: int = CONFIG.height) -> SimEnv:
     """A joint_position env whose cameras render ``width`` x ``height``."""
     return SimEnv(task=CONFIG.task, scene=SceneConfig.at_resolution(width, height),
-                  control_mode="joint_position", max_episode_steps=10_000)
+                  control_mode="joint_position", max_episode_steps=10_000, realism="ideal")
 
 
 @pytest.fixture(scope="module")

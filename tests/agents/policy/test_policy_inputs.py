@@ -70,7 +70,7 @@ def test_the_policy_agent_acts_in_the_recorded_action_space() -> None:
 def env_obs() -> dict[str, np.ndarray]:
     """A stacking trial's first observation, cameras at 128 x 72."""
     env = SimEnv(task="stacking", scene=SceneConfig.at_resolution(128, 72),
-                 control_mode="joint_position", max_episode_steps=10_000)
+                 control_mode="joint_position", max_episode_steps=10_000, realism="ideal")
     try:
         obs, _ = env.reset(seed=0)
     finally:
@@ -150,7 +150,7 @@ def _agent_run(checkpoint: Path, width: int, height: int, **options: object
                ) -> tuple[str | None, str, int]:
     """(failure, detail, actions) of the policy agent on an env at ``width`` x ``height``."""
     env = SimEnv(task="stacking", scene=SceneConfig.at_resolution(width, height),
-                 control_mode="joint_position", max_episode_steps=10_000)
+                 control_mode="joint_position", max_episode_steps=10_000, realism="ideal")
     oracle = SimOracle(env)
     try:
         agent = make_agent("policy", AgentSetup(
@@ -171,7 +171,7 @@ def test_the_agent_checks_before_the_first_step_and_resizes_when_asked(
     from support.tiny_policy import build_policy, save_checkpoint
 
     small_env = SimEnv(task="stacking", scene=SceneConfig.at_resolution(64, 36),
-                       control_mode="joint_position", max_episode_steps=10_000)
+                       control_mode="joint_position", max_episode_steps=10_000, realism="ideal")
     try:
         small_obs, _ = small_env.reset(seed=0)
     finally:

@@ -44,7 +44,7 @@ def env_obs() -> dict[str, np.ndarray]:
 
 def _small_env() -> SimEnv:
     return SimEnv(task=CONFIG.task, scene=SceneConfig.at_resolution(CONFIG.width, CONFIG.height),
-                  control_mode="joint_position", max_episode_steps=10_000)
+                  control_mode="joint_position", max_episode_steps=10_000, realism="ideal")
 
 
 def _refusal(checkpoint: Path | str) -> tuple[str | None, str, int]:

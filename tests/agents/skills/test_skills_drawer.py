@@ -39,7 +39,7 @@ OPENING = 0.2
 def env() -> Iterator[SimEnv]:
     task = CabinetTask(front=(0.62, 0.25), box_position=(0.45, -0.2))
     task.set_layout((0.62, 0.25), 0.0, (0.45, -0.2), opening=OPENING)
-    env = SimEnv(task=task)
+    env = SimEnv(task=task, realism="ideal")
     yield env
     env.close()
 
@@ -132,7 +132,7 @@ def test_the_approach_clears_what_stands_along_the_way() -> None:
 
 
 def test_the_kitchen_keeps_clutter_out_of_the_arms_room_at_the_drawer() -> None:
-    env = SimEnv(task="kitchen", setting="kitchen")
+    env = SimEnv(task="kitchen", setting="kitchen", realism="ideal")
     try:
         env.reset(seed=0)
         task = env.task

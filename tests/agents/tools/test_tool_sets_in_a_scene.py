@@ -18,7 +18,8 @@ from agentic_env.oracle.tool_reference import primitive_call
 
 @pytest.fixture
 def alrm() -> Iterator[ToolEpisode]:
-    episode = open_episode(EpisodeSpec(task="sorting", seed=3), "alrm", perception="sim-oracle")
+    episode = open_episode(EpisodeSpec(task="sorting", seed=3,
+                                       realism="ideal"), "alrm", perception="sim-oracle")
     yield episode
     episode.close()
 
@@ -60,7 +61,8 @@ def test_every_alrm_tool_with_valid_arguments(alrm: ToolEpisode) -> None:
 
 
 def test_the_alrm_drawer_tools_open_and_close_the_kitchen_drawer() -> None:
-    episode = open_episode(EpisodeSpec(task="kitchen", seed=2), "alrm", perception="sim-oracle")
+    episode = open_episode(EpisodeSpec(task="kitchen", seed=2,
+                                       realism="ideal"), "alrm", perception="sim-oracle")
     try:
         opened = episode.call("open_drawer", {"name": "top-drawer"})
         assert opened.ok, opened.render()
@@ -71,7 +73,7 @@ def test_the_alrm_drawer_tools_open_and_close_the_kitchen_drawer() -> None:
 
 
 def test_every_primitives_tool_with_valid_arguments() -> None:
-    episode = open_episode(EpisodeSpec(task="sorting", seed=3))
+    episode = open_episode(EpisodeSpec(task="sorting", seed=3, realism="ideal"))
     try:
         env = episode.judge.env
         pick, place = (primitive_call(action) for action, _ in zip(
@@ -95,7 +97,7 @@ def test_every_primitives_tool_with_valid_arguments() -> None:
 
 
 def test_every_planner_tool_with_valid_arguments() -> None:
-    episode = open_episode(EpisodeSpec(task="sorting", seed=3), "planner",
+    episode = open_episode(EpisodeSpec(task="sorting", seed=3, realism="ideal"), "planner",
                            perception="sim-oracle")
     try:
         assert episode.call("reflect", {"text": "the lemon goes in a bin"}).ok

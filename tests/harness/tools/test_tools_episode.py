@@ -13,7 +13,7 @@ from agentic_env.harness.tools.run import run_tool_episode
 
 def test_stopping_early_is_scored_as_a_wrong_claim(tmp_path):
     spec = EpisodeSpec(task="sorting", seed=3, agent="tools:primitives",
-                       model="sim-oracle?stop_early=1")
+                       model="sim-oracle?stop_early=1", realism="ideal")
     result, conversation = run_tool_episode(spec)
     assert conversation.stop == "finished" and len(conversation.turns) == 1
     assert not result.success and result.failure == "goal" and result.goal_checker_error
@@ -32,7 +32,8 @@ def test_stopping_early_is_scored_as_a_wrong_claim(tmp_path):
                                    "sim-oracle?wrong_tool=0.15&bad_argument=0.15&talk=0.1"
                                    "&repeat=0.1&seed=1"])
 def test_the_oracle_completes_sorting_through_the_primitives(model):
-    spec = EpisodeSpec(task="sorting", seed=3, agent="tools:primitives", model=model)
+    spec = EpisodeSpec(task="sorting", seed=3, agent="tools:primitives", model=model,
+                       realism="ideal")
     result, conversation = run_tool_episode(spec)
     assert result.success and result.score > 0.5, result.failure_detail
     assert conversation.stop == "finished"
@@ -46,7 +47,7 @@ def test_a_pick_with_the_default_full_opening_runs():
     from agentic_env.harness.tools.backends import open_episode
     from agentic_env.oracle.tool_reference import primitive_call
 
-    episode = open_episode(EpisodeSpec(task="sorting", seed=3))
+    episode = open_episode(EpisodeSpec(task="sorting", seed=3, realism="ideal"))
     try:
         env = episode.judge.env
         name, arguments = primitive_call(next(iter(expert_actions(env.task, env.scene_state))))
@@ -62,12 +63,13 @@ def test_the_alrm_tools_see_through_the_perception_model():
     perception model; without one they find nothing."""
     from agentic_env.harness.tools.backends import open_episode
 
-    blind = open_episode(EpisodeSpec(task="sorting", seed=3), "alrm")
+    blind = open_episode(EpisodeSpec(task="sorting", seed=3, realism="ideal"), "alrm")
     try:
         assert blind.call("get_objects", {}).render().startswith("NOT_FOUND")
     finally:
         blind.close()
-    episode = open_episode(EpisodeSpec(task="sorting", seed=3), "alrm", perception="sim-oracle")
+    episode = open_episode(EpisodeSpec(task="sorting", seed=3,
+                                       realism="ideal"), "alrm", perception="sim-oracle")
     try:
         listed = episode.call("get_objects", {})
         assert listed.ok and listed.data["objects"]
@@ -92,7 +94,7 @@ def test_an_emulated_model_drives_a_tool_episode_on_virtual_time():
     assert set(rates) == {"wrong_tool", "bad_argument", "stop_early", "talk", "repeat"}
     assert sum(rates.values()) == pytest.approx(turn)
     spec = EpisodeSpec(task="sorting", seed=3, agent="tools:primitives",
-                       model="emulated:gpt-4o", max_actions=6)
+                       model="emulated:gpt-4o", max_actions=6, realism="ideal")
     runs = [run_tool_episode(spec, max_turns=8) for _ in range(2)]
     (result, conversation), (again, _) = runs
     turns = [c for c in result.calls if c.module == "tools"]
@@ -110,6 +112,6 @@ def test_a_profile_without_a_parser_cannot_call_tools():
     from agentic_env.agents.models.base import ModelError
 
     spec = EpisodeSpec(task="sorting", seed=3, agent="tools:primitives",
-                       model="emulated:langsam")
+                       model="emulated:langsam", realism="ideal")
     with pytest.raises(ModelError, match="does not call tools"):
         run_tool_episode(spec, max_turns=2)

@@ -61,7 +61,8 @@ def test_a_309_digit_integer_is_named_as_the_problem() -> None:
 
 @pytest.fixture(scope="module")
 def episode():
-    opened = open_episode(EpisodeSpec(task="sorting", seed=3, max_actions=2), tool_set="all",
+    opened = open_episode(EpisodeSpec(task="sorting", seed=3, max_actions=2,
+                                      realism="ideal"), tool_set="all",
                           perception="sim-oracle")
     yield opened
     opened.close()

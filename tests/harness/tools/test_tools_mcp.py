@@ -32,7 +32,7 @@ SEED = 3
 def expert_calls(steps: int) -> list[tuple[str, dict]]:
     """The scripted expert's first ``steps`` primitives as tool calls (the server's env is
     deterministic, so they do the same there)."""
-    env = SimEnv(task="sorting")
+    env = SimEnv(task="sorting", realism="ideal")
     try:
         env.reset(seed=SEED)
         actions = iter(expert_actions(env.task, env.scene_state))

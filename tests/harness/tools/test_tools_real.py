@@ -15,11 +15,12 @@ from agentic_env.harness.episode import EpisodeSpec  # noqa: E402
 from agentic_env.harness.tools.backends import RealOptions, open_episode  # noqa: E402
 from agentic_env.oracle.tool_reference import primitive_call  # noqa: E402
 
-SPEC = EpisodeSpec(task="sorting", seed=3, agent="mcp:primitives", model="test-client")
+SPEC = EpisodeSpec(task="sorting", seed=3, agent="mcp:primitives", model="test-client",
+                   realism="ideal")
 
 
 def first_expert_call() -> tuple[str, dict]:
-    env = SimEnv(task="sorting")
+    env = SimEnv(task="sorting", realism="ideal")
     try:
         env.reset(seed=SPEC.seed)
         return primitive_call(next(iter(expert_actions(env.task, env.scene_state))))

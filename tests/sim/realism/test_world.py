@@ -112,9 +112,9 @@ def test_the_switch_names_the_valid_worlds() -> None:
 
 
 def test_benchmarks_default_to_the_realistic_world_and_ideal_keeps_old_keys() -> None:
-    ideal = EpisodeSpec("sorting")
-    assert ideal.realism == "ideal"  # as SimEnv: the library default is the debugging world
-    spec = EpisodeSpec("sorting", realism="realistic")
+    ideal = EpisodeSpec("sorting", realism="ideal")
+    spec = EpisodeSpec("sorting")
+    assert spec.realism == "realistic"  # one default, library and benchmark alike
     assert ideal.key() != spec.key()
     data = ideal.to_dict()
     del data["realism"]  # a spec stored before the switch
