@@ -81,10 +81,9 @@ class StereoDepthModel:
         patch = surface.patch if surface.patch is not None else _image_patches(depth.shape, rng)
         dropped = textureless & (patch < np.float32(p["textureless_invalid_fraction"]))
         invalid = ~valid | self._occluded(depth, valid) | dropped
-        precision = np.where(textureless, np.float32(p["textureless_noise_factor"]),
-                             np.float32(1.0))
         out = self.random_std(depth)
-        out *= precision
+        # x 1 elsewhere: the same bits as a whole-image product with a 1-or-factor field
+        np.multiply(out, np.float32(p["textureless_noise_factor"]), out=out, where=textureless)
         out *= noise
         out += depth
         unit = np.float32(p["depth_unit"])
@@ -104,26 +103,29 @@ class StereoDepthModel:
         half = p["matching_window"] // 2
         # masked writes of the (few) holes and spread pixels: faster than whole-image selects
         lifted = depth.copy()
-        lifted[~valid] = np.inf
+        np.copyto(lifted, np.float32(np.inf), where=~valid)
         nearest = cv2.erode(lifted, np.ones((2 * half + 1, 2 * half + 1), np.uint8))
-        spread = valid & (depth - nearest > np.float32(p["fattening_jump"]))
+        spread = np.subtract(depth, nearest, out=lifted) > np.float32(p["fattening_jump"])
+        spread &= valid
         fattened = depth.astype(np.float32)
-        fattened[spread] = nearest[spread]
+        cv2.copyTo(nearest, spread.view(np.uint8), fattened)  # a masked copy without branches
         return fattened
 
     def _occluded(self, depth: np.ndarray, valid: np.ndarray) -> np.ndarray:
         """Pixels the right imager (``+baseline`` along x) cannot see."""
         p = self.params
         with np.errstate(divide="ignore"):  # no return (depth 0): replaced just below
-            disparity = np.float32(self.focal * p["baseline"]) / depth
-        disparity[~valid] = 0.0
-        columns = np.arange(depth.shape[1], dtype=np.float32)
-        right = columns[None, :] - disparity  # column of each pixel in the right image
-        # smallest right-image column among the pixels strictly to the right of each pixel
-        # (none for the last column)
-        beyond = np.minimum.accumulate(right[:, :0:-1], axis=1)[:, ::-1]
+            disparity = np.divide(np.float32(self.focal * p["baseline"]), depth)
+        bits = disparity.view(np.uint32)
+        bits &= np.subtract(0, valid, dtype=np.uint32)  # +0.0 where there is no return
+        # a pixel u is hidden by a pixel v > u landing left of it in the right image:
+        # v - d[v] < u - d[u] - 0.5, so v - u < d[v] - 0.5 <= max d: only the pixels within
+        # the largest disparity to its right can hide it
+        reach = int(np.ceil(disparity.max(initial=0.0))) + 2
+        right = np.subtract(np.arange(depth.shape[1], dtype=np.float32), disparity,
+                            out=disparity)  # column of each pixel in the right image
         hidden = right < 0
-        hidden[:, :-1] |= right[:, :-1] > beyond + np.float32(0.5)
+        hidden[:, :-1] |= right[:, :-1] > _window_min(right[:, 1:], reach) + np.float32(0.5)
         hidden &= valid
         return hidden
 
@@ -135,6 +137,22 @@ class StereoDepthModel:
         variance = cv2.sqrBoxFilter(grey, cv2.CV_32F, size)
         variance -= mean * mean
         return variance < np.float32(p["texture_threshold"] ** 2)
+
+
+def _window_min(values: np.ndarray, length: int) -> np.ndarray:
+    """(H, W) minimum of each row's ``values`` (float32) over the window of ``length``
+    columns starting at each column (cut at the row's end), by doubling: ``ceil(log2
+    length)`` whole-image minima instead of a scan along every row."""
+    out = values.copy()
+    spare = np.empty_like(out)
+    width = out.shape[1]
+    span = 1
+    while span < min(length, width):
+        np.minimum(out[:, :width - span], out[:, span:], out=spare[:, :width - span])
+        spare[:, width - span:] = out[:, width - span:]
+        out, spare = spare, out
+        span *= 2
+    return out
 
 
 def _image_patches(shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:

@@ -49,6 +49,34 @@ _REFERENCE_WIDTH = 640
 #: Second-difference kernels along a row and along a column.
 _ROW_CURVATURE = np.array([[1.0, -2.0, 1.0]], np.float32)
 _COLUMN_CURVATURE = _ROW_CURVATURE.T.copy()
+#: Pixels of input around a pixel that its :meth:`TofDepthModel.fields` depend on, at most:
+#: 17 by the kernels at 640 px (the multipath mean's bilinear spread and binned window, 1 + 4
+#: bins of 2 px, over the weak-return mask's incidence, binned central difference and
+#: spread, 3 bins, and the 3 x 3 edge tests, 1 px); with a margin.
+FIELD_REACH = 24
+
+
+@dataclass(frozen=True, eq=False)
+class TofFields:
+    """What :meth:`TofDepthModel.fields` gives: one frame's effects before its random draws,
+    each (H, W).
+
+    Attributes:
+        base: float32 metres, the exact depth plus multipath and the unit's bias.
+        sigma: float32 metres, the random error's std (cut at the datasheet bound).
+        invalid: bool, no return (none rendered, or too weak a signal).
+        edge: bool, mixed pixels (beside a depth discontinuity).
+        nearest: float32 metres, the nearest depth of each pixel's 3 x 3 neighbourhood
+            (no return reads 1 km).
+        farthest: float32 metres, the farthest of it.
+    """
+
+    base: np.ndarray
+    sigma: np.ndarray
+    invalid: np.ndarray
+    edge: np.ndarray
+    nearest: np.ndarray
+    farthest: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,7 +121,6 @@ class TofDepthModel:
         b = (2 * np.arange(binned[1], dtype=np.float32) + 1 - np.float32(k[1, 2])) / np.float32(
             k[1, 1])
         a_grid, b_grid = np.meshgrid(a, b)
-        object.__setattr__(self, "_binned", binned)
         object.__setattr__(self, "_a", a_grid)
         object.__setattr__(self, "_b", b_grid)
         object.__setattr__(self, "_ray", np.sqrt(1.0 + a_grid**2 + b_grid**2))
@@ -127,16 +154,23 @@ class TofDepthModel:
             sigma *= np.sqrt(background)
         return sigma
 
-    def cos_incidence(self, depth: np.ndarray) -> np.ndarray:
+    def cos_incidence(self, depth: np.ndarray, origin: tuple[int, int] = (0, 0)
+                      ) -> np.ndarray:
         """Cosine of the angle between each pixel's ray and its surface normal, from central
         differences of the 2 x 2-binned depth, spread back to every pixel (bilinear);
-        ``depth`` must be positive everywhere (metres)."""
-        binned = cv2.resize(depth, self._binned, interpolation=cv2.INTER_AREA)
-        cosine = self._binned_cos_incidence(binned)
-        return cv2.resize(cosine, (self.width, self.height), interpolation=cv2.INTER_LINEAR)
+        ``depth`` must be positive everywhere (metres). ``depth`` may be a window of the
+        image with its top-left pixel at ``origin`` (row, column; both even, as its size)."""
+        shape = (depth.shape[1] // 2, depth.shape[0] // 2)
+        binned = cv2.resize(depth, shape, interpolation=cv2.INTER_AREA)
+        cosine = self._binned_cos_incidence(binned, origin)
+        return cv2.resize(cosine, depth.shape[::-1], interpolation=cv2.INTER_LINEAR)
 
-    def _binned_cos_incidence(self, depth: np.ndarray) -> np.ndarray:
-        """:meth:`cos_incidence` on the binned grid (``depth`` binned, metres)."""
+    def _binned_cos_incidence(self, depth: np.ndarray, origin: tuple[int, int] = (0, 0)
+                              ) -> np.ndarray:
+        """:meth:`cos_incidence` on the binned grid (``depth`` binned, metres; the window's
+        full-resolution ``origin``)."""
+        rows = slice(origin[0] // 2, origin[0] // 2 + depth.shape[0])
+        cols = slice(origin[1] // 2, origin[1] // 2 + depth.shape[1])
         focal = np.float32(self.intrinsics[0, 0] / 2)  # the binned grid's focal length
         du = cv2.Sobel(depth, cv2.CV_32F, 1, 0, ksize=1, scale=0.5)
         # vertical: bit-identical to cv2.Sobel(depth, CV_32F, 0, 1, ksize=1, scale=0.5) (its
@@ -147,11 +181,11 @@ class TofDepthModel:
         dv[0] = dv[-1] = 0.0
         along = depth / focal
         norm = cv2.magnitude(du, dv)
-        normal_z = np.multiply(self._a, du, out=du)  # in place: the gradients are spent
-        normal_z += np.multiply(self._b, dv, out=dv)
+        normal_z = np.multiply(self._a[rows, cols], du, out=du)  # in place: gradients spent
+        normal_z += np.multiply(self._b[rows, cols], dv, out=dv)
         normal_z += along
         cv2.magnitude(norm, normal_z, norm)
-        norm *= self._ray
+        norm *= self._ray[rows, cols]
         return np.divide(along, norm, out=norm)
 
     def apply(self, depth: np.ndarray, grey: np.ndarray, rng: np.random.Generator,
@@ -161,6 +195,18 @@ class TofDepthModel:
         renders: the ambient light the surfaces reflect), a standard-normal field ``noise``
         (H, W) and the world's ``surface`` (its albedo; ``None``: ``albedo_default``);
         ``rng`` draws the mixed pixels."""
+        albedo = (np.float32(self.params["albedo_default"]) if surface.albedo is None
+                  else surface.albedo)
+        return self.finish(self.fields(depth, grey, albedo), rng, noise)
+
+    def fields(self, depth: np.ndarray, grey: np.ndarray, albedo: np.ndarray | np.float32,
+               origin: tuple[int, int] = (0, 0)) -> TofFields:
+        """Everything of :meth:`apply` that does not depend on the frame's random draws, for
+        an exact ``depth`` (m), its ``grey`` luma (8-bit) and the surfaces' ``albedo``, all
+        (H, W) (``albedo`` may be a scalar). The arrays may be a window of the image with its
+        top-left pixel at ``origin`` (row, column; both even, as the window's size): each
+        field at a pixel depends on the inputs within :data:`FIELD_REACH` pixels of it only,
+        so a window's fields equal the whole image's that far inside its cut edges."""
         p = self.params
         invalid = depth <= 0
         far = np.float32(1e3)
@@ -175,32 +221,37 @@ class TofDepthModel:
         edge &= self._curvature(depth) > np.float32(jump)
 
         luminance = grey * np.float32(1 / 255) if self.ambient_ratio > 0 else 0.0
-        albedo = (np.float32(p["albedo_default"]) if surface.albedo is None
-                  else surface.albedo)
-        sigma = self.random_std(depth, albedo, self.cos_incidence(lifted), luminance)
+        sigma = self.random_std(depth, albedo, self.cos_incidence(lifted, origin), luminance)
         invalid |= (sigma > np.float32(p["sigma_bound"])) & ~edge
 
-        out = self._multipath(depth, invalid)
-        out += depth
+        base = self._multipath(depth, invalid)
+        base += depth
         if self.bias_scale:
-            out += np.float32(self.bias_scale) * (
+            base += np.float32(self.bias_scale) * (
                 np.float32(p["systematic_offset"]) + np.float32(p["systematic_per_metre"]) * depth)
         np.minimum(sigma, np.float32(p["sigma_bound"]), out=sigma)
-        sigma *= noise
-        out += sigma
+        return TofFields(base, sigma, invalid, edge, nearest, farthest)
 
-        # boolean-mask indexing visits the edge pixels in row-major order, as np.nonzero would
-        count = np.count_nonzero(edge)
-        keep = rng.random(count) < p["flying_keep"]
-        mix = rng.random(count).astype(np.float32)
-        fore, back = nearest[edge], farthest[edge]
-        out[edge] = np.where(keep, mix * fore + (1 - mix) * back, np.float32(0.0))
+    def finish(self, fields: TofFields, rng: np.random.Generator, noise: np.ndarray
+               ) -> np.ndarray:
+        """The device's depth (H, W) float32 metres, 0 = no return, from a frame's
+        :meth:`fields` (not modified), its standard-normal ``noise`` (H, W) and ``rng``
+        (the mixed pixels' draws, in row-major order of the edge pixels)."""
+        p = self.params
+        out = np.multiply(fields.sigma, noise)
+        out += fields.base
+        edge = np.flatnonzero(fields.edge)  # row-major, as boolean-mask indexing visits them
+        keep = rng.random(edge.size) < p["flying_keep"]
+        mix = rng.random(edge.size).astype(np.float32)
+        fore, back = fields.nearest.reshape(-1)[edge], fields.farthest.reshape(-1)[edge]
+        out.reshape(-1)[edge] = np.where(keep, mix * fore + (1 - mix) * back, np.float32(0.0))
 
         unit = np.float32(p["depth_unit"])
         out *= 1 / unit
         np.round(out, out=out)
         out *= unit
-        invalid |= (out < np.float32(self.depth_min)) | (out > np.float32(self.depth_max))
+        invalid = (out < np.float32(self.depth_min)) | (out > np.float32(self.depth_max))
+        invalid |= fields.invalid
         # +0.0 where invalid: a branch-free bit mask (all bits kept elsewhere), faster than a
         # boolean-mask assignment
         bits = out.view(np.uint32)
@@ -225,10 +276,11 @@ class TofDepthModel:
         valid = np.subtract(1, invalid, dtype=np.float32)  # 1 = a return
         weighted = np.multiply(depth, valid)
         size = (self._window, self._window)
-        weight = cv2.blur(cv2.resize(valid, self._binned, interpolation=cv2.INTER_AREA), size)
-        mean = cv2.blur(cv2.resize(weighted, self._binned, interpolation=cv2.INTER_AREA), size)
+        binned = (depth.shape[1] // 2, depth.shape[0] // 2)
+        weight = cv2.blur(cv2.resize(valid, binned, interpolation=cv2.INTER_AREA), size)
+        mean = cv2.blur(cv2.resize(weighted, binned, interpolation=cv2.INTER_AREA), size)
         mean /= np.maximum(weight, np.float32(1e-6), out=weight)
-        mean = cv2.resize(mean, (self.width, self.height), interpolation=cv2.INTER_LINEAR)
+        mean = cv2.resize(mean, depth.shape[::-1], interpolation=cv2.INTER_LINEAR)
         concavity = np.subtract(depth, mean, out=mean)  # negative where there is no return
         concavity *= np.float32(p["multipath_gain"])
         return np.clip(concavity, np.float32(0.0), np.float32(p["multipath_max"]), out=concavity)

@@ -105,7 +105,8 @@ class CameraSensor:
 
     def apply(self, rgb: np.ndarray, depth: np.ndarray, rng: np.random.Generator,
               camera_velocity: np.ndarray | None = None,
-              surface: SurfaceSample | None = None) -> tuple[np.ndarray, np.ndarray]:
+              surface: SurfaceSample | None = None,
+              depth_model: DepthModel | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The device's frame of an exact render, as the real env hands it on (undistorted).
 
         Args:
@@ -117,6 +118,9 @@ class CameraSensor:
             surface: what the world knows of the surfaces each pixel sees (their albedo,
                 world-fixed patches; :mod:`.surfaces`); ``None`` = nothing (a synthetic
                 frame: default albedo, image-fixed patches).
+            depth_model: the depth effects to apply instead of :attr:`depth_model`'s (the
+                same effects reusing what an episode's static scene gives: for a camera
+                fixed to the world, :class:`~.depth_tof_static.StaticTofDepth`).
 
         Returns:
             New (rgb (H, W, 3) uint8, depth (H, W) float32 metres, 0 = no return) arrays; the
@@ -132,7 +136,7 @@ class CameraSensor:
                 f"{(cfg.height, cfg.width, 3)} and {(cfg.height, cfg.width)}")
         depth = depth.astype(np.float32, copy=False)
         grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
-        out_depth = self.depth_model.apply(depth, grey, rng,
+        out_depth = (depth_model or self.depth_model).apply(depth, grey, rng,
                                            self._normal_field(rng, depth.shape),
                                            surface or SurfaceSample())
         out_rgb = self.rgb_model.apply(rgb, depth, self._normal_field(rng, rgb.shape),

@@ -27,6 +27,8 @@ from agentic_env.sim.realism.contact import (
     apply_contact,
     draw_contact,
 )
+from agentic_env.sim.realism.depth_tof import TofDepthModel
+from agentic_env.sim.realism.depth_tof_static import StaticTofDepth
 from agentic_env.sim.realism.sensors import CameraSensor, make_sensor
 from agentic_env.sim.realism.servo import ServoError, draw_servo_error
 from agentic_env.sim.realism.surfaces import SurfaceMap, SurfaceSample, surface_patches
@@ -104,6 +106,9 @@ class RealisticWorld:
         #: Per camera fixed to the world, the albedo of what it sees (set each episode by
         #: :meth:`see_surfaces`); other cameras' surfaces take their device's default.
         self.surfaces: dict[str, SurfaceMap] = {}
+        #: Per camera fixed to the world with a ToF depth model, that model reusing the
+        #: episode's static scene (set with :attr:`surfaces`).
+        self.static_depth: dict[str, StaticTofDepth] = {}
         self._patch_seed = 0
 
     def see_surfaces(self, model: mujoco.MjModel, data: mujoco.MjData,
@@ -111,13 +116,16 @@ class RealisticWorld:
         """Render, once per episode (after the layout settled), the static scene each camera
         fixed to the world sees, for its device model's albedo (:mod:`.surfaces`); nothing
         without the sensors effect."""
-        self.surfaces = {}
+        self.surfaces, self.static_depth = {}, {}
         if "sensors" not in self.effects:
             return
         for renderer in renderers:
             if model.body_weldid[model.cam_bodyid[renderer.camera_id]] == 0:
-                self.surfaces[renderer.config.name] = SurfaceMap.of(
-                    model, *renderer.render_static(data))
+                name = renderer.config.name
+                self.surfaces[name] = SurfaceMap.of(model, *renderer.render_static(data))
+                unit = self._units[name].depth_model
+                if isinstance(unit, TofDepthModel):
+                    self.static_depth[name] = StaticTofDepth(unit, self.surfaces[name])
 
     def prepare(self, spec: mujoco.MjSpec) -> None:
         """Add what the world's effects need to the scene before it is compiled: with
@@ -159,6 +167,7 @@ class RealisticWorld:
         self._units = {name: sensor.with_unit(rng) for name, sensor in sorted(
             self.sensors.items())}
         self._patch_seed = int(rng.integers(2**62))  # the world-fixed surface patches
+        self.static_depth = {}  # of the last unit: rebuilt by see_surfaces
         if "contact" in self.effects:
             apply_contact(model, contact)
         else:
@@ -177,12 +186,14 @@ class RealisticWorld:
         flange's pose of the same instant (the wrist camera's calibration rides on it)."""
         if "sensors" in self.effects:
             surfaces = self.surfaces.get(camera)
+            static = self.static_depth.get(camera)  # reads the surfaces' albedo itself
             unit = self._units[camera]
             sample = SurfaceSample(
-                albedo=None if surfaces is None else surfaces.albedo(depth),
+                albedo=None if surfaces is None or static is not None
+                else surfaces.albedo(depth),
                 patch=surface_patches(depth, unit.config.intrinsics, true_extrinsics,
                                       self._patch_seed) if unit.device == "d405" else None)
-            rgb, depth = unit.apply(rgb, depth, rng, camera_velocity, sample)
+            rgb, depth = unit.apply(rgb, depth, rng, camera_velocity, sample, static)
         error = self.episode.extrinsic_errors.get(camera)
         extrinsics = (true_extrinsics if error is None
                       else believed_extrinsics(true_extrinsics, error, camera, flange_to_base))

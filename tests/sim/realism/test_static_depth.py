@@ -1,0 +1,204 @@
+"""The shoulder camera's ToF effects computed once per episode on the static scene and again
+only around what moves (:mod:`agentic_env.sim.realism.depth_tof_static`) give the frame the
+whole-image model gives; the stereo occlusion's windowed scan gives the full scan's mask.
+
+References are computed in the same process. The whole-image fields themselves differ run to
+run in the last bit of the incidence's float32 (OpenCV's SIMD and scalar paths follow the
+arrays' memory alignment), so float fields are compared to a relative 1e-5 and masks
+exactly.
+"""
+
+from __future__ import annotations
+
+import cv2
+import mujoco
+import numpy as np
+import pytest
+
+from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
+from agentic_env.sim.realism.depth_stereo import _window_min
+from agentic_env.sim.realism.depth_tof import FIELD_REACH, TofFields
+from agentic_env.sim.realism.depth_tof_static import TILE, StaticTofDepth, changed_windows
+from agentic_env.sim.realism.sensors import make_sensor
+from agentic_env.sim.realism.surfaces import SurfaceMap, SurfaceSample
+
+W, H = 320, 240
+_MODEL = """
+<mujoco>
+  <worldbody>
+    <geom name="table" type="box" size="1 1 0.01" rgba="0.8 0.7 0.6 1"/>
+    <body name="cube" pos="0.3 0 0.2">
+      <freejoint/>
+      <geom type="box" size="0.02 0.02 0.02" rgba="0.1 0.1 0.1 1"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+_FIELDS = ("base", "sigma", "invalid", "edge", "nearest", "farthest")
+
+
+def _static_scene() -> tuple[SurfaceMap, np.ndarray]:
+    """A world-fixed view of a table sloping away with a bin's wall on it and a patch of sky,
+    and the lit render's luma (a checker of two levels)."""
+    model = mujoco.MjModel.from_xml_string(_MODEL)
+    rows = np.arange(H, dtype=np.float32)[:, None]
+    depth = np.repeat(1.2 + 0.004 * (H - rows), W, axis=1).astype(np.float32)
+    depth[60:120, 200:260] -= 0.15  # a wall standing on the table (a concave corner)
+    depth[:20, :] = 0.0  # no static geom: the sky
+    geoms = np.where(depth > 0, model.geom("table").id, -1)
+    yy, xx = np.mgrid[0:H, 0:W]
+    grey = np.where((yy // 8 + xx // 8) % 2 == 0, 90, 170).astype(np.uint8)
+    return SurfaceMap.of(model, geoms, depth), grey
+
+
+def _assert_same_fields(got: TofFields, expected: TofFields) -> None:
+    for name in _FIELDS:
+        a, b = getattr(got, name), getattr(expected, name)
+        assert a.shape == b.shape and a.dtype == b.dtype, name
+        if a.dtype == bool:
+            np.testing.assert_array_equal(a, b, err_msg=name)
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=0.0, err_msg=name)
+
+
+def _whole_image(static: StaticTofDepth, depth: np.ndarray, grey: np.ndarray) -> TofFields:
+    return static.model.fields(depth, grey, static.surfaces.albedo(depth))
+
+
+@pytest.mark.parametrize("setting", ["lab", "outdoor"])
+def test_the_static_scenes_fields_are_the_whole_image_ones_when_nothing_moved(
+        setting: str) -> None:
+    surfaces, grey = _static_scene()
+    unit = make_sensor(azure_kinect_color(W, H), setting).with_unit(np.random.default_rng(2))
+    static = StaticTofDepth(unit.depth_model, surfaces)
+    first = static.fields(surfaces.static_depth, grey)
+    _assert_same_fields(first, _whole_image(static, surfaces.static_depth, grey))
+    assert static.fields(surfaces.static_depth.copy(), grey.copy()) is first  # reused
+    assert np.any(first.edge) and np.any(first.invalid) and np.any(first.base > 0)
+
+
+@pytest.mark.parametrize("setting", ["lab", "outdoor"])
+def test_the_fields_are_recomputed_where_an_object_moves(setting: str) -> None:
+    surfaces, grey = _static_scene()
+    static = StaticTofDepth(make_sensor(azure_kinect_color(W, H), setting).depth_model,
+                            surfaces)
+    static.fields(surfaces.static_depth, grey)
+    for top, left in ((100, 40), (0, 290), (215, 150)):  # inside, at a corner, at the bottom
+        depth = surfaces.static_depth.copy()
+        depth[top:top + 25, left:left + 30] = 0.8  # a dark cube nearer than the table
+        frame = static.fields(depth, grey)
+        expected = _whole_image(static, depth, grey)
+        _assert_same_fields(frame, expected)
+        window = (slice(top, top + 25), slice(left, left + 30))
+        assert np.all(frame.base[window] < 0.9)  # the cube's, not the table's
+    still = static.fields(surfaces.static_depth, grey)  # the cube gone: the static fields
+    _assert_same_fields(still, _whole_image(static, surfaces.static_depth, grey))
+
+
+def test_outdoors_a_moving_shadow_alone_recomputes_the_fields() -> None:
+    """Outdoors the luma (ambient infrared) enters the noise: a shadow moving over the
+    static scene changes the fields with the depth unchanged."""
+    surfaces, grey = _static_scene()
+    static = StaticTofDepth(make_sensor(azure_kinect_color(W, H), "outdoor").depth_model,
+                            surfaces)
+    lit = static.fields(surfaces.static_depth, grey)
+    shaded = grey.copy()
+    shaded[120:200, 40:160] //= 4
+    frame = static.fields(surfaces.static_depth, shaded)
+    _assert_same_fields(frame, _whole_image(static, surfaces.static_depth, shaded))
+    assert not np.allclose(frame.sigma[130:190, 50:150], lit.sigma[130:190, 50:150])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_static_model_gives_the_whole_image_models_frame(seed: int) -> None:
+    surfaces, grey = _static_scene()
+    unit = make_sensor(azure_kinect_color(W, H), "lab").with_unit(np.random.default_rng(seed))
+    static = StaticTofDepth(unit.depth_model, surfaces)
+    depth = surfaces.static_depth.copy()
+    depth[150:190, 100:140] = 0.9
+    noise = np.random.default_rng(seed).standard_normal((H, W), np.float32)
+    for _ in range(2):  # the first frame builds the static fields, the second reuses them
+        fast_rng, plain_rng = np.random.default_rng(seed), np.random.default_rng(seed)
+        fast = static.apply(depth, grey, fast_rng, noise, SurfaceSample())
+        plain = unit.depth_model.apply(depth, grey, plain_rng, noise,
+                                       SurfaceSample(albedo=surfaces.albedo(depth)))
+        assert fast.dtype == np.float32
+        # the incidence's last bit may move a value across a millimetre's rounding
+        assert np.mean(fast != plain) < 1e-3
+        assert fast_rng.integers(1 << 62) == plain_rng.integers(1 << 62)  # same draws
+
+
+def test_changed_windows_cover_every_pixel_within_reach_of_a_change() -> None:
+    changed = np.zeros((H, W), bool)
+    assert changed_windows(changed) == []
+    rng = np.random.default_rng(4)
+    for _ in range(5):
+        changed[:] = False
+        for row, col in rng.integers(0, (H, W), (3, 2)):
+            changed[row, col] = True
+        windows = changed_windows(changed)
+        covered = np.zeros((H, W), bool)
+        for (rows, cols), (in_rows, in_cols) in windows:
+            covered[rows, cols] = True
+            assert in_rows.start == max(rows.start - FIELD_REACH, 0)
+            assert in_cols.stop == min(cols.stop + FIELD_REACH, W)
+            assert all(s % 2 == 0 for s in (in_rows.start, in_rows.stop, in_cols.start,
+                                            in_cols.stop))
+        near = cv2.dilate(changed.view(np.uint8),
+                          np.ones((2 * FIELD_REACH + 1,) * 2, np.uint8)).astype(bool)
+        assert np.all(covered[near])
+        assert covered.mean() < 3 * 9 * (3 * TILE) ** 2 / (H * W)  # not the whole image
+
+
+def test_the_world_reuses_the_static_scene_for_the_shoulder_camera_only(make_sim_env) -> None:
+    """In the env: the shoulder camera's frame, with its static scene reused, is the one the
+    whole-image model gives (same noise draws), while the arm moves."""
+    env = make_sim_env(task="stacking", realism="realistic")
+    env.reset(seed=1)
+    world = env.world
+    assert list(world.static_depth) == ["shoulder"]
+    env.action_space.seed(0)
+    for _ in range(2):
+        env.step(env.action_space.sample())
+        state = env._np_random_noise.bit_generator.state
+        cached = env.observe()
+        env._np_random_noise.bit_generator.state = state
+        kept, world.static_depth = world.static_depth, {}
+        plain = env.observe()
+        world.static_depth = kept
+        assert np.mean(cached["shoulder_depth"] != plain["shoulder_depth"]) < 1e-3
+        np.testing.assert_array_equal(cached["shoulder_rgb"], plain["shoulder_rgb"])
+        np.testing.assert_array_equal(cached["wrist_depth"], plain["wrist_depth"])
+
+
+@pytest.mark.parametrize("length", [1, 2, 5, 64, 200, 1000])
+def test_the_windowed_minimum_is_the_minimum_over_each_window(length: int) -> None:
+    values = np.random.default_rng(length).random((7, 300), dtype=np.float32)
+    expected = np.stack([values[:, u:u + length].min(axis=1) for u in range(300)], axis=1)
+    got = _window_min(values, length)
+    assert np.all(got <= expected)  # a longer window (the next power of two) is allowed
+    reference = np.stack([values[:, u:u + 2 ** int(np.ceil(np.log2(length)))].min(axis=1)
+                          for u in range(300)], axis=1)
+    np.testing.assert_array_equal(got, reference)
+
+
+def test_stereo_occlusion_of_near_objects_matches_the_full_scan() -> None:
+    """Disparities up to the search's range at 640 px: the scan limited to the largest
+    disparity gives the full row scan's mask."""
+    config = realsense_d405(640, 480)
+    model = make_sensor(config, "lab").depth_model
+    rng = np.random.default_rng(0)
+    depth = np.full((480, 640), 0.4, np.float32)
+    for _ in range(12):
+        top, left = rng.integers(0, 440), rng.integers(0, 600)
+        depth[top:top + 40, left:left + rng.integers(5, 40)] = rng.uniform(0.06, 0.3)
+    depth[rng.random((480, 640)) < 0.01] = 0.0
+    valid = depth > 0
+    disparity = np.where(valid, np.float32(model.focal * model.params["baseline"])
+                         / np.where(valid, depth, 1), 0).astype(np.float32)
+    right = np.arange(640, dtype=np.float32) - disparity
+    beyond = np.full_like(right, np.inf)
+    beyond[:, :-1] = np.minimum.accumulate(right[:, ::-1], axis=1)[:, ::-1][:, 1:]
+    expected = valid & ((right > beyond + np.float32(0.5)) | (right < 0))
+    assert disparity.max() > 100 and expected.mean() > 0.01
+    np.testing.assert_array_equal(model._occluded(depth, valid), expected)
