@@ -5,11 +5,15 @@ k of 20 trials), so a verdict compares two binomial samples rather than asking w
 paper's rate lies in the simulation's interval: :func:`newcombe_interval` bounds the
 difference of the two rates (Newcombe 1998, "Interval estimation for the difference between
 independent proportions", Stat. Med. 17, method 10: built from the two Wilson intervals) and
-:func:`fisher_exact` gives the exact two-sided p-value of equal rates. Across rows,
-:func:`bootstrap_rank_intervals` redraws both samples (each row binomial at its own observed
-rate and trial count, the simulation's and the paper's independently) to put 95 % intervals
-on Spearman's ρ and SIMPLER's MMRV, and :func:`leave_one_out` shows how far one row moves a
-statistic estimated from the rows.
+:func:`fisher_exact` gives the exact two-sided p-value of equal rates; beside "agree",
+:attr:`RateAgreement.margin` says how large a difference the interval still allows (an
+"agree" at ±30 points is weak) and :attr:`RateAgreement.equivalent` whether it lies within the
+pre-stated :data:`EQUIVALENCE_MARGIN`. Across rows, :func:`bootstrap_rank_intervals` redraws
+both samples' true rates from their Jeffreys posteriors (Beta(k + ½, n − k + ½), so a row at
+0/n or n/n varies too), centred on the very rates the point statistic uses (the paper's
+published rate times its trials, not a rounded count), to put 95 % intervals on Spearman's ρ
+and SIMPLER's MMRV, and :func:`leave_one_out` shows how far one row moves a statistic
+estimated from the rows.
 """
 
 from __future__ import annotations
@@ -24,6 +28,12 @@ from agentic_env.reports.metrics import wilson_interval
 
 #: Bootstrap redraws of both samples.
 BOOTSTRAP_DRAWS = 2000
+#: The difference of two rates that counts as "the same" (equivalence): ±15 points, stated
+#: before any comparison (a tenth of the 0–100 % scale and a half of the widest 20-trial
+#: Newcombe half-width), not fitted to any run.
+EQUIVALENCE_MARGIN = 0.15
+#: The Jeffreys prior's pseudo-counts (Beta(½, ½)).
+JEFFREYS = 0.5
 
 
 def newcombe_interval(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float]:
@@ -77,6 +87,28 @@ class RateAgreement:
         """The interval of the difference holds 0 (the samples are compatible at 95 %)."""
         return self.low - 1e-12 <= 0.0 <= self.high + 1e-12
 
+    @property
+    def margin(self) -> float:
+        """The largest difference either way the 95 % interval still allows: the samples
+        are shown equivalent within ±``margin`` and no closer."""
+        return max(abs(self.low), abs(self.high))
+
+    @property
+    def equivalent(self) -> bool:
+        """The whole interval lies within ±:data:`EQUIVALENCE_MARGIN` (equivalence shown,
+        not just a difference not shown)."""
+        return self.margin <= EQUIVALENCE_MARGIN + 1e-12
+
+    def describe(self) -> str:
+        """``agree (equivalent within ±15 points)``, ``agree (not shown equivalent: the
+        interval allows ±31 points)`` or ``DISAGREE``."""
+        if not self.agrees:
+            return "DISAGREE"
+        if self.equivalent:
+            return f"agree (equivalent within ±{100 * EQUIVALENCE_MARGIN:.0f} points)"
+        return (f"agree (not shown equivalent: the interval allows ±{100 * self.margin:.0f} "
+                f"points, the margin is ±{100 * EQUIVALENCE_MARGIN:.0f})")
+
 
 def compare_rates(sim_k: int, sim_n: int, paper_k: int, paper_n: int) -> RateAgreement:
     """The simulation's ``sim_k`` of ``sim_n`` beside the paper's ``paper_k`` of ``paper_n``."""
@@ -86,25 +118,25 @@ def compare_rates(sim_k: int, sim_n: int, paper_k: int, paper_n: int) -> RateAgr
 
 
 def bootstrap_rank_intervals(
-        sim: Sequence[tuple[int, int]], paper: Sequence[tuple[int, int]],
+        sim: Sequence[tuple[float, int]], paper: Sequence[tuple[float, int]],
         statistics: Sequence[Callable[[Sequence[float], Sequence[float]], float | None]],
         draws: int = BOOTSTRAP_DRAWS, seed: int = 0) -> list[tuple[float, float] | None]:
     """95 % percentile intervals of each ``statistic(sim_rates, paper_rates)`` over redraws
-    of both samples: row i's simulated successes binomial(n, k/n) of its ``(k, n)`` in
-    ``sim``, its paper successes likewise from ``paper``. A statistic that is undefined
-    (``None``) in a redraw is left out of it; ``None`` when it is undefined in every one.
+    of both samples' true rates: row i's simulated rate from Beta(k + ½, n − k + ½) of its
+    ``(k, n)`` in ``sim``, its paper rate likewise from ``paper``, where ``k`` may be a
+    fraction (the paper's published rate times its trials: the same rate the point statistic
+    uses, so point and interval share one centre). A row at 0/n varies as every other does.
+    A statistic that is undefined (``None``) in a redraw is left out of it; ``None`` when it
+    is undefined in every one.
 
     Raises:
-        ValueError: ``sim`` and ``paper`` differ in length.
+        ValueError: ``sim`` and ``paper`` differ in length, or a ``k`` lies outside 0..n.
     """
     if len(sim) != len(paper):
         raise ValueError(f"bootstrap: {len(sim)} simulated rows against {len(paper)}")
     rng = np.random.default_rng(seed)
-    sim_n = np.array([n for _, n in sim])
-    paper_n = np.array([n for _, n in paper])
-    sim_draws = rng.binomial(sim_n, [k / n for k, n in sim], size=(draws, len(sim))) / sim_n
-    paper_draws = (rng.binomial(paper_n, [k / n for k, n in paper], size=(draws, len(paper)))
-                   / paper_n)
+    sim_draws = jeffreys_draws(rng, sim, draws)
+    paper_draws = jeffreys_draws(rng, paper, draws)
     out: list[tuple[float, float] | None] = []
     for statistic in statistics:
         values = [v for s, p in zip(sim_draws, paper_draws, strict=True)
@@ -112,6 +144,23 @@ def bootstrap_rank_intervals(
         out.append((float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5)))
                    if values else None)
     return out
+
+
+def jeffreys_draws(rng: np.random.Generator, samples: Sequence[tuple[float, int]],
+                   draws: int) -> np.ndarray:
+    """``draws`` × rows true rates, row i drawn from Beta(k + ½, n − k + ½) of its ``(k, n)``
+    (``k`` may be fractional).
+
+    Raises:
+        ValueError: a row has no trials or its ``k`` lies outside 0..n.
+    """
+    for k, n in samples:
+        if n <= 0 or not -1e-9 <= k <= n + 1e-9:
+            raise ValueError(f"jeffreys_draws: {k} successes of {n} trials")
+    k = np.clip(np.array([float(k) for k, _ in samples]), 0.0, None)
+    n = np.array([float(n) for _, n in samples])
+    k = np.minimum(k, n)
+    return rng.beta(k + JEFFREYS, n - k + JEFFREYS, size=(draws, len(samples)))
 
 
 def leave_one_out(predicted: Sequence[float], paper: Sequence[float],

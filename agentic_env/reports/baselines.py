@@ -11,10 +11,18 @@ target tables, :mod:`agentic_env.reports.targets`, state theirs per row) and
 baseline on a paper table's rows;
 :func:`score` gives any predictor's Spearman ρ, MMRV and mean absolute error against the
 paper; :func:`what_it_adds` says in one line whether the simulation beats the best baseline.
+
+The exponents above were chosen by argument (and, for the open-loop product, after Table I
+was seen). :func:`run_calls_rate` is the pre-registered alternative (:data:`RUN_CALLS`): no
+chosen exponents, each episode's own calls per role as the run made them (retries, replans
+and early stops included), read from the results database, each call failing independently
+at its profile's rate, averaged over the row's episodes. Its definition is code under the
+ledger's hashed tree, so it is fixed before any run it scores.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -125,6 +133,34 @@ def open_loop_seconds(model: str, modules: Mapping[str, str], calls: Mapping[str
         except KeyError:
             return None
     return total
+
+
+#: The pre-registered baseline's name and source (:func:`run_calls_rate`).
+RUN_CALLS = "run's own calls"
+RUN_CALLS_SOURCE = ("each episode's calls per role as the run made them (from the results "
+                    "database), each failing independently at its profile's rate, averaged "
+                    "over the row's episodes; no exponent chosen")
+
+
+def run_calls_rate(model: str, modules: Mapping[str, str],
+                   episode_calls: Sequence[Mapping[str, int]]) -> float | None:
+    """Mean over episodes of ``prod(module_rate ** calls)`` over each episode's own calls
+    (role -> calls made), each role read from its model in ``modules`` or else ``model``; a
+    role whose model is not emulated, or whose profile does not rate it, cannot err in the
+    emulation and counts as right. ``None`` without episodes or when no role is rated."""
+    if not episode_calls:
+        return None
+    rates: dict[str, float] = {}
+    for role in {r for calls in episode_calls for r in calls}:
+        try:
+            rates[role] = module_rate(modules.get(role, model), role)
+        except InvalidConfigError:
+            continue
+    if not rates and not model.startswith(_EMULATED):
+        return None
+    return statistics.fmean(
+        math.prod(rates.get(role, 1.0) ** n for role, n in calls.items())
+        for calls in episode_calls)
 
 
 def baseline_rate(row: PaperRow, baseline: Baseline) -> float | None:

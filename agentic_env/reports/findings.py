@@ -92,13 +92,28 @@ def _order(finding: Finding, rows: Sequence[Mapping[str, Any]]) -> tuple[str, bo
         name = level if isinstance(level, str) else "(" + " | ".join(level) + ")"
         values.append((name, _mean(members, finding.metric), len(members)))
     sign = 1.0 if finding.direction == "increasing" else -1.0
-    ok = all(sign * (b[1] - a[1]) >= finding.margin - finding.tolerance
-             for a, b in itertools.pairwise(values))
+    need = finding.margin - finding.tolerance
+    steps = [sign * (b[1] - a[1]) >= need for a, b in itertools.pairwise(values)]
     text = f"{values[0][0]} {values[0][1]:.2f}"
-    for (_, before, _), (level, value, _) in itertools.pairwise(values):
-        holds = sign * (value - before) >= finding.margin - finding.tolerance
-        text += f" {('≤' if sign > 0 else '≥') if holds else ('>' if sign > 0 else '<')} "
-        text += f"{level} {value:.2f}"
-    return f"{finding.metric}: {text} (n={min(n for *_, n in values)}+ each)", ok
+    for ((_, before, _), (level, value, _)), holds in zip(itertools.pairwise(values), steps,
+                                                          strict=True):
+        text += f" {relation(before, value)} {level} {value:.2f}"
+        if not holds:
+            text += f" [{_shortfall(sign, need)}]"
+    return f"{finding.metric}: {text} (n={min(n for *_, n in values)}+ each)", all(steps)
 
 
+def relation(before: float, after: float) -> str:
+    """The true numeric relation of two values as printed to two decimals: ``<``, ``>``, or
+    ``=`` (``≈`` when they print alike but differ), never the verdict's wish."""
+    if f"{before:.2f}" == f"{after:.2f}":
+        return "=" if before == after else "≈"
+    return "<" if before < after else ">"
+
+
+def _shortfall(sign: float, need: float) -> str:
+    """Why a step of an order check fails: what it needed."""
+    change = "rise" if sign > 0 else "fall"
+    return (f"fails: needs a {change} of at least {need:.2f}" if need > 0
+            else f"fails: needs a {change}" if need == 0
+            else f"fails: may {'fall' if sign > 0 else 'rise'} by at most {-need:.2f}")

@@ -9,10 +9,18 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from agentic_env.reports import baselines, failures
+from agentic_env.reports import baselines, failures, noise_matched
 from agentic_env.reports.blocks import Block, Heading, Para, Table
-from agentic_env.reports.ledger import Prediction, history
-from agentic_env.reports.paper_tables import COST_TOLERANCE, Comparison, RowComparison
+from agentic_env.reports.ledger import Prediction
+from agentic_env.reports.ledger_history import history
+from agentic_env.reports.paper_tables import (
+    COST_TOLERANCE,
+    Comparison,
+    RowComparison,
+    row_episodes,
+)
+from agentic_env.reports.target_section import matched_lines
+from agentic_env.reports.targets import run_calls_of
 
 #: Baselines of each paper table, by the table's id (a table without one gets none).
 BASELINES: dict[str, tuple[baselines.Baseline, ...]] = {
@@ -46,7 +54,7 @@ def _success_cells(c: RowComparison) -> tuple[str, str, str, str, str]:
         return wilson, "–", "–", _verdict(c.agrees), _verdict(c.wilson_agrees)
     d = c.two_sided
     return (wilson, f"{100 * d.difference:+.0f} [{100 * d.low:+.0f}, {100 * d.high:+.0f}]",
-            f"{d.p_value:.2f}", _verdict(c.agrees), _verdict(c.wilson_agrees))
+            f"{d.p_value:.2f}", d.describe(), _verdict(c.wilson_agrees))
 
 
 def paper_table_section(comparison: Comparison, calls: Sequence[dict[str, Any]],
@@ -87,7 +95,7 @@ def paper_table_section(comparison: Comparison, calls: Sequence[dict[str, Any]],
              "over both samples); with one row left out, ρ spans "
              f"{_span(comparison.spearman_loo)} and MMRV {_span(comparison.mmrv_loo)}."),
     ]
-    blocks += _baseline_blocks(comparison)
+    blocks += _baseline_blocks(comparison, rows)
     blocks += _failure_blocks(comparison, calls, rows)
     if prediction is not None:
         blocks += ledger_blocks(prediction)
@@ -98,34 +106,66 @@ def _span(interval: tuple[float, float] | None) -> str:
     return "–" if interval is None else f"{interval[0]:.2f}–{interval[1]:.2f}"
 
 
-def baseline_scores(comparison: Comparison
+def baseline_columns(comparison: Comparison, episodes: Sequence[dict[str, Any]] = ()
+                     ) -> dict[str, list[float | None]]:
+    """Each baseline's rate for the rows with episodes: the table's declared baselines, then
+    the pre-registered one of the run's own calls (:data:`baselines.RUN_CALLS`) where
+    ``episodes`` (the report's rows, with ``module_calls``) recorded any."""
+    measured = [c for c in comparison.rows if c.n]
+    columns = {b.name: baselines.baseline_rates([c.row for c in measured], b)
+               for b in BASELINES.get(comparison.table.id, ())}
+    own = [run_calls_of(c.row.model, dict(c.row.modules),
+                        row_episodes(comparison.table, c.row, episodes)) for c in measured]
+    if any(rate is not None for rate in own):
+        columns[baselines.RUN_CALLS] = own
+    return columns
+
+
+def baseline_scores(comparison: Comparison, episodes: Sequence[dict[str, Any]] = ()
                     ) -> tuple[tuple[baselines.Baseline, ...], list[baselines.Score], str]:
-    """The table's declared baselines, the simulation's score then each baseline's over
-    the rows with episodes, and the one line of what the simulation adds (``((), [], "")``
-    for a table without baselines)."""
+    """The table's declared baselines, the simulation's score then each baseline's
+    (:func:`baseline_columns`) over the rows with episodes, and the one line of what the
+    simulation adds (``((), [], "")`` for a table without baselines)."""
     declared = BASELINES.get(comparison.table.id, ())
-    if not declared:
+    columns = baseline_columns(comparison, episodes)
+    if not columns:
         return (), [], ""
     measured = [c for c in comparison.rows if c.n]
     paper = [c.row.success for c in measured]
     simulation = baselines.score("simulation", [c.success for c in measured], paper)
-    scored = [baselines.score(b.name, baselines.baseline_rates([c.row for c in measured], b),
-                              paper) for b in declared]
+    scored = [baselines.score(name, rates, paper) for name, rates in columns.items()]
     return declared, [simulation, *scored], baselines.what_it_adds(simulation, scored)
 
 
-def _baseline_blocks(comparison: Comparison) -> list[Block]:
-    declared, scores, adds = baseline_scores(comparison)
-    if not declared:
+def matched(comparison: Comparison, episodes: Sequence[dict[str, Any]] = ()
+            ) -> list[noise_matched.Matched]:
+    """The noise-matched, paired comparison of the simulation with each baseline of
+    :func:`baseline_columns` (none without the paper's trials)."""
+    measured = [c for c in comparison.rows if c.n]
+    paper = [(c.row.success * c.paper_trials, c.paper_trials) if c.paper_trials else None
+             for c in measured]
+    return noise_matched.compare([(c.successes, c.n) for c in measured], paper,
+                                 baseline_columns(comparison, episodes))
+
+
+def _baseline_blocks(comparison: Comparison, episodes: Sequence[dict[str, Any]]
+                     ) -> list[Block]:
+    declared, scores, adds = baseline_scores(comparison, episodes)
+    if not scores:
         return []
+    sources = [f"{b.name} ({b.source})" for b in declared]
+    if any(s.name == baselines.RUN_CALLS for s in scores):
+        sources.append(f"{baselines.RUN_CALLS}, pre-registered ({baselines.RUN_CALLS_SOURCE})")
     return [Heading("The arithmetic to beat", 3),
             Para("Success predicted with no simulation, from the same profiles' module "
                  "rates, each call failing independently and nothing recovering: "
-                 + "; ".join(f"{b.name} ({b.source})" for b in declared) + "."),
+                 + "; ".join(sources) + "."),
             Table(("predictor", "rows", "ρ", "MMRV", "MAE"),
                   tuple((s.name, str(s.rows), _statistic(s.spearman), _statistic(s.mmrv),
                          _statistic(s.mae)) for s in scores)),
-            Para(adds)]
+            Para(adds),
+            *(Para(line) for line in matched_lines(comparison.table.source,
+                                                   matched(comparison, episodes), ""))]
 
 
 def _failure_blocks(comparison: Comparison, calls: Sequence[dict[str, Any]],

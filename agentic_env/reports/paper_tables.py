@@ -112,7 +112,8 @@ class Comparison:
             with episodes (``None`` with fewer than two or a constant column).
         mmrv: SIMPLER's Mean Maximum Rank Violation of the same (``None`` with no rows).
         spearman_ci / mmrv_ci: 95 % bootstrap intervals over both samples (``None`` without
-            the paper's trial count).
+            the paper's trial count), centred on the same rates as the point values (the
+            paper's published rate, the simulation's k/n).
         spearman_loo / mmrv_loo: lowest and highest with one row left out.
     """
 
@@ -133,11 +134,9 @@ def compare(table: PaperTable, episodes: Sequence[Mapping[str, Any]],
     that predict it; ``paper_trials`` (default: the table's ``trials``) is the paper's
     trials per row, which makes each verdict two-sided."""
     trials = paper_trials if paper_trials is not None else table.trials
-    selected = [e for e in episodes if all(str(e.get(k)) in {str(v) for v in values}
-                                           for k, values in table.where)]
     compared = []
     for row in table.rows:
-        mine = [e for e in selected if e.get("model") == row.model_label]
+        mine = row_episodes(table, row, episodes)
         won = [e for e in mine if e.get("success")]
         low, high = wilson_interval(len(won), len(mine))
         two_sided = (compare_rates(len(won), len(mine), paper_successes(row, trials), trials)
@@ -156,12 +155,20 @@ def compare(table: PaperTable, episodes: Sequence[Mapping[str, Any]],
     if trials and measured:
         intervals = bootstrap_rank_intervals(
             [(c.successes, c.n) for c in measured],
-            [(paper_successes(c.row, trials), trials) for c in measured], (spearman, mmrv))
+            [(c.row.success * trials, trials) for c in measured], (spearman, mmrv))
     return Comparison(table=table, rows=tuple(compared), spearman=spearman(predicted, paper),
                       mmrv=mmrv(predicted, paper) if measured else None,
                       spearman_ci=intervals[0], mmrv_ci=intervals[1],
                       spearman_loo=leave_one_out(predicted, paper, spearman),
                       mmrv_loo=leave_one_out(predicted, paper, mmrv))
+
+
+def row_episodes(table: PaperTable, row: PaperRow, episodes: Sequence[Mapping[str, Any]]
+                 ) -> list[Mapping[str, Any]]:
+    """The episodes that predict ``row``: the table's ``where`` columns match (a list = any
+    of) and the ``model`` column is the row's model label."""
+    return [e for e in episodes if e.get("model") == row.model_label
+            and all(str(e.get(k)) in {str(v) for v in values} for k, values in table.where)]
 
 
 def paper_successes(row: PaperRow, trials: int) -> int:

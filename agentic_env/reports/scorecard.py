@@ -1,20 +1,25 @@
 """What ``agentic-env predict check`` prints for a prediction's newest finished run, named by
 its revision after a plain warning when the newest revision's run did not finish or never
 started (:func:`unscored`): every paper row's two-sided verdict with time and tokens, the
-arithmetic baselines and what the simulation adds, the target table's rows
-(:mod:`agentic_env.reports.targets`), why a baseline does not apply, the first failing module
-of the AgenticLab episodes (Fig. 5's shape) and the sweep's findings, all read from the run's
-results database."""
+arithmetic baselines (the pre-registered one of the run's own calls among them) and what the
+simulation adds, per table whether the simulation beats the arithmetic under the
+noise-matched, paired comparison (:mod:`agentic_env.reports.noise_matched`), the target
+table's rows (:mod:`agentic_env.reports.targets`), why a baseline does not apply, the first
+failing module of the AgenticLab episodes (Fig. 5's shape) and the sweep's findings, all read
+from the run's results database; before them, whether the database, its rows' k/n and the
+scoring code are still those the run recorded (:mod:`agentic_env.reports.run_record`)."""
 
 from __future__ import annotations
 
 import pathlib
+from collections.abc import Sequence
+from typing import Any
 
-from agentic_env.reports import findings, paper_tables
-from agentic_env.reports.ledger import Entry, Prediction, Run
-from agentic_env.reports.paper_section import baseline_scores
+from agentic_env.reports import findings, paper_tables, provenance, run_record
+from agentic_env.reports.ledger import Entry, Prediction, Run, scoring_digest
+from agentic_env.reports.paper_section import baseline_scores, matched
 from agentic_env.reports.report import read_results
-from agentic_env.reports.target_section import breakdown_lines, target_lines
+from agentic_env.reports.target_section import breakdown_lines, matched_lines, target_lines
 from agentic_env.reports.targets import compare, target_for
 
 
@@ -56,31 +61,37 @@ def _verdict(agrees: bool | None) -> str:
     return {True: "agree", False: "DISAGREE", None: "–"}[agrees]
 
 
-def _table_lines(comparison: paper_tables.Comparison) -> list[str]:
+def _table_lines(comparison: paper_tables.Comparison, episodes: Sequence[dict[str, Any]]
+                 ) -> list[str]:
     lines = [f"target: {comparison.table.source}"]
     for c in comparison.rows:
         d = c.two_sided
         diff = (f", difference {100 * d.difference:+.0f} [{100 * d.low:+.0f}, "
                 f"{100 * d.high:+.0f}] points, Fisher p {d.p_value:.2f}" if d else "")
+        verdict = d.describe() if d else _verdict(c.agrees)
         lines.append(
             f"  {c.row.label}: paper {100 * c.row.success:.0f} %, simulation {c.successes}/"
-            f"{c.n}{diff}: {_verdict(c.agrees)} (Wilson: {_verdict(c.wilson_agrees)}); "
+            f"{c.n}{diff}: {verdict} (Wilson: {_verdict(c.wilson_agrees)}); "
             f"time s {_fmt(c.row.time_s, 0)} / {_fmt(c.time_s, 0)} {_verdict(c.time_agrees)}"
             f"; tokens {_fmt(c.row.tokens, 0)} / {_fmt(c.tokens, 0)} "
             f"{_verdict(c.tokens_agree)}")
     lines.append(f"  rho {_fmt(comparison.spearman)}{_ci(comparison.spearman_ci)}, MMRV "
                  f"{_fmt(comparison.mmrv)}{_ci(comparison.mmrv_ci)} (95 % bootstrap over "
                  "both samples)")
-    _, scores, adds = baseline_scores(comparison)
+    _, scores, adds = baseline_scores(comparison, episodes)
     lines += [f"  {s.name}: rows {s.rows}, rho {_fmt(s.spearman)}, MMRV {_fmt(s.mmrv)}, "
               f"MAE {_fmt(s.mae)}" for s in scores]
+    lines += [f"  {line}" for line in matched_lines(comparison.table.source,
+                                                    matched(comparison, episodes))]
     return lines + ([f"  {adds}"] if adds else [])
 
 
-def scorecard(root: pathlib.Path, prediction: Prediction) -> list[str]:
+def scorecard(root: pathlib.Path, prediction: Prediction, scoring: str | None = None
+              ) -> list[str]:
     """Lines scoring ``prediction``'s newest finished run (a line saying why when it
     cannot), after the :func:`unscored` lines; the run's revision is named, in capitals when
-    it is not the newest revision's newest run."""
+    it is not the newest revision's newest run; ``scoring``: the scoring code's digest now
+    (computed when not given), checked against the one the run was scored with."""
     found, lines = latest_run(prediction), unscored(prediction)
     if found is None:
         return lines or ["not run yet"]
@@ -100,10 +111,14 @@ def scorecard(root: pathlib.Path, prediction: Prediction) -> list[str]:
                  if entry.revision == current.revision else "")
         return [*lines, "  its results database is not in this checkout (runs/ is not kept "
                         f"in git){rerun}"]
+    db_sha256 = provenance.file_sha256(db)  # before reading it (opening may migrate it)
     rows, calls, table, paper = read_results(db)
-    if table is not None:
-        lines += _table_lines(paper_tables.compare(table, rows, prediction.paper_trials))
     target = target_for(root, prediction.id)
+    lines += ["  " + line for line in run_record.verify_lines(
+        run, db_sha256, run_record.row_counts(rows, table, target),
+        scoring or scoring_digest(root))]
+    if table is not None:
+        lines += _table_lines(paper_tables.compare(table, rows, prediction.paper_trials), rows)
     if target is not None:
         lines += target_lines(compare(target, rows))
         lines += breakdown_lines(target, rows, calls)

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from agentic_env.reports import failures
+from agentic_env.reports import baselines, failures, noise_matched
 from agentic_env.reports.blocks import Block, Heading, Para, Table
 from agentic_env.reports.paper_tables import COST_TOLERANCE
 from agentic_env.reports.targets import TargetComparison, TargetRowResult, TargetTable
@@ -48,7 +48,7 @@ def row_cells(r: TargetRowResult, with_time: bool = True) -> tuple[str, ...]:
     time = ((f"{_num(r.row.time_s, 0)} / {_num(r.time_s, 0)} / {_num(r.baseline_time_s, 0)}",
              _verdict(r.time_agrees)) if with_time else ())
     return (r.row.label, paper, simulated, diff, f"{d.p_value:.2f}" if d else "–",
-            _verdict(r.agrees), *(_pct(b) for b in r.baselines), *time)
+            d.describe() if d else _verdict(r.agrees), *(_pct(b) for b in r.baselines), *time)
 
 
 def _header(table: TargetTable) -> tuple[str, ...]:
@@ -86,14 +86,19 @@ def target_blocks(c: TargetComparison, rows: Sequence[dict[str, Any]],
                  + (f" Time agrees within a factor {COST_TOLERANCE} either way; the "
                     "arithmetic's time is each call once." if table.time else "")),
             Table(_header(table), tuple(row_cells(r, bool(table.time)) for r in c.rows))]
-        if table.baselines and c.scores[0].rows:
+        if len(c.scores) > 1 and c.scores[0].rows:
+            sources = [f"{b.name}: {b.source}" for b in table.baselines]
+            if any(s.name == baselines.RUN_CALLS for s in c.scores):
+                sources.append(f"{baselines.RUN_CALLS} (pre-registered): "
+                               f"{baselines.RUN_CALLS_SOURCE}")
             blocks += [Heading("The arithmetic to beat", 3),
-                       Para("; ".join(f"{b.name}: {b.source}" for b in table.baselines) + "."),
+                       Para("; ".join(sources) + "."),
                        Table(("predictor", "rows", "ρ", "MMRV", "MAE"),
                              tuple((s.name, str(s.rows), _num(s.spearman), _num(s.mmrv),
                                     _num(s.mae)) for s in c.scores))]
         blocks += [Para(_across(c))] if c.scores[0].rows else []
         blocks.append(Para(c.adds))
+        blocks += [Para(line) for line in matched_lines(table.source, c.matched, "")]
     blocks += [Para(f"Does not apply: {line}") for line in table.not_applicable]
     return blocks + breakdown_blocks(table, rows, calls)
 
@@ -160,5 +165,16 @@ def target_lines(c: TargetComparison) -> list[str]:
         lines.append("  " + _across(c))
     if table.rows:
         lines.append("  " + c.adds)
+        lines += ["  " + line for line in matched_lines(table.source, c.matched)]
     lines += [f"  does not apply: {line}" for line in table.not_applicable]
     return lines
+
+
+def matched_lines(source: str, matched: Sequence[noise_matched.Matched], indent: str = "  "
+                  ) -> list[str]:
+    """The noise-matched comparison's verdict for the table ``source``, then one line per
+    baseline after ``indent`` (nothing when no baseline was compared)."""
+    if not matched:
+        return []
+    return [noise_matched.verdict_line(source, matched),
+            *(f"{indent}{m.describe()}" for m in matched if m.rows)]

@@ -44,7 +44,7 @@ from typing import Any
 from agentic_env.errors import InvalidConfigError, check_keys
 from agentic_env.harness.episode import models_label
 from agentic_env.harness.extras import require
-from agentic_env.reports import baselines
+from agentic_env.reports import baselines, noise_matched
 from agentic_env.reports.agreement import (
     RateAgreement,
     bootstrap_rank_intervals,
@@ -220,6 +220,9 @@ class TargetRowResult:
         time_s: mean of the table's time column over the row's episodes (``None``: none).
         baselines: each table baseline's rate for the row (``None``: it does not apply).
         baseline_time_s: the row's calls' model time, each once (``None``: not computable).
+        run_calls: the pre-registered baseline of the row's episodes' own calls
+            (:func:`~agentic_env.reports.baselines.run_calls_rate`; ``None``: no call
+            recorded, or no role rated).
     """
 
     row: TargetRow
@@ -232,6 +235,7 @@ class TargetRowResult:
     time_s: float | None
     baselines: tuple[float | None, ...]
     baseline_time_s: float | None
+    run_calls: float | None = None
 
     @property
     def success(self) -> float:
@@ -267,6 +271,9 @@ class TargetComparison:
             (``None`` without every row's trials).
         spearman_loo / mmrv_loo: lowest and highest with one row left out.
         adds: one line: what the simulation adds over the baselines.
+        matched: the noise-matched, paired comparison with each baseline, the
+            pre-registered one of the run's own calls included
+            (:mod:`agentic_env.reports.noise_matched`).
     """
 
     table: TargetTable
@@ -277,11 +284,14 @@ class TargetComparison:
     spearman_loo: tuple[float, float] | None
     mmrv_loo: tuple[float, float] | None
     adds: str
+    matched: tuple[noise_matched.Matched, ...] = ()
 
 
-def _matches(episode: Mapping[str, Any], row: TargetRow) -> bool:
-    return (episode.get("model") == row.model_label
-            and all(str(episode.get(k)) in values for k, values in row.where))
+def target_row_episodes(row: TargetRow, episodes: Sequence[Mapping[str, Any]]
+                        ) -> list[Mapping[str, Any]]:
+    """The episodes that predict ``row``: its model label and ``where`` columns match."""
+    return [e for e in episodes if e.get("model") == row.model_label
+            and all(str(e.get(k)) in values for k, values in row.where)]
 
 
 def compare(table: TargetTable, episodes: Sequence[Mapping[str, Any]]) -> TargetComparison:
@@ -289,7 +299,7 @@ def compare(table: TargetTable, episodes: Sequence[Mapping[str, Any]]) -> Target
     ``agent_options`` and the ``where`` and time columns) that predict it."""
     results = []
     for row in table.rows:
-        mine = [e for e in episodes if _matches(e, row)]
+        mine = target_row_episodes(row, episodes)
         won = sum(bool(e.get("success")) for e in mine)
         trials = row.trials or table.trials
         low, high = wilson_interval(won, len(mine))
@@ -303,8 +313,17 @@ def compare(table: TargetTable, episodes: Sequence[Mapping[str, Any]]) -> Target
             two_sided=two_sided, time_s=statistics.fmean(times) if times else None,
             baselines=tuple(baselines.open_loop_rate(row.model, modules, row.baseline_calls(b))
                             for b in table.baselines),
-            baseline_time_s=baselines.open_loop_seconds(row.model, modules, dict(row.calls))))
+            baseline_time_s=baselines.open_loop_seconds(row.model, modules, dict(row.calls)),
+            run_calls=run_calls_of(row.model, modules, mine)))
     return _across(table, tuple(results))
+
+
+def run_calls_of(model: str, modules: Mapping[str, str],
+                 episodes: Sequence[Mapping[str, Any]]) -> float | None:
+    """:func:`~agentic_env.reports.baselines.run_calls_rate` of ``episodes``' own calls
+    (their ``module_calls``); ``None`` when none of them recorded a call."""
+    calls = [e.get("module_calls") or {} for e in episodes]
+    return baselines.run_calls_rate(model, modules, calls) if any(calls) else None
 
 
 def _across(table: TargetTable, results: tuple[TargetRowResult, ...]) -> TargetComparison:
@@ -312,21 +331,28 @@ def _across(table: TargetTable, results: tuple[TargetRowResult, ...]) -> TargetC
     paper = [r.row.success for r in scored if r.row.success is not None]
     simulated = [r.success for r in scored]
     sim_score = baselines.score("simulation", simulated, paper)
-    base_scores = [baselines.score(b.name, [r.baselines[i] for r in scored], paper)
-                   for i, b in enumerate(table.baselines)]
+    columns = {b.name: [r.baselines[i] for r in scored] for i, b in enumerate(table.baselines)}
+    if any(r.run_calls is not None for r in scored):
+        columns[baselines.RUN_CALLS] = [r.run_calls for r in scored]
+    base_scores = [baselines.score(name, rates, paper) for name, rates in columns.items()]
+    matched = noise_matched.compare(
+        [(r.successes, r.n) for r in scored],
+        [(p * r.trials, r.trials) if r.trials else None for r, p in zip(scored, paper,
+                                                                         strict=True)],
+        columns)
     intervals: list[tuple[float, float] | None] = [None, None]
     if scored and all(r.trials for r in scored):
         intervals = bootstrap_rank_intervals(
             [(r.successes, r.n) for r in scored],
-            [(round(p * (r.trials or 1)), r.trials or 1) for r, p in zip(scored, paper,
-                                                                          strict=True)],
+            [(p * (r.trials or 1), r.trials or 1) for r, p in zip(scored, paper, strict=True)],
             (spearman, mmrv))
     adds = (baselines.what_it_adds(sim_score, base_scores) if scored
             else _departure(table, results))
     return TargetComparison(table=table, rows=results, scores=(sim_score, *base_scores),
                             spearman_ci=intervals[0], mmrv_ci=intervals[1],
                             spearman_loo=leave_one_out(simulated, paper, spearman),
-                            mmrv_loo=leave_one_out(simulated, paper, mmrv), adds=adds)
+                            mmrv_loo=leave_one_out(simulated, paper, mmrv), adds=adds,
+                            matched=tuple(matched))
 
 
 def _departure(table: TargetTable, results: Sequence[TargetRowResult]) -> str:

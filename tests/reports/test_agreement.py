@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from agentic_env.reports.agreement import (
+    EQUIVALENCE_MARGIN,
     bootstrap_rank_intervals,
     compare_rates,
     fisher_exact,
+    jeffreys_draws,
     leave_one_out,
     newcombe_interval,
 )
@@ -57,3 +60,52 @@ def test_leave_one_out_spans_the_statistic_without_each_row() -> None:
     low, high = leave_one_out(predicted, paper, spearman)
     assert low < high == pytest.approx(1.0)  # dropping the misordered row orders the rest
     assert leave_one_out([0.1, 0.2], [0.1, 0.2], spearman) is None
+
+
+def test_jeffreys_draws_let_rows_at_zero_and_n_vary() -> None:
+    """Binomial redraws at 0/20 or 20/20 never move: every redraw of these rows was the same
+    table, so the interval collapsed to a point; Jeffreys draws of the true rates vary."""
+    sim = [(0, 20), (0, 20), (20, 20)]
+    paper = [(0, 20), (20, 20), (20, 20)]
+    (low, high), = bootstrap_rank_intervals(sim, paper, (mmrv,))
+    assert low < high
+
+
+def test_the_bootstrap_is_centred_on_the_published_rate() -> None:
+    """A fractional paper count (0.944 of 9 trials = 8.5) is drawn about 8.5, not 8."""
+    rng = np.random.default_rng(0)
+    draws = jeffreys_draws(rng, [(0.944 * 9, 9)], 20000)
+    assert float(draws.mean()) == pytest.approx((0.944 * 9 + 0.5) / 10, abs=0.005)
+    with pytest.raises(ValueError):
+        jeffreys_draws(rng, [(11, 10)], 5)
+
+
+def test_paper_tables_resample_the_rate_the_point_uses(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    from agentic_env.harness.paper_tables import PaperTable
+    from agentic_env.reports import paper_tables
+
+    seen: list[object] = []
+
+    def spy(sim: object, paper: object, statistics: object) -> list[None]:
+        seen.append(paper)
+        return [None, None]
+
+    monkeypatch.setattr(paper_tables, "bootstrap_rank_intervals", spy)
+    table = PaperTable.from_dict({"id": "t", "source": "T", "trials": 9, "rows": [
+        {"label": "a", "model": "m1", "success": 0.944},
+        {"label": "b", "model": "m2", "success": 0.5}]})
+    episodes = [{"model": m, "success": i < 5} for m in ("m1", "m2") for i in range(9)]
+    paper_tables.compare(table, episodes)
+    assert seen == [[(pytest.approx(0.944 * 9), 9), (4.5, 9)]]
+
+
+def test_agree_carries_its_equivalence_margin() -> None:
+    weak = compare_rates(10, 20, 10, 20)
+    assert weak.agrees and not weak.equivalent and weak.margin > 0.25
+    assert weak.describe().startswith("agree (not shown equivalent: the interval allows ±")
+    strong = compare_rates(500, 1000, 500, 1000)
+    assert strong.equivalent
+    assert strong.describe() == f"agree (equivalent within ±{100 * EQUIVALENCE_MARGIN:.0f} " \
+        "points)"
+    assert compare_rates(18, 20, 2, 20).describe() == "DISAGREE"

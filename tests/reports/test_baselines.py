@@ -40,3 +40,18 @@ def test_score_and_what_the_simulation_adds() -> None:
     flat = score("simulation", [0.0, 0.0, 0.0, 0.0], paper)
     assert flat.spearman is None and "it ranks nothing" in what_it_adds(flat, [worse])
     assert "ranks nothing" not in what_it_adds(perfect, [worse])
+
+
+def test_the_run_calls_baseline_uses_each_episodes_own_calls() -> None:
+    from agentic_env.reports.baselines import run_calls_rate
+
+    pro = load_profile("gemini-3-pro").modules
+    c, p = pro["checker"].success.value, pro["parser"].success.value
+    episodes = [{"checker": 6, "parser": 1}, {"checker": 2, "no_such_role": 4}]
+    assert run_calls_rate("emulated:gemini-3-pro", {}, episodes) == pytest.approx(
+        (c ** 6 * p + c ** 2) / 2)
+    # a role answered by the perfect oracle cannot err
+    assert run_calls_rate("emulated:gemini-3-pro", {"checker": "sim-oracle"},
+                          episodes) == pytest.approx((p + 1.0) / 2)
+    assert run_calls_rate("sim-oracle", {}, episodes) is None
+    assert run_calls_rate("emulated:gemini-3-pro", {}, []) is None

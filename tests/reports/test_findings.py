@@ -33,7 +33,7 @@ def test_order_check_agrees_and_disagrees_per_group() -> None:
                   ("sorting", "full"): [1.0]})
     verdict, = findings.check([finding], rows)
     assert verdict.agrees is True
-    assert "none 0.30 ≤ goal 0.50 ≤ full 1.00" in verdict.measured
+    assert "none 0.30 < goal 0.50 < full 1.00" in verdict.measured
 
     rows += _rows({("stacking", "none"): [0.9], ("stacking", "goal"): [0.1],
                    ("stacking", "full"): [1.0]})
@@ -55,6 +55,13 @@ def test_order_check_with_a_margin_needs_a_real_gain() -> None:
     rows = _rows({("sorting", "none"): [0.5], ("sorting", "goal"): [0.5],
                   ("sorting", "full"): [0.9]})
     assert findings.check([finding], rows)[0].agrees is False
+    rows = _rows({("sorting", "none"): [0.54], ("sorting", "goal"): [0.55],
+                  ("sorting", "full"): [0.9]})
+    verdict = findings.check([finding], rows)[0]
+    # the true relation, not the verdict's symbol ("0.54 > 0.55" was printed before)
+    assert verdict.agrees is False
+    assert "none 0.54 < goal 0.55 [fails: needs a rise of at least 0.10] < full 0.90" in \
+        verdict.measured
     rows = _rows({("sorting", "none"): [0.2], ("sorting", "goal"): [0.5],
                   ("sorting", "full"): [0.9]})
     assert findings.check([finding], rows)[0].agrees is True
@@ -71,7 +78,7 @@ def test_a_pooled_level_takes_every_value_it_lists() -> None:
             {"setting": "outdoor", "score": 0.5}, {"setting": "other", "score": 0.0}]
     verdict, = findings.check([finding], rows)
     assert verdict.agrees is True
-    assert "lab 0.90 ≥ (kitchen | outdoor) 0.60 (n=1+ each)" in verdict.measured
+    assert "lab 0.90 > (kitchen | outdoor) 0.60 (n=1+ each)" in verdict.measured
     rows[1]["score"] = 0.95  # pooled mean 0.725: a gain of 0.175 against the lab
     assert findings.check([finding], rows)[0].agrees is True
     rows[2]["score"] = 0.9  # pooled 0.925: no gap
@@ -90,7 +97,7 @@ def test_time_and_token_metrics_are_per_episode_sums() -> None:
     by_episode = Finding.from_dict({**time, "metric": "episode_s"})
     by_host = Finding.from_dict({**time, "metric": "wall_s"})
     verdict, = findings.check([by_episode], rows)
-    assert verdict.agrees is True and "none 70.00 ≤ full 140.00" in verdict.measured
+    assert verdict.agrees is True and "none 70.00 < full 140.00" in verdict.measured
     assert findings.check([by_host], rows)[0].agrees is False  # the host's clock says less
     tokens = Finding.from_dict({**RANGE, "metric": "tokens", "where": {},
                                          "at_least": 2000, "at_most": 3000})
@@ -175,3 +182,10 @@ def test_shipped_paper_sweeps_parse_with_findings(path: pathlib.Path) -> None:
     for finding in sweep.findings:
         sizes = _level_sizes(finding, rows)
         assert sizes and min(sizes) >= 10, (finding.id, sizes)
+
+
+def test_the_relation_printed_is_the_numbers_own() -> None:
+    assert findings.relation(0.54, 0.55) == "<"
+    assert findings.relation(0.6, 0.5) == ">"
+    assert findings.relation(0.5, 0.5) == "="
+    assert findings.relation(0.501, 0.502) == "≈"

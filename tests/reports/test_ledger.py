@@ -3,13 +3,14 @@ history, and ``agentic-env predict`` on a scratch repository."""
 
 from __future__ import annotations
 
+import dataclasses
 import pathlib
 
 import pytest
 
 from agentic_env.cli.predict import main as predict_main
 from agentic_env.errors import InvalidConfigError
-from agentic_env.reports import ledger
+from agentic_env.reports import ledger, ledger_history
 from agentic_env.reports.scorecard import scorecard
 
 SWEEP = "sweeps/s.yaml"
@@ -58,7 +59,7 @@ def test_a_revision_needs_a_reason_and_is_marked_after_a_run(tmp_path: pathlib.P
     ledger.save_prediction(root, revised)
     loaded = ledger.load_prediction(root, "p")
     assert loaded == revised
-    lines = ledger.history(loaded)
+    lines = ledger_history.history(loaded)
     assert "first freeze" in lines[0] and "3/8 rows agree" in lines[1]
     assert "REVISED AFTER SEEING THE TARGET" in lines[2]
 
@@ -94,7 +95,7 @@ def test_a_target_seen_before_the_ledger_marks_the_first_freeze(
     ledger.save_prediction(root, seen)
     loaded = ledger.load_prediction(root, "q")
     assert loaded == seen
-    lines = ledger.history(loaded)
+    lines = ledger_history.history(loaded)
     assert lines[0] == ("TARGET SEEN BEFORE THE FIRST FREEZE: an earlier sweep outside the "
                         "ledger")
     assert "FROZEN AFTER SEEING THE TARGET" in lines[1]
@@ -136,7 +137,7 @@ def test_check_after_a_killed_run_says_which_revision_it_scores(
     assert "agentic-env predict run p" in out  # what to do
     assert "newest run (revision 1" not in out
     assert "SCORING REVISION 1'S RUN" in out and "not revision 2's" in out
-    assert "INCOMPLETE" in "\n".join(ledger.history(ledger.load_prediction(root, "p")))
+    assert "INCOMPLETE" in "\n".join(ledger_history.history(ledger.load_prediction(root, "p")))
 
 
 def test_a_finished_run_completes_its_started_record_and_a_new_revision_is_unrun(
@@ -159,3 +160,74 @@ def test_a_finished_run_completes_its_started_record_and_a_new_revision_is_unrun
     lines = scorecard(root, revised)
     assert lines[0].startswith("REVISION 2 WAS NEVER RUN")
     assert lines[1].startswith("SCORING REVISION 1'S RUN")
+
+
+def test_a_freeze_records_the_whole_tree_and_the_settings(tmp_path: pathlib.Path) -> None:
+    """Code outside ``depends`` (the harness) and a hand-edited trial count are drifts too."""
+    root = _repo(tmp_path)
+    (root / "agentic_env" / "harness").mkdir()
+    (root / "agentic_env" / "harness" / "run.py").write_text("STEPS = 1\n")
+    prediction = _new(root)
+    entry = prediction.current
+    assert entry.tree is not None and "agentic_env/harness" in entry.tree
+    assert entry.settings == {"seeds": {"start": 1000, "count": 20}, "realism": None,
+                              "paper_trials": 20}
+    ledger.save_prediction(root, prediction)
+    assert ledger.load_prediction(root, "p") == prediction
+    assert not ledger.check_current(root, prediction)
+    (root / "agentic_env" / "harness" / "run.py").write_text("STEPS = 2\n")
+    drift = ledger.check_current(root, prediction)
+    assert drift and drift.tree == ("agentic_env/harness",) and not drift.changed
+    assert "tree changed: agentic_env/harness" in drift.describe()
+    (root / "agentic_env" / "harness" / "run.py").write_text("STEPS = 1\n")
+    edited = dataclasses.replace(prediction, paper_trials=9)  # as a hand edit would
+    assert ledger.check_current(root, edited).settings == ("paper_trials",)
+
+
+def test_old_freezes_read_as_not_recorded(tmp_path: pathlib.Path) -> None:
+    """Entries and runs written before the whole tree was hashed load, compare their own
+    files only, say 'not recorded' and are written back unchanged."""
+    root = _repo(tmp_path)
+    old = {"id": "p", "target": "T", "sweep": SWEEP, "seeds": {"start": 1, "count": 2},
+           "realism": None, "paper_trials": 20, "depends": ["agentic_env/oracle/profiles/*"],
+           "entries": [{"revision": 1, "frozen_at": "2026-01-01T00:00:00+00:00",
+                        "reason": "first freeze", "after_target": False,
+                        "hashes": ledger.fingerprint(root, SWEEP,
+                                                     ["agentic_env/oracle/profiles/*"]),
+                        "runs": [{"at": "2026-01-02T00:00:00+00:00", "db": "runs/x.db",
+                                  "summary": "3/8 agree"}]}]}
+    prediction = ledger.parse_prediction(old)
+    assert prediction.to_dict() == old
+    drift = ledger.check_current(root, prediction)
+    assert not drift and not drift.tree_recorded
+    lines = ledger_history.history(prediction)
+    assert "whole tree not recorded" in lines[0]
+    assert "provenance not recorded" in lines[1]
+
+
+def test_the_shipped_ledger_round_trips() -> None:
+    """Every file under predictions/ reads and writes back as it is (no field lost)."""
+    yaml = pytest.importorskip("yaml")
+    repo = pathlib.Path(__file__).resolve().parents[2]
+    for path in sorted((repo / "predictions").glob("*.yaml")):
+        data = yaml.safe_load(path.read_text())
+        assert ledger.parse_prediction(data).to_dict() == data, path.name
+
+
+def test_seen_before_is_appended_not_written_over(tmp_path: pathlib.Path) -> None:
+    root = _repo(tmp_path)
+    prediction = _new(root)
+    annotated = ledger.annotate(prediction, "measured in commit b14a8da", [1])
+    assert annotated.entries == prediction.entries  # nothing already written changes
+    assert annotated.after_target(annotated.current) and not prediction.seen_annotation(1)
+    with pytest.raises(InvalidConfigError, match="already carries"):
+        ledger.annotate(annotated, "measured in commit b14a8da", [1])
+    with pytest.raises(InvalidConfigError, match="no revision"):
+        ledger.annotate(prediction, "x", [3])
+    ledger.save_prediction(root, annotated)
+    loaded = ledger.load_prediction(root, "p")
+    assert loaded == annotated
+    lines = ledger_history.history(loaded)
+    assert "FROZEN AFTER SEEING THE TARGET (annotated" in lines[0]
+    assert lines[-1].startswith("ANNOTATED ") and "revision 1 frozen after the target was " \
+        "seen: measured in commit b14a8da" in lines[-1]

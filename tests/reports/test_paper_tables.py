@@ -159,7 +159,7 @@ def test_report_shows_the_table_block_for_a_small_database(tmp_path) -> None:
     # the paper's 3 of 4 against 2 of 3 simulated; 0 of 4 against 0 of 3
     assert "| A | 75.0 % | 2/3 = 66.7 % [" in text
     assert "| A + D | 0.0 % | 0/3 = 0.0 % [0.0 %, 56.1 %] | +0 [" in text
-    assert "| 1.00 | agree | agree |" in text
+    assert "| 1.00 | agree (not shown equivalent: the interval allows ±" in text
     assert "against the paper's 4 trials per row" in text
     assert "Spearman's ρ = 1.00 [" in text and "MMRV = 0.00 [" in text
     assert "First failing module per row" in text and "| A + D | 3 | 3 |" in text

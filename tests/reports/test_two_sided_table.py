@@ -59,3 +59,18 @@ def test_the_section_sets_the_baselines_beside_the_simulation_and_shows_the_ledg
     assert any("Prediction ledger: t1" in getattr(b, "text", "") for b in blocks)
     breakdown = tables[2]
     assert breakdown.headers == ("row", "failed", "limits")
+
+
+def test_the_section_says_whether_the_simulation_beats_the_arithmetic_noise_matched() -> None:
+    """With each episode's own calls recorded, the pre-registered baseline joins the declared
+    ones, and the noise-matched verdict is stated for the table."""
+    with_calls = [{**e, "module_calls": {"checker": 6, "parser": 1}} for e in EPISODES]
+    blocks = paper_table_section(compare(TABLE, with_calls), [], with_calls)
+    tables = [b for b in blocks if isinstance(b, Table)]
+    assert [row[0] for row in tables[1].rows][-1] == "run's own calls"
+    texts = [b.text for b in blocks if isinstance(b, Para)]
+    verdict = next(t for t in texts if t.startswith("AgenticLab Table I, noise-matched"))
+    assert "beat" in verdict
+    assert any(t.startswith("run's own calls: log-likelihood") for t in texts)
+    cells = tables[0].rows[0]
+    assert cells[5].startswith("agree (")  # the verdict carries its equivalence margin
