@@ -42,8 +42,9 @@ fi
   versions); install one (pyenv install 3.12, or Debian 13: apt-get install python3 python3-venv)"
 
 # --- Debian packages -----------------------------------------------------------------
-# ffmpeg is not needed: imageio-ffmpeg ships its own binary.
-APT_PACKAGES=(libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1 libosmesa6)
+# ffmpeg is not needed: imageio-ffmpeg ships its own binary. chromium renders the docs site
+# headless in tests/docs/ (and trace pages in scripts/trace_screenshot.sh).
+APT_PACKAGES=(libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1 libosmesa6 chromium)
 VENV_PY=.venv/bin/python
 venv_ok() { [[ -x $VENV_PY ]] && new_enough "$VENV_PY"; }
 # Debian's own Python needs python3-venv for `python3 -m venv`.

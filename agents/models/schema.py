@@ -135,8 +135,8 @@ def extract_json(text: str) -> dict[str, Any]:
 
     Reasoning blocks (``<think>...</think>``, ``<thinking>``, ``<reasoning>``) are dropped
     first, so a draft inside them is never taken for the answer. Then accepts, in this
-    order: the whole text as one JSON object; the first ```` ```json ```` (or bare
-    ```` ``` ````) fenced block holding an object; the first decodable object embedded in
+    order: the whole text as one JSON object; the first fenced block (three backticks, with
+    ``json`` or bare) holding an object; the first decodable object embedded in
     surrounding prose; Molmo's point markup, read as a pointing answer
     (:func:`~agentic_env.agents.models.coordinates.read_point_markup`).
 
