@@ -26,6 +26,9 @@ logger = logging.getLogger(__name__)
 EVALUATION_SEEDS = range(0, 1_000_000)
 #: Seeds reserved for demonstrations (scripted-expert data for imitation learning).
 DEMONSTRATION_SEEDS = range(1_000_000, 2_000_000)
+#: Seeds of the emulated models' calibration replica (:mod:`agentic_env.oracle.replica`):
+#: no evaluated or demonstrated layout is ever calibrated on.
+CALIBRATION_SEEDS = range(2_000_000, 3_000_000)
 #: First demonstration seed: the default of every collecting command.
 DEMONSTRATION_SEED_START = DEMONSTRATION_SEEDS.start
 #: The file that records the trial seeds of a dataset's episodes: in the dataset's ``meta/``
@@ -49,6 +52,13 @@ def check_evaluation_seeds(seeds: Iterable[int]) -> None:
     """Refuse evaluation seeds outside :data:`EVALUATION_SEEDS`, naming both ranges."""
     _check_within(seeds, EVALUATION_SEEDS, "evaluation",
                   f": {describe(DEMONSTRATION_SEEDS)} is reserved for demonstrations")
+
+
+def check_calibration_seeds(seeds: Iterable[int]) -> None:
+    """Refuse calibration seeds outside :data:`CALIBRATION_SEEDS`, naming the ranges."""
+    _check_within(seeds, CALIBRATION_SEEDS, "calibration",
+                  f": {describe(EVALUATION_SEEDS)} is for evaluations and "
+                  f"{describe(DEMONSTRATION_SEEDS)} for demonstrations")
 
 
 def _check_within(seeds: Iterable[int], allowed: range, kind: str, advice: str) -> None:

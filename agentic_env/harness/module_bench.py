@@ -113,6 +113,7 @@ class _Asker:
     model: str
     rollout: str
     last: CallRecord | None = None
+    sink: list[tuple[str, Any]] | None = None
 
     def context(self, env: Any) -> tuple[Any, Callable[[], None]]:
         """(module context whose sim-oracle reads ``env``'s live state, close function).
@@ -134,8 +135,10 @@ class _Asker:
             for oracle in oracles:
                 oracle.close()
 
-        return ModuleContext(build_backends(self.model, factories=factories), None,
-                             remember), close
+        router = build_backends(self.model, factories=factories)
+        for oracle in oracles:  # the calibration replica records the calls' situations
+            oracle.record_situations(self.sink)
+        return ModuleContext(router, None, remember), close
 
 
 class _Segmenter:
@@ -169,10 +172,10 @@ class _Rollout:
     """One (task, setting, seed) rollout producing graded instances."""
 
     def __init__(self, model: str, task: str, setting: str, seed: int,
-                 modules: Sequence[str]) -> None:
+                 modules: Sequence[str], sink: list[tuple[str, Any]] | None = None) -> None:
         self.model, self.task, self.setting, self.seed = model, task, setting, seed
         self.modules = set(modules)
-        self.asker = _Asker(model, f"{task}/{setting}/{seed}")
+        self.asker = _Asker(model, f"{task}/{setting}/{seed}", sink=sink)
         self.segmenter = _Segmenter()
         self.count: dict[str, int] = {}
 
@@ -399,18 +402,22 @@ def _lookalike_pixels(env: Any, target: str, shape: tuple[int, int]) -> list[int
 
 
 def benchmark_sightings(tasks: Sequence[str] = ("sorting", "stacking"), setting: str = "lab",
-                        seeds: Sequence[int] = range(20), min_visible_px: int = 40
+                        seeds: Sequence[int] | None = None, min_visible_px: int = 40
                         ) -> list[Sighting]:
-    """The detector situations of the module benchmark's rollouts (the perfect sim-oracle
-    answers; only the situations are read, never an outcome), as
+    """The detector situations of the module benchmark's rollouts on calibration seeds
+    (default: the first 20 of :data:`~agentic_env.contract.seeds.CALIBRATION_SEEDS`; the
+    perfect sim-oracle answers; only the situations are read, never an outcome), as
     :class:`~agentic_env.oracle.difficulty.Sighting` at the visibility threshold
     ``min_visible_px`` (the profiles' default). The packaged
     :data:`~agentic_env.oracle.difficulty.BENCHMARK_SIGHTINGS` is written from it with::
 
         python -c "from agentic_env.harness.module_bench import write_benchmark_sightings as w; w()"
     """
+    from agentic_env.contract.seeds import CALIBRATION_SEEDS, check_calibration_seeds
     from agentic_env.oracle.difficulty import Sighting
 
+    seeds = CALIBRATION_SEEDS[:20] if seeds is None else seeds
+    check_calibration_seeds(seeds)
     found = []
     for task in tasks:
         for seed in seeds:
@@ -429,13 +436,64 @@ def write_benchmark_sightings() -> Path:
 
     path = Path(difficulty.__file__).parent / "profiles" / difficulty.BENCHMARK_SIGHTINGS
     header = ("The module benchmark's detector situations (agentic-env modules: sorting and "
-              "stacking,\nlab, seeds 0-19; the shoulder image; threshold 40 px): [visible "
-              "px, same-category look-alikes\nin view]. Features only, no outcome; the "
-              "emulated detectors' mean error rate is kept over\nthem "
+              "stacking,\nlab, realistic world, calibration seeds 2000000-2000019; the shoulder "
+              "image; "
+              "threshold 40 px): [visible\npx, same-category look-alikes in view]. "
+              "Features only, no outcome; the emulated detectors'\nmean error rate is kept "
+              "over them "
               "(agentic_env.oracle.difficulty). Written by\n"
               "agentic_env.harness.module_bench.write_benchmark_sightings.")
     path.write_text(difficulty.situations_toml(benchmark_sightings(), header),
                     encoding="utf-8")
+    return path
+
+
+def calibration_replica(seeds: int = 2, parser_seeds: int = 13, setting: str = "lab"
+                        ) -> dict[str, list[Any]]:
+    """The calibration replica of the module benchmark
+    (:mod:`agentic_env.oracle.replica`): the situations the perfect sim-oracle's answers
+    state (never an outcome) in the rollouts of every replica task on the first ``seeds``
+    calibration seeds (checker, goal, grasp) and of every parser task on the first
+    ``parser_seeds`` (parser), in ``setting``; module -> plain records."""
+    from agentic_env.contract.seeds import CALIBRATION_SEEDS, check_calibration_seeds
+    from agentic_env.oracle.replica import PARSER_TASKS, REPLICA_TASKS, situation_record
+
+    sink: list[tuple[str, Any]] = []
+    runs = [(task, CALIBRATION_SEEDS[i], ("checker", "goal", "grasp"))
+            for task in REPLICA_TASKS for i in range(seeds)]
+    runs += [(task, CALIBRATION_SEEDS[i], ("parser",))
+             for task in PARSER_TASKS for i in range(parser_seeds)]
+    check_calibration_seeds(seed for _, seed, _ in runs)
+    for task, seed, modules in runs:
+        for _ in _Rollout("sim-oracle", task, setting, seed, modules, sink).run():
+            pass
+    records: dict[str, list[Any]] = {}
+    for module, situation in sink:
+        if module in ("checker", "goal", "grasp", "parser"):
+            records.setdefault(module, []).append(situation_record(module, situation))
+    return records
+
+
+def write_calibration_replica() -> Path:
+    """Write the packaged :data:`~agentic_env.oracle.replica.REPLICA_FILE` from
+    :func:`calibration_replica` with its defaults; returns the file's path::
+
+        python -c "from agentic_env.harness.module_bench import write_calibration_replica as w; w()"
+    """
+    from agentic_env.oracle import replica
+
+    records = calibration_replica()
+    path = Path(replica.__file__).parent / "profiles" / replica.REPLICA_FILE
+    counts = ", ".join(f"{m} {len(r)}" for m, r in records.items())
+    header = ("The calibration replica of AgenticLab's module benchmark (agentic_env.oracle."
+              "replica): the\nsituations the perfect sim-oracle's answers state in the "
+              "module benchmark's rollouts,\nlab, realistic world, calibration seeds "
+              "2000000-2000001 "
+              "(checker, goal, grasp: sorting, stacking, crossword,\nkitchen, "
+              "reorientation) and 2000000-2000012 (parser: sorting, stacking, crossword,\n"
+              f"kitchen). Situations only, no outcome. {counts}. Written by\n"
+              "agentic_env.harness.module_bench.write_calibration_replica.")
+    path.write_text(replica.replica_toml(records, header), encoding="utf-8")
     return path
 
 

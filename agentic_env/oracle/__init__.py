@@ -4,8 +4,10 @@ Harness side: it reads the simulator, so no agent imports it (the boundary test 
 The harness builds its backends for an episode from the env with :func:`oracle_factories`
 and hands agents only :class:`~agentic_env.agents.models.registry.ModelHandle` s to them.
 
-* :mod:`~agentic_env.oracle.backend`: :class:`SimOracle`, the backend, and the
-  :class:`OracleContext` its answers read;
+* :mod:`~agentic_env.oracle.backend`: :class:`SimOracle`, the backend;
+  :mod:`~agentic_env.oracle.context`: the :class:`OracleContext` its answers read, with the
+  camera-visibility truth every answer shares (:mod:`~agentic_env.oracle.visibility`; the
+  detections: :mod:`~agentic_env.oracle.detection`);
 * :mod:`~agentic_env.oracle.answers`: which function answers each module
   (:func:`register_answer` for a new agent's modules);
 * :mod:`~agentic_env.oracle.agents`: the built-in agents' tables of answers, one per agent,
@@ -15,7 +17,10 @@ and hands agents only :class:`~agentic_env.agents.models.registry.ModelHandle` s
   :mod:`~agentic_env.oracle.listing` (the typed scene listing any agent may ask for), with
   :mod:`~agentic_env.oracle.plan_errors` (the planner roles' error kinds);
 * :mod:`~agentic_env.oracle.emulated`: :class:`EmulatedModel`, a paper's model as a
-  sim-oracle driven by its :mod:`~agentic_env.oracle.profile` (``profiles/*.toml``);
+  sim-oracle driven by its :mod:`~agentic_env.oracle.profile` (``profiles/*.toml``), erring
+  by what each call is sent (:mod:`~agentic_env.oracle.causes`,
+  :mod:`~agentic_env.oracle.difficulty`), calibrated on the module benchmark's replica
+  (:mod:`~agentic_env.oracle.replica`);
 * :mod:`~agentic_env.oracle.tool_oracle` and :mod:`~agentic_env.oracle.tool_reference`: the
   tool-calling sim-oracle and its reference policies.
 """
@@ -26,7 +31,8 @@ from typing import TYPE_CHECKING
 
 from agentic_env.agents.models.registry import EMULATED, SIM_ORACLE, BackendFactory, ModelSpec
 from agentic_env.oracle.answers import OracleAnswer, answer_for, register_answer, unregister_answer
-from agentic_env.oracle.backend import OracleContext, SimOracle
+from agentic_env.oracle.backend import SimOracle
+from agentic_env.oracle.context import OracleContext
 from agentic_env.oracle.emulated import EmulatedModel
 from agentic_env.oracle.judge import JUDGE_MODULE, OracleJudge
 from agentic_env.oracle.profile import ModelProfile, load_profile, profile_names

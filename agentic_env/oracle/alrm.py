@@ -37,7 +37,7 @@ from agentic_env.tasks.subtasks import Subtask, ground_truth_subtasks, object_wo
 
 if TYPE_CHECKING:
     from agentic_env.envs.sim_env import SimEnv
-    from agentic_env.oracle.backend import OracleContext
+    from agentic_env.oracle.context import OracleContext
 
 #: PDDL types that are places (ALRM's reference names) rather than objects to move.
 PLACE_TYPES = frozenset({"container", "drawer", "slot", "pose", "plate", "bowl", "mat", "bin",

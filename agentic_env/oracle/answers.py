@@ -19,7 +19,7 @@ oracle:
         return {"score": 0.0 if oracle.wrong("scorer") else 1.0}
 
 An answer is called as ``answer(oracle, query)`` with the sim-oracle's
-:class:`~agentic_env.oracle.backend.OracleContext` (``oracle.env`` is the simulator,
+:class:`~agentic_env.oracle.context.OracleContext` (``oracle.env`` is the simulator,
 ``oracle.wrong(module)`` draws the module's injected error) and the
 :class:`~agentic_env.agents.models.base.ModelQuery`; it returns the JSON object a real model
 must return (the agent validates it against the query's schema either way), or a
@@ -37,7 +37,7 @@ from agentic_env.entry_points import load_entry_point
 from agentic_env.oracle.agents import AGENT_ANSWERS, TEMPLATE_ANSWERS
 
 if TYPE_CHECKING:
-    from agentic_env.oracle.backend import OracleContext
+    from agentic_env.oracle.context import OracleContext
 
 #: ``answer(oracle, query) -> JSON object | Completion``: the sim-oracle's answer to one query
 #: of a module (see the module docstring).

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from agentic_env.oracle.naming import scene_things, thing_geoms
+from agentic_env.oracle.odds import expit, logit, solve_mean
 
 if TYPE_CHECKING:
     from agentic_env.envs.sim_env import SimEnv
@@ -122,7 +123,7 @@ class DifficultyModel:
         :attr:`situations` (solved by bisection; 0 when there are none)."""
         if rate not in self._normalisers:
             shifts = np.array([self.log_odds(px, n) for px, n in self.situations], float)
-            self._normalisers[rate] = _solve_mean(rate, shifts) if shifts.size else 0.0
+            self._normalisers[rate] = solve_mean(rate, shifts) if shifts.size else 0.0
         return self._normalisers[rate]
 
     def rate(self, rate: float, seen: Sighting) -> float:
@@ -131,26 +132,7 @@ class DifficultyModel:
             return rate
         shift = self.normaliser(rate) + self.log_odds(seen.visible_px, seen.lookalikes) \
             + math.log(self.light.get(seen.setting, 1.0))
-        return _expit(_logit(rate) + shift)
-
-
-def _logit(p: float) -> float:
-    return math.log(p / (1.0 - p))
-
-
-def _expit(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
-
-
-def _solve_mean(rate: float, shifts: np.ndarray) -> float:
-    """``c`` with ``mean(expit(logit(rate) + c + shifts)) == rate`` (it is increasing in c)."""
-    base = _logit(rate)
-    low, high = -40.0, 40.0
-    for _ in range(80):
-        middle = (low + high) / 2
-        mean = float(np.mean(1.0 / (1.0 + np.exp(-(base + middle + shifts)))))
-        low, high = (middle, high) if mean < rate else (low, middle)
-    return (low + high) / 2
+        return expit(logit(rate) + shift)
 
 
 def benchmark_situations() -> tuple[tuple[int, int], ...]:

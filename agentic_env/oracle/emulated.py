@@ -21,6 +21,9 @@ An :class:`EmulatedModel` is a :class:`~agentic_env.oracle.backend.SimOracle` dr
   depends on how hard the target is to see there, the measured rate kept on average over
   the module benchmark (:func:`difficulty_models`); its scene listings (the detector's list,
   MALLVI's Descriptor) hold only what the image shows;
+* the checker's, goal checker's, grasp judge's and parser's errors (and MALLVI's Reflector's
+  and Thinker's) follow what each call was sent (:func:`cause_models`: visible pixels, crop
+  clutter, goal size), the measured rate kept as the mean over the calibration replica;
 * each answer's usage carries the module's tokens per call and its seconds as *virtual*
   time: nothing sleeps, and the episode adds the seconds up as its model time. The seconds
   are drawn about the module's mean seconds per call by the profile's latency law, with its
@@ -51,15 +54,18 @@ from agentic_env.agents.models.base import (
     Usage,
 )
 from agentic_env.oracle.backend import SimOracle
+from agentic_env.oracle.causes import CAUSE_ROLES, CauseModel, build_model
 from agentic_env.oracle.difficulty import DifficultyModel, benchmark_situations
 from agentic_env.oracle.latency import LatencyModel, VirtualClock
 from agentic_env.oracle.profile import PLAN_MEASURE, PLAN_ROLES, ModelProfile, ModuleProfile
+from agentic_env.oracle.replica import packaged_replica
 
 if TYPE_CHECKING:
     from agentic_env.envs.sim_env import SimEnv
 
-#: The roles whose error rate depends on the target's difficulty (they point at one target).
-DIFFICULTY_ROLES: tuple[str, ...] = ("detector", "localizer")
+#: The roles whose error rate depends on the target's difficulty (they point at one target;
+#: MALLVI's Descriptor at its least visible object).
+DIFFICULTY_ROLES: tuple[str, ...] = ("detector", "localizer", "descriptor")
 
 
 def error_rates(profile: ModelProfile) -> dict[str, float]:
@@ -159,6 +165,24 @@ def difficulty_models(profile: ModelProfile) -> dict[str, DifficultyModel]:
     return {role: model for role in DIFFICULTY_ROLES if role in profile.roles}
 
 
+def cause_models(profile: ModelProfile) -> dict[str, CauseModel]:
+    """Each role's cause model (:mod:`agentic_env.oracle.causes`): the profile's
+    ``[causes.<module>]`` slopes (a module switched off, ``enabled = 0``, has none: its
+    roles err by the constant coin), over the packaged calibration replica. One model per
+    measured module, shared by the roles it serves
+    (:data:`~agentic_env.oracle.causes.CAUSE_ROLES`), so one normaliser per model x
+    module."""
+    models: dict[str, CauseModel] = {}
+    for module, numbers in profile.causes.items():
+        if not numbers.get("enabled") or not numbers["enabled"].value:
+            continue
+        model = build_model(module, {k: n.value for k, n in numbers.items()},
+                            profile.min_visible_px.value, packaged_replica())
+        models.update({role: model for role in CAUSE_ROLES[module]
+                       if profile.roles.get(role) == module})
+    return models
+
+
 class EmulatedModel(SimOracle):
     """A profile's model over one episode's simulator (see the module docstring).
 
@@ -181,7 +205,8 @@ class EmulatedModel(SimOracle):
                          kinds=kind_weights(profile),
                          min_visible_px=round(profile.min_visible_px.value),
                          reask_redraw=profile.reask_redraw.value,
-                         difficulty=difficulty_models(profile), sees_image_only=True)
+                         difficulty=difficulty_models(profile), sees_image_only=True,
+                         causes=cause_models(profile))
         self.name = f"emulated:{profile.name}"
         self.profile = profile
         self.latency = latency_law(profile)

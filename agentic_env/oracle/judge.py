@@ -30,7 +30,7 @@ from agentic_env.agents.models.base import Completion, ModelError, ModelQuery, U
 from agentic_env.errors import InvalidConfigError
 
 if TYPE_CHECKING:
-    from agentic_env.oracle.backend import OracleContext
+    from agentic_env.oracle.context import OracleContext
 
 
 #: Words that change nothing in a subtask's meaning when compared.

@@ -4,7 +4,7 @@ camera sees, :func:`~agentic_env.agents.runtime.listing.list_scene`).
 Privileged: every object and fixture of the task's PDDL problem under its own name, typed by
 its PDDL type (:data:`KIND_OF_TYPE`; a movable thing otherwise), plus the table top; an
 oracle that sees only the image (an emulated model) lists only what the image sent shows
-(:meth:`~agentic_env.oracle.agenticlab.AgenticLabOracle.shown`: the visibility threshold,
+(:meth:`~agentic_env.oracle.visibility.Visibility.shown`: the visibility threshold,
 never a closed drawer's inside). Errors are injected at the ``detector``'s seeded rate: one
 listed thing gets a wrong kind.
 """
@@ -19,7 +19,7 @@ from agentic_env.tasks.stacking import TABLE
 from agentic_env.tasks.subtasks import object_words
 
 if TYPE_CHECKING:
-    from agentic_env.oracle.backend import OracleContext
+    from agentic_env.oracle.context import OracleContext
 
 #: The kind of each PDDL type that is no movable thing (``None``: no thing in the scene, e.g.
 #: reorientation's poses); the table top is listed as :attr:`Kind.TABLE` under ``table``.

@@ -23,23 +23,26 @@ same function to score each Reflector verdict.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from agentic_env.agents.models.base import ModelQuery
 from agentic_env.agents.runtime.listing import Kind
-from agentic_env.oracle.agenticlab import AgenticLabOracle, describe
+from agentic_env.oracle.causes import crop_situation, verdict_sight
+from agentic_env.oracle.detection import Detector
+from agentic_env.oracle.difficulty import Sighting
 from agentic_env.oracle.listing import true_kinds
-from agentic_env.oracle.naming import thing_geoms
+from agentic_env.oracle.naming import describe, thing_geoms
 from agentic_env.oracle.plan_errors import look_alike, plan_error, reshaped
+from agentic_env.oracle.visibility import view_of
 from agentic_env.robot.reorienting import handle_direction
 from agentic_env.tasks.symbolic import reference_plan
 
 if TYPE_CHECKING:
     from agentic_env.envs.sim_env import SimEnv
-    from agentic_env.oracle.backend import OracleContext
+    from agentic_env.oracle.context import OracleContext
 
 #: Destination text of a move back to where the source first stood (Descriptor memory).
 MEMORY_PREFIX = "memory:"
@@ -52,7 +55,7 @@ RESTING_RELATIONS = ("on-table", "on-top-of", "in", "in-drawer", "in-slot", "in-
 #: Rotation (degrees) a Decomposer move names for a turn that tips the object over.
 TIP_OVER_DEG = 90.0
 #: The Descriptor's position words: ``near`` below this x, ``far`` above that x, ``left`` /
-#: ``right`` beyond this |y| (base frame, m).
+#: ``right`` beyond this ``|y|`` (base frame, m).
 NEAR_X, FAR_X, SIDE_Y = 0.42, 0.56, 0.12
 #: The Descriptor's relation of each containment fact ``<fact> <object> <holder>``.
 _HOLDING = {"in": "in", "in-drawer": "in", "in-slot": "in", "on-top-of": "on"}
@@ -148,6 +151,19 @@ def subtask_truth(env: SimEnv, source: str, destination: str,
                for relation in ("in", "in-drawer", "on-top-of", "in-slot"))
 
 
+def _move_literal(source: str, destination: str) -> str:
+    """The literal a move's outcome asserts (for the Reflector's cause): ``(drawer-open
+    d)``, ``(in-pose s)`` for a turn, ``(on-table s)`` for the table or a remembered point,
+    else ``(on s d)``."""
+    if destination in DRAWER_FACTS:
+        return f"({DRAWER_FACTS[destination]} {source})"
+    if destination == source:
+        return f"(in-pose {source})"
+    if destination == "table" or destination.startswith(MEMORY_PREFIX):
+        return f"(on-table {source})"
+    return f"(on {source} {destination})"
+
+
 def reference_moves(env: SimEnv) -> list[dict[str, Any]]:
     """The task's reference plan (from the state now) as MALLVI moves ``{"source",
     "destination", "rotation_deg", "pose", "from_drawer"}``: a pick and the place of the
@@ -223,9 +239,9 @@ class MallviOracle:
         return self._oracle.env
 
     @property
-    def _lab(self) -> AgenticLabOracle:
-        """The detection and grasp truth AgenticLab's answers use."""
-        return self._oracle.part(AgenticLabOracle)
+    def _detector(self) -> Detector:
+        """The detections every agent's answers share."""
+        return self._oracle.part(Detector)
 
     def _types(self) -> dict[str, str]:
         return self._oracle.task.pddl_objects()
@@ -265,12 +281,13 @@ class MallviOracle:
         """Every object of the task as it stands now, named by its simulator id: category
         (its PDDL type), words, position on the table and relations (one object missed or
         one relation wrong when injected); an oracle that sees only the image describes
-        only what it shows."""
+        only what it shows. An emulated Descriptor errs by its hardest object: the detector's
+        difficulty (:mod:`agentic_env.oracle.difficulty`) at the fewest visible pixels of
+        any object it describes."""
         types = {name: kind for name, kind in self._types().items() if kind != "pose"}
+        camera, size = view_of((), fields)
         if self._oracle.sees_image_only:
-            height, width = (int(v) for v in fields.get("image_size", (0, 0)))
-            shown = self._lab.shown(types, str(fields.get("camera", "shoulder")),
-                                    (height, width))
+            shown = self._oracle.shown(types, camera, size)
             types = {name: kind for name, kind in types.items() if name in shown}
         where = {name: self._where(name) for name in types}  # no thing: the task's poses
         facts = self._env.task.facts(self._env.scene_state)  # type: ignore[attr-defined]
@@ -278,10 +295,19 @@ class MallviOracle:
                     "position": _position_words(where[name]),
                     "relations": _relations(name, where, facts)}
                    for name, kind in types.items()]
-        if objects and self._oracle.wrong("descriptor"):
+        if objects and self._oracle.wrong("descriptor", seen=lambda: self._hardest(
+                types, camera, size)):
             self._mislead(objects)
         return {"objects": objects,
                 "summary": f"{len(objects)} objects on the table, before anything moved"}
+
+    def _hardest(self, names: Iterable[str], camera: str, size: tuple[int, int]) -> Sighting:
+        """The :class:`~agentic_env.oracle.difficulty.Sighting` of the least visible of
+        ``names`` in the image of ``camera`` at ``size`` (no look-alike term: the
+        Descriptor names every object, it does not pick one)."""
+        counts = [px for px in self._oracle.sight.pixels(names, camera, size).values()
+                  if px >= self._oracle.sight.min_visible_px]
+        return Sighting(min(counts, default=0), 0, self._env.scene_config.setting)
 
     def _where(self, name: str) -> np.ndarray | None:
         """Base-frame position (3,) of ``name``, m: its body's, else the mean of its
@@ -308,24 +334,29 @@ class MallviOracle:
 
     def localizer(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         """The detector's answer, with the localizer's error rate."""
-        return self._lab.detect(fields, "localizer")
+        return self._detector.detect(fields, "localizer")
 
     def thinker(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         """Pick phase: candidates that truly grasp the source, best first. Place phase: the
         place mode of the destination's type (or the remembered point)."""
-        wrong = self._oracle.wrong("thinker")
         if fields.get("phase") == "pick":
             source = str(fields.get("source", ""))
-            good, bad = [], []
+            good, bad, poses = [], [], []
             for index, candidate in enumerate(fields.get("candidates", [])):
                 pose = np.asarray(candidate.get("pose"), float).reshape(4, 4)
-                correct, clear = self._lab.grasp_truth(source, pose)
+                correct, clear = self._oracle.sight.grasp_truth(source, pose)
                 (good if correct and clear else bad).append(index)
+                poses.append(pose)
+            # a wrong ranking puts a bad candidate first: judged in the first one's crop
+            wrong = self._oracle.wrong("thinker", cause=(lambda: crop_situation(
+                self._oracle.sight.crop(source, poses[0], self._types()), False))
+                if poses else None)
             order = bad[:1] + good if wrong and bad else good
             return {"decision": "SUCCESS" if order else "FAILURE", "pick_candidates": order,
                     "rotation_degrees": 0.0,
                     "reasoning": "candidates inside the source's outline, clear of the table"
                     if order else "no candidate grasps the source"}
+        wrong = self._oracle.wrong("thinker")
         destination = str(fields.get("destination", ""))
         mode = place_mode(self._types(), destination)
         if wrong and mode in ("on", "in", "drawer"):
@@ -337,11 +368,15 @@ class MallviOracle:
 
     def reflector(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         """The true outcome of the move (flipped when injected)."""
-        truth = subtask_truth(self._env, str(fields.get("source", "")),
-                              str(fields.get("destination", "")), fields.get("place_point"),
+        source, destination = str(fields.get("source", "")), str(fields.get("destination", ""))
+        truth = subtask_truth(self._env, source, destination, fields.get("place_point"),
                               fields.get("pose"))
-        verdict = truth != self._oracle.wrong("reflector",
-                                              "false_fail" if truth else "false_pass")
+        height, width = (int(v) for v in fields.get("image_size", (0, 0)))
+        # judged by what the after shoulder image shows of the move's source and destination
+        verdict = truth != self._oracle.wrong(
+            "reflector", "false_fail" if truth else "false_pass",
+            cause=lambda: verdict_sight(self._oracle.sight, [_move_literal(
+                source, destination)], truth, "shoulder", (height, width)))
         return {"task_complete": verdict, "confidence": 0.9,
                 "verification_result": f"the {fields.get('source')} is "
                 f"{'' if verdict else 'not '}at the {fields.get('destination')}"}
@@ -355,7 +390,7 @@ class MallviOracle:
         for move in self._corrupt(moves, "single_agent"):  # it can only pick and place
             pixels = {}
             for end in ("source", "destination"):
-                seen = self._lab.detect({"target": move[end], "camera": "shoulder",
+                seen = self._detector.detect({"target": move[end], "camera": "shoulder",
                                          "image_size": image_size}, "none")
                 pixels[end] = (seen["point"], seen["box"])
             plan.append({**move, "pick_point": pixels["source"][0],

@@ -55,6 +55,11 @@ _MIDDLE = frozenset({"middle", "center", "centre", "central"})
 _NO_MATCH = -1.0
 
 
+def describe(name: str) -> str:
+    """A natural-language description of a PDDL object name: ``red-cube-1`` -> ``red cube``."""
+    return re.sub(r"-\d+$", "", name).replace("-", " ").replace("_", " ")
+
+
 @cache
 def _colour_words() -> frozenset[str]:
     return frozenset(w for words in thing_words()["colours"].values() for w in words)

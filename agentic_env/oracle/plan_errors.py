@@ -14,7 +14,7 @@ that errs makes one of these kinds (:data:`~agentic_env.oracle.profile.KINDS` ``
   program, the failure ALRM names for small models (Sec. V-A).
 
 Which kind a wrong answer makes is drawn by the weights of the oracle's profile
-(:meth:`~agentic_env.oracle.backend.OracleContext.error_kind`), or uniformly among the
+(:meth:`~agentic_env.oracle.context.OracleContext.error_kind`), or uniformly among the
 role's kinds when no profile weighs them (a plain ``sim-oracle?decomposer=0.2`` spec). An
 answer that cannot make the kind drawn (no second step to swap, no look-alike in the scene)
 stays right. Each error drawn (and the planner-executor's router and critic verdict errors)
@@ -33,7 +33,7 @@ from agentic_env.oracle.profile import PLAN_ROLES
 
 if TYPE_CHECKING:
     from agentic_env.envs.sim_env import SimEnv
-    from agentic_env.oracle.backend import OracleContext
+    from agentic_env.oracle.context import OracleContext
 
 #: Each simulator's errors drawn so far (weak: an env's list goes with it).
 _DRAWN: weakref.WeakKeyDictionary[SimEnv, list[dict[str, Any]]] = weakref.WeakKeyDictionary()

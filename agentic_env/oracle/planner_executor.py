@@ -29,7 +29,7 @@ from agentic_env.tasks.symbolic import reference_plan
 
 if TYPE_CHECKING:
     from agentic_env.envs.sim_env import SimEnv
-    from agentic_env.oracle.backend import OracleContext
+    from agentic_env.oracle.context import OracleContext
 
 #: A tool call: (tool name, arguments).
 Call = tuple[str, dict[str, Any]]

@@ -34,6 +34,11 @@ Sections (all but ``title`` may come from the defaults):
   depend on the target's visible pixels, look-alikes in view and the setting's light, the
   measured rate kept on average over the module benchmark (``reference_px``,
   ``per_halving``, ``per_lookalike``, ``light.<setting>``; :mod:`agentic_env.oracle.difficulty`);
+* ``causes.<measured>``: the slopes of the model that makes a module's error rate follow
+  what each call was sent (the verdicts' visible pixels, view and predicate kind; the grasp
+  crop's clutter and occlusion; the parser's goal size), and its ablation switch
+  ``enabled`` (0: the constant coin; :mod:`agentic_env.oracle.causes`), flattened to
+  ``view.<camera>`` / ``family.<family>`` keys;
 * ``latency``: how each call's seconds spread about its module's mean and when a call
   times out and is sent again (``spread_cv``, ``timeout_s``, ``retries``, ``backoff_s``;
   :mod:`agentic_env.oracle.latency`);
@@ -67,6 +72,7 @@ from typing import Any
 from agentic_env.agents.models.base import TOOL_ERRORS
 from agentic_env.agents.models.modules import module_names
 from agentic_env.errors import InvalidConfigError, check_keys
+from agentic_env.oracle.causes import CAUSE_KEYS
 from agentic_env.oracle.latency import LATENCY_KEYS
 
 #: The modules a profile measures (AgenticLab Table II's columns).
@@ -93,7 +99,7 @@ PLAN_ROLES: Mapping[str, tuple[str, ...]] = MappingProxyType({
                                           "planner")} | {"task_executor": KINDS["plan"]})
 _TOP_KEYS = ("title", "modules", "tokens", "roles", "kinds", "perception",
              "planner_turn_share", "turn_roles", "assumptions", "measures", "built_from",
-             "reask_redraw", "difficulty", "latency")
+             "reask_redraw", "difficulty", "latency", "causes")
 _DIFFICULTY_KEYS = ("reference_px", "per_halving", "per_lookalike", "light")
 _MODULE_KEYS = ("success", "seconds", "input_tokens", "output_tokens")
 _SOURCE_KEYS = ("paper", "table", "row", "column")
@@ -149,6 +155,9 @@ class ModelProfile:
         assumptions: every assumption: the stated sentences, then each assumed number's.
         built_from: end-to-end results the numbers were derived from (a comparison with one
             agrees by construction); ``()`` for a profile of module-level measurements.
+        latency: the ``[latency]`` numbers (:mod:`agentic_env.oracle.latency`).
+        causes: measured module -> its ``[causes.<module>]`` numbers, flat (``enabled``,
+            ``per_halving``, ``view.wrist``...; :mod:`agentic_env.oracle.causes`).
     """
 
     name: str
@@ -164,6 +173,7 @@ class ModelProfile:
     assumptions: tuple[str, ...]
     built_from: tuple[str, ...] = ()
     latency: Mapping[str, Number] = MappingProxyType({})
+    causes: Mapping[str, Mapping[str, Number]] = MappingProxyType({})
 
     def module_for(self, role: str) -> ModuleProfile:
         """The measured module that emulates ``role`` (a module name)."""
@@ -303,6 +313,7 @@ def parse_profile(name: str, data: Mapping[str, Any],
     redraw = _number(f"{where} reask_redraw", merged.get("reask_redraw"), 0.0, 1.0)
     difficulty = _difficulty(where, merged["difficulty"])
     latency = _latency(where, merged["latency"])
+    causes = _causes(where, merged.get("causes", {}), measures)
     turn_roles = merged.get("turn_roles", [])
     if not isinstance(turn_roles, list) or any(r not in module_names() for r in turn_roles):
         raise InvalidConfigError(f"{where}: 'turn_roles' lists module names "
@@ -314,13 +325,15 @@ def parse_profile(name: str, data: Mapping[str, Any],
     if not isinstance(built_from, list) or not all(isinstance(b, str) for b in built_from):
         raise InvalidConfigError(f"{where}: 'built_from' lists end-to-end results by name")
     assumed = dict.fromkeys([*stated, *(n.assumption for n in (
-        *numbers, visible, redraw, *difficulty.values(), *latency.values(), turn)
+        *numbers, visible, redraw, *difficulty.values(), *latency.values(), turn,
+        *(n for c in causes.values() for n in c.values()))
         if n.assumption)])
     return ModelProfile(name, merged["title"], MappingProxyType(modules),
                         MappingProxyType(roles), MappingProxyType(kinds), visible, redraw,
                         MappingProxyType(difficulty), turn,
                         tuple(r for r in turn_roles if r in roles), tuple(assumed),
-                        tuple(built_from), MappingProxyType(latency))
+                        tuple(built_from), MappingProxyType(latency),
+                        MappingProxyType({m: MappingProxyType(c) for m, c in causes.items()}))
 
 
 def _difficulty(where: str, raw: Mapping[str, Any]) -> dict[str, Number]:
@@ -350,3 +363,31 @@ def _latency(where: str, raw: Mapping[str, Any]) -> dict[str, Number]:
     check_keys(raw, LATENCY_KEYS, f"{where} [latency]")
     return {key: _number(f"{where} latency.{key}", raw.get(key), *_LATENCY_RANGES[key])
             for key in LATENCY_KEYS}
+
+
+def _causes(where: str, raw: Any, measures: tuple[str, ...]) -> dict[str, dict[str, Number]]:
+    """The ``[causes.<module>]`` tables of the measured modules (sub-tables flattened to
+    ``view.<camera>`` / ``family.<family>``); ``enabled`` is 0 or 1, the others odds
+    multipliers in [1e-3, 1e3] (``reference_px`` pixels in [1, 1e6])."""
+    if not isinstance(raw, Mapping):
+        raise InvalidConfigError(f"{where}: [causes] is a table of modules' tables")
+    check_keys(raw, tuple(CAUSE_KEYS), f"{where} [causes]")
+    causes: dict[str, dict[str, Number]] = {}
+    for module, table in raw.items():
+        at = f"{where} causes.{module}"
+        if not isinstance(table, Mapping):
+            raise InvalidConfigError(f"{at}: a table of numbers")
+        check_keys(table, CAUSE_KEYS[module], f"{where} [causes.{module}]")
+        if module not in measures:
+            continue
+        flat: dict[str, Number] = {}
+        for key, value in table.items():
+            if key in ("view", "family") and isinstance(value, Mapping) \
+                    and "value" not in value:
+                for sub, number in value.items():
+                    flat[f"{key}.{sub}"] = _number(f"{at}.{key}.{sub}", number, 1e-3, 1e3)
+                continue
+            low, high = {"enabled": (0, 1), "reference_px": (1, 1e6)}.get(key, (1e-3, 1e3))
+            flat[key] = _number(f"{at}.{key}", value, low, high)
+        causes[module] = flat
+    return causes

@@ -42,10 +42,19 @@ def _pixels(env: SimEnv, name: str) -> np.ndarray:
 
 
 def test_checker_errors_over_many_calls_match_the_profile(sorting_env) -> None:
+    """Each check errs at its situation's rate (:mod:`agentic_env.oracle.causes`): a hand
+    condition with no object to see, the same rate whichever way its truth goes."""
+    from agentic_env.oracle.causes import VerdictSight
+    from agentic_env.oracle.emulated import cause_models
+
     env = sorting_env
     profile = load_profile("gpt-5.2")
     model = EmulatedModel(env, profile, seed=4)
     rate = 1 - profile.modules["checker"].success.value
+    causal = cause_models(profile)["checker"]
+    expected = {holds: causal.rate(rate, VerdictSight(
+        "shoulder", "false_fail" if holds else "false_pass", (("hand", ()),)))
+        for holds in (True, False)}
     mean_s = profile.modules["checker"].seconds.value
     n, started = 600, time.perf_counter()
     wrong, latencies = {True: 0, False: 0}, []
@@ -55,10 +64,9 @@ def test_checker_errors_over_many_calls_match_the_profile(sorting_env) -> None:
                                conditions=["(hand-empty)" if holds else "(not (hand-empty))"])
         wrong[holds] += answer["success"] != holds
         latencies.append(latency)
-    assert _within_binomial(sum(wrong.values()), n, rate), (wrong, n * rate)
-    # errors lean to denying what holds (Sec. VI-A), 2 in 3: false fails at 4/3 of the rate
-    assert _within_binomial(wrong[True], n // 2, rate * 4 / 3), (wrong, rate)
-    assert _within_binomial(wrong[False], n // 2, rate * 2 / 3), (wrong, rate)
+    assert expected[True] == expected[False]
+    assert _within_binomial(wrong[True], n // 2, expected[True]), (wrong, expected)
+    assert _within_binomial(wrong[False], n // 2, expected[False]), (wrong, expected)
     # virtual seconds spread about the module's mean (no 8.6 s call reaches the time-out)
     assert abs(np.mean(latencies) - mean_s) < 3.3 * mean_s / math.sqrt(n)
     assert 0.7 < np.std(latencies) / mean_s < 1.3 and len(set(latencies)) == n
@@ -171,9 +179,10 @@ def test_modules_mix_an_emulated_model_with_the_sim_oracle(sorting_env) -> None:
     assert router.backend_for("parser").name == "sim-oracle"
 
 
-def test_checker_error_kinds_split_the_rate_by_their_weights(sorting_env) -> None:
+def test_checker_error_kinds_never_change_the_rate_by_themselves(sorting_env) -> None:
+    """Kind weights choose the direction an error takes; a verdict whose truth allows one
+    direction errs at its module's rate either way (no cause model here)."""
     env = sorting_env
-    # 'not holding' after a good pick three times as often as the reverse
     oracle = SimOracle(env, {"checker": 0.2}, seed=5,
                        kinds={"checker": {"false_fail": 3.0, "false_pass": 1.0}})
     n = 500
@@ -181,7 +190,7 @@ def test_checker_error_kinds_split_the_rate_by_their_weights(sorting_env) -> Non
                  for _ in range(n))
     accepted = sum(_ask(oracle, "checker", conditions=["(not (hand-empty))"])[0]["success"]
                    for _ in range(n))
-    assert _within_binomial(denied, n, 0.3) and _within_binomial(accepted, n, 0.1)
+    assert _within_binomial(denied, n, 0.2) and _within_binomial(accepted, n, 0.2)
 
 
 def test_roles_asked_once_per_step_err_at_a_turns_share() -> None:
