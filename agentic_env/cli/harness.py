@@ -160,7 +160,9 @@ def report_main(argv: list[str] | None = None) -> int:
 
 def modules_main(argv: list[str] | None = None) -> int:
     """``agentic-env modules --model M``: the module benchmark (paper Table II); with
-    ``--paper``, the paper's rows emulated and checked beside the paper's numbers."""
+    ``--paper``, the paper's rows emulated and checked beside the paper's numbers; with
+    ``--replica``, an emulated profile's row on the calibration replica beside the paper's
+    (:mod:`agentic_env.reports.replica_table`)."""
     from agentic_env.harness.module_bench import MODULE_ORDER, run_module_bench
     from agentic_env.reports.paper_modules import TABLE_TWO, format_module_table
 
@@ -188,7 +190,22 @@ def modules_main(argv: list[str] | None = None) -> int:
                         default=pathlib.Path("runs") / "modules" / "results.db",
                         help="results database (a sweep's database puts the table in its "
                              "report); --paper reuses the rows it already holds")
+    parser.add_argument("--replica", action="store_true",
+                        help="instead of benchmarking, print an emulated profile's Table II "
+                             "row on the calibration replica beside the paper's: its models' "
+                             "exact mean success rate over the replica's situations (the "
+                             "detector's over the benchmark sightings), equal to the paper's "
+                             "by construction (a check of the calibration, not a prediction); "
+                             "the profile is --model (emulated:NAME), or with --paper each "
+                             "of --paper-rows (see agentic_env.reports.replica_table)")
+    parser.add_argument("--sample", type=int, default=None, metavar="SEED",
+                        help="with --replica: also one sampled pass over the situations "
+                             "(seed SEED) and its 95 %% Wilson interval")
     args = parser.parse_args(argv)
+    if args.sample is not None and not args.replica:
+        parser.error("--sample goes with --replica")
+    if args.replica:
+        return _replica_main(args)
     os.environ.setdefault("MUJOCO_GL", "egl")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -228,4 +245,18 @@ def modules_main(argv: list[str] | None = None) -> int:
     print(format_module_table(instances))
     if args.paper:
         print("\n" + format_comparison(compare(instances, rows)))
+    return 0
+
+
+def _replica_main(args: argparse.Namespace) -> int:
+    """``agentic-env modules --replica``: print the profiles' rows on the calibration
+    replica beside Table II (:func:`agentic_env.reports.replica_table.replica_table`)."""
+    from agentic_env.reports.replica_table import replica_table
+
+    names = list(args.paper_rows) if args.paper else [args.model]
+    try:
+        print(replica_table(names, args.modules, args.sample))
+    except AgenticEnvError as exc:
+        print(f"error: {exc}")
+        return 2
     return 0
