@@ -21,7 +21,7 @@ disparity ``d = f * baseline / z`` (pixels) at the configured resolution:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import cv2
@@ -31,6 +31,23 @@ from agentic_env.sim.realism.surfaces import SurfaceSample
 
 #: Edge, pixels, of the image-fixed patches of a synthetic frame (no world behind it).
 _IMAGE_PATCH = 16
+
+
+@dataclass(frozen=True, eq=False)
+class StereoFields:
+    """What :meth:`StereoDepthModel.fields` gives: one frame's effects before its noise, each
+    (H, W).
+
+    Attributes:
+        depth: float32 metres, the exact depth with the foreground fattened.
+        std: float32 metres, the random error's std (low texture's factor included).
+        invalid: bool, no return whatever the noise (none rendered, occluded, a textureless
+            hole, nearer than the minimum range).
+    """
+
+    depth: np.ndarray
+    std: np.ndarray
+    invalid: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,6 +91,11 @@ class StereoDepthModel:
         ``textureless_invalid_fraction`` of the world's surface patches (whole patches, the
         same in every view of the episode: :func:`.surfaces.surface_patches`) and matched
         ``textureless_noise_factor`` times less precisely on the others."""
+        return self.finish(self.fields(depth, grey, rng, surface), noise)
+
+    def fields(self, depth: np.ndarray, grey: np.ndarray, rng: np.random.Generator,
+               surface: SurfaceSample) -> StereoFields:
+        """Everything of :meth:`apply` before its noise (same arguments but ``noise``)."""
         p = self.params
         valid = depth > 0
         depth = self._fatten(depth, valid)
@@ -81,16 +103,24 @@ class StereoDepthModel:
         patch = surface.patch if surface.patch is not None else _image_patches(depth.shape, rng)
         dropped = textureless & (patch < np.float32(p["textureless_invalid_fraction"]))
         invalid = ~valid | self._occluded(depth, valid) | dropped
-        out = self.random_std(depth)
+        invalid |= depth < self.min_z
+        std = self.random_std(depth)
         # x 1 elsewhere: the same bits as a whole-image product with a 1-or-factor field
-        np.multiply(out, np.float32(p["textureless_noise_factor"]), out=out, where=textureless)
-        out *= noise
-        out += depth
+        np.multiply(std, np.float32(p["textureless_noise_factor"]), out=std, where=textureless)
+        return StereoFields(depth, std, invalid)
+
+    def finish(self, fields: StereoFields, noise: np.ndarray) -> np.ndarray:
+        """The device's depth (H, W) float32 metres, 0 = no return, from a frame's
+        :meth:`fields` (not modified) and its standard-normal ``noise`` (H, W)."""
+        p = self.params
+        out = np.multiply(fields.std, noise)
+        out += fields.depth
         unit = np.float32(p["depth_unit"])
         out /= unit
         np.round(out, out=out)
         out *= unit
-        invalid |= (depth < self.min_z) | (out < self.depth_min) | (out > self.depth_max)
+        invalid = (out < self.depth_min) | (out > self.depth_max)
+        invalid |= fields.invalid
         # +0.0 where invalid: a branch-free bit mask (all bits kept where valid), several times
         # faster than boolean-mask assignment on the scattered holes of low texture
         bits = out.view(np.uint32)
@@ -162,3 +192,36 @@ def _image_patches(shape: tuple[int, int], rng: np.random.Generator) -> np.ndarr
     blocks = rng.random((-(-height // _IMAGE_PATCH), -(-width // _IMAGE_PATCH)),
                         dtype=np.float32)
     return np.repeat(np.repeat(blocks, _IMAGE_PATCH, 0), _IMAGE_PATCH, 1)[:height, :width]
+
+
+@dataclass(eq=False)
+class StillStereoDepth:
+    """A :class:`~.sensors.DepthModel` giving :attr:`model`'s frames, with its
+    :meth:`~StereoDepthModel.fields` reused while the view stays the same (exact depth, luma
+    and world-fixed patches equal to the previous frame's: a still arm); the noise is drawn
+    every frame. One per camera and episode.
+
+    Attributes:
+        model: the camera's stereo model.
+    """
+
+    model: StereoDepthModel
+    _last: tuple[np.ndarray, np.ndarray, np.ndarray, StereoFields] | None = field(
+        default=None, init=False)
+
+    def apply(self, depth: np.ndarray, grey: np.ndarray, rng: np.random.Generator,
+              noise: np.ndarray, surface: SurfaceSample) -> np.ndarray:
+        """As :meth:`StereoDepthModel.apply` (a synthetic frame, without patches, is never
+        reused: its patches are drawn from ``rng``)."""
+        if surface.patch is None:
+            return self.model.apply(depth, grey, rng, noise, surface)
+        last = self._last
+        if last is None or not _same_view(last[:3], (depth, grey, surface.patch)):
+            fields = self.model.fields(depth, grey, rng, surface)
+            last = self._last = (depth.copy(), grey.copy(), surface.patch, fields)
+        return self.model.finish(last[3], noise)
+
+
+def _same_view(last: tuple[np.ndarray, ...], frame: tuple[np.ndarray, ...]) -> bool:
+    """Whether each array of ``frame`` is (or equals) the one at its place in ``last``."""
+    return all(a is b or np.array_equal(a, b) for a, b in zip(last, frame, strict=True))

@@ -10,7 +10,10 @@ is the static scene, whose depth and albedo are the same in every frame of the e
 scene once per episode and, each frame, again only in windows around the tiles where the
 frame's inputs differ from the static scene's (the moving bodies: the arm, the objects), so
 that its frame is the one :meth:`~.depth_tof.TofDepthModel.apply` gives, at a fraction of
-its cost. The random draws (noise, mixed pixels) stay per frame and whole-image.
+its cost. The previous frame is a second baseline, its fields kept with its inputs: what did
+not move since (objects at rest, a still arm) needs no recompute either, and each frame takes
+the baseline that leaves less to recompute. The random draws (noise, mixed pixels) stay per
+frame and whole-image.
 """
 
 from __future__ import annotations
@@ -61,6 +64,22 @@ def changed_windows(changed: np.ndarray, reach: int = FIELD_REACH, tile: int = T
     return windows
 
 
+@dataclass(frozen=True, eq=False)
+class _Baseline:
+    """A frame whose fields are known: its inputs (exact depth, m; luma, 8-bit, or ``None``
+    where the fields do not depend on it), each (H, W), and its :class:`TofFields`."""
+
+    depth: np.ndarray
+    grey: np.ndarray | None
+    fields: TofFields
+
+
+def _window_area(windows: list[Window]) -> int:
+    """Pixels the ``windows`` compute their fields from."""
+    return sum((rows.stop - rows.start) * (cols.stop - cols.start)
+               for _, (rows, cols) in windows)
+
+
 @dataclass(eq=False)
 class StaticTofDepth:
     """The ToF depth model of a camera fixed to the world, for one episode: a
@@ -74,8 +93,8 @@ class StaticTofDepth:
 
     model: TofDepthModel
     surfaces: SurfaceMap
-    _static: TofFields | None = field(default=None, init=False)
-    _grey: np.ndarray | None = field(default=None, init=False)
+    _static: _Baseline | None = field(default=None, init=False)
+    _last: _Baseline | None = field(default=None, init=False)
 
     @property
     def _uses_grey(self) -> bool:
@@ -90,28 +109,63 @@ class StaticTofDepth:
 
     def fields(self, depth: np.ndarray, grey: np.ndarray) -> TofFields:
         """:meth:`TofDepthModel.fields` of a frame (exact ``depth`` m and ``grey`` luma, (H, W))
-        with the albedo of :attr:`surfaces`: the static scene's, recomputed in the windows
-        around the tiles where the inputs differ (not to be modified: may be the static
-        scene's own arrays)."""
+        with the albedo of :attr:`surfaces`: a baseline's (the static scene's or the previous
+        frame's, whichever differs in less), recomputed in the windows around the tiles where
+        the inputs differ from it. Not to be modified, and valid until the next call: a
+        baseline's own arrays, those of the previous frame updated in place."""
         model, surfaces = self.model, self.surfaces
         if model.width % 2 or model.height % 2:  # windows need the 2 x 2 bins aligned
             return model.fields(depth, grey, surfaces.albedo(depth))
         if self._static is None:
             static = surfaces.static_depth
-            self._grey = grey.copy() if self._uses_grey else None
-            self._static = model.fields(static, grey, surfaces.albedo(static))
-        changed = depth != surfaces.static_depth
-        if self._grey is not None:
-            changed |= grey != self._grey
-        windows = changed_windows(changed)
-        computed_area = sum((rows.stop - rows.start) * (cols.stop - cols.start)
-                            for _, (rows, cols) in windows)
-        if computed_area > _WHOLE_IMAGE_SHARE * depth.size:
-            return model.fields(depth, grey, surfaces.albedo(depth))
+            static_grey = grey.copy() if self._uses_grey else None
+            self._static = _Baseline(static, static_grey,
+                                     model.fields(static, grey, surfaces.albedo(static)))
+            self._last = self._static
+        area, baseline, windows = self._nearest_baseline(depth, grey)
         if not windows:
-            return self._static
+            return baseline.fields
+        if area > _WHOLE_IMAGE_SHARE * depth.size:
+            frame = model.fields(depth, grey, surfaces.albedo(depth))
+        else:
+            # the previous frame's arrays are this class's own: updated in place
+            frame = self._update(baseline.fields, depth, grey, windows,
+                                 in_place=baseline is not self._static)
+        self._last = _Baseline(depth.copy(), grey.copy() if self._uses_grey else None, frame)
+        return frame
+
+    def _nearest_baseline(self, depth: np.ndarray, grey: np.ndarray
+                          ) -> tuple[int, _Baseline, list[Window]]:
+        """Of the previous frame and the static scene, the baseline whose windows around
+        the frame's changes (``depth`` m, ``grey`` luma) compute the fewest pixels: (that
+        count, the baseline, its windows); the previous frame first, and alone when the
+        frame equals it."""
+        choice: tuple[int, _Baseline, list[Window]] | None = None
+        for baseline in dict.fromkeys((self._last, self._static)):  # each once
+            if baseline is None:
+                continue
+            changed = depth != baseline.depth
+            if baseline.grey is not None:
+                changed |= grey != baseline.grey
+            windows = changed_windows(changed)
+            area = _window_area(windows)
+            if choice is None or area < choice[0]:
+                choice = (area, baseline, windows)
+            if not windows:
+                break
+        if choice is None:
+            raise RuntimeError("no baseline: the static scene's fields come first")
+        return choice
+
+    def _update(self, fields: TofFields, depth: np.ndarray, grey: np.ndarray,
+                windows: list[Window], in_place: bool) -> TofFields:
+        """``fields`` with the frame's own (``depth`` m, ``grey`` luma, (H, W)) in
+        ``windows``: ``fields`` itself, its arrays overwritten there, when ``in_place``, else
+        new arrays (``fields`` not modified)."""
+        model, surfaces = self.model, self.surfaces
         names = ("base", "sigma", "invalid", "edge", "nearest", "farthest")
-        out = {name: getattr(self._static, name).copy() for name in names}
+        out = {name: getattr(fields, name) if in_place else getattr(fields, name).copy()
+               for name in names}
         for taken, computed in windows:
             rows, cols = computed
             part = model.fields(depth[computed], grey[computed],
@@ -121,4 +175,4 @@ class StaticTofDepth:
                      slice(taken[1].start - cols.start, taken[1].stop - cols.start))
             for name in names:
                 out[name][taken] = getattr(part, name)[inner]
-        return TofFields(**out)
+        return fields if in_place else TofFields(**out)

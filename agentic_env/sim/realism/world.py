@@ -27,6 +27,7 @@ from agentic_env.sim.realism.contact import (
     apply_contact,
     draw_contact,
 )
+from agentic_env.sim.realism.depth_stereo import StereoDepthModel, StillStereoDepth
 from agentic_env.sim.realism.depth_tof import TofDepthModel
 from agentic_env.sim.realism.depth_tof_static import StaticTofDepth
 from agentic_env.sim.realism.sensors import CameraSensor, make_sensor
@@ -109,6 +110,12 @@ class RealisticWorld:
         #: Per camera fixed to the world with a ToF depth model, that model reusing the
         #: episode's static scene (set with :attr:`surfaces`).
         self.static_depth: dict[str, StaticTofDepth] = {}
+        #: Per camera with a stereo depth model, that model reusing a still view's effects
+        #: (set with the episode's units).
+        self.still_depth: dict[str, StillStereoDepth] = {}
+        #: Per camera, the last view's world-fixed surface patches: (exact depth, camera
+        #: pose, the patches), reused while both stay the same.
+        self._patch_views: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._patch_seed = 0
 
     def see_surfaces(self, model: mujoco.MjModel, data: mujoco.MjData,
@@ -168,6 +175,10 @@ class RealisticWorld:
             self.sensors.items())}
         self._patch_seed = int(rng.integers(2**62))  # the world-fixed surface patches
         self.static_depth = {}  # of the last unit: rebuilt by see_surfaces
+        self.still_depth = {name: StillStereoDepth(unit.depth_model)
+                            for name, unit in self._units.items()
+                            if isinstance(unit.depth_model, StereoDepthModel)}
+        self._patch_views = {}
         if "contact" in self.effects:
             apply_contact(model, contact)
         else:
@@ -191,13 +202,28 @@ class RealisticWorld:
             sample = SurfaceSample(
                 albedo=None if surfaces is None or static is not None
                 else surfaces.albedo(depth),
-                patch=surface_patches(depth, unit.config.intrinsics, true_extrinsics,
-                                      self._patch_seed) if unit.device == "d405" else None)
-            rgb, depth = unit.apply(rgb, depth, rng, camera_velocity, sample, static)
+                patch=self._patches(camera, depth, true_extrinsics)
+                if unit.device == "d405" else None)
+            rgb, depth = unit.apply(rgb, depth, rng, camera_velocity, sample,
+                                    static or self.still_depth.get(camera))
         error = self.episode.extrinsic_errors.get(camera)
         extrinsics = (true_extrinsics if error is None
                       else believed_extrinsics(true_extrinsics, error, camera, flange_to_base))
         return rgb, depth, extrinsics
+
+    def _patches(self, camera: str, depth: np.ndarray, camera_to_base: np.ndarray
+                 ) -> np.ndarray:
+        """The episode's world-fixed surface patches (:func:`.surfaces.surface_patches`) at
+        each pixel of ``camera``'s exact ``depth`` (H, W, m) from pose ``camera_to_base``
+        (4x4): the last view's own array while the depth and the pose stay the same."""
+        last = self._patch_views.get(camera)
+        if (last is not None and np.array_equal(last[1], camera_to_base)
+                and np.array_equal(last[0], depth)):
+            return last[2]
+        patch = surface_patches(depth, self._units[camera].config.intrinsics, camera_to_base,
+                                self._patch_seed)
+        self._patch_views[camera] = (depth.copy(), np.array(camera_to_base), patch)
+        return patch
 
     @staticmethod
     def camera_velocity(model: mujoco.MjModel, data: mujoco.MjData, camera_id: int

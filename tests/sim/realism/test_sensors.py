@@ -305,3 +305,40 @@ def test_a_long_motion_blur_spreads_along_its_line_as_the_line_kernel_does(
     lit = np.argwhere(fast[..., 0] > 10)
     extent = lit.max(axis=0) - lit.min(axis=0)
     assert extent[1] >= 19 + 0.8 * abs(blur[0]) and extent[0] >= 19 + 0.8 * abs(blur[1])
+
+
+@pytest.mark.parametrize("blur", [(3.0, 1.0), (-8.0, 3.0), (11.0, 4.0), (5.0, -10.0),
+                                  (8.4, 8.4), (0.0, 11.9)])
+def test_a_short_motion_blur_is_the_line_kernels_convolution(blur: tuple[float, float]
+                                                             ) -> None:
+    """The kernel cut to its non-zero taps (OpenCV's direct sum, where the whole 13 x 13
+    one goes through the DFT) gives the whole kernel's image, to a level of rounding."""
+    from agentic_env.sim.realism.rgb import _line_kernel, _short_blur
+
+    image = np.random.default_rng(7).integers(0, 256, (H, W, 3), dtype=np.uint8)
+    image[40:80, 60:100] = 255
+    vector = np.array(blur)
+    whole = cv2.filter2D(image, -1, _line_kernel(vector), borderType=cv2.BORDER_REFLECT)
+    cut = _short_blur(image, vector)
+    assert cut.shape == whole.shape and cut.dtype == whole.dtype
+    assert np.abs(cut.astype(int) - whole).max() <= 1
+
+
+def test_a_still_cameras_colour_frame_before_noise_is_reused_only_for_the_same_render(
+        ) -> None:
+    """The white-balanced image and its noise std kept from a still frame give, with the
+    next frame's noise, the image a fresh model gives; a new render, or a moving camera,
+    is computed anew."""
+    sensor = make_sensor(realsense_d405(W, H), "kitchen")
+    model = sensor.rgb_model
+    rgb, depth = _textured(), _plane(0.3)
+    rng = np.random.default_rng(5)
+    moving = np.array([0.3, 0.1, 0.0, 0.0, 0.0, 0.5])
+    for frame, velocity in ((rgb, None), (rgb, None), (rgb[::-1].copy(), None),
+                            (rgb, moving), (rgb, np.zeros(6)), (rgb, None)):
+        noise = rng.standard_normal(rgb.shape, np.float32)
+        fresh = make_sensor(realsense_d405(W, H), "kitchen").rgb_model
+        np.testing.assert_array_equal(model.apply(frame, depth, noise, velocity),
+                                      fresh.apply(frame, depth, noise, velocity))
+    image, _ = model._exposed(rgb, depth, None)
+    assert model._exposed(rgb.copy(), depth, None)[0] is image  # reused

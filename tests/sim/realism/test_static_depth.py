@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
-from agentic_env.sim.realism.depth_stereo import _window_min
+from agentic_env.sim.realism.depth_stereo import StillStereoDepth, _window_min
 from agentic_env.sim.realism.depth_tof import FIELD_REACH, TofFields
 from agentic_env.sim.realism.depth_tof_static import TILE, StaticTofDepth, changed_windows
 from agentic_env.sim.realism.sensors import make_sensor
@@ -92,6 +92,32 @@ def test_the_fields_are_recomputed_where_an_object_moves(setting: str) -> None:
         window = (slice(top, top + 25), slice(left, left + 30))
         assert np.all(frame.base[window] < 0.9)  # the cube's, not the table's
     still = static.fields(surfaces.static_depth, grey)  # the cube gone: the static fields
+    _assert_same_fields(still, _whole_image(static, surfaces.static_depth, grey))
+
+
+@pytest.mark.parametrize("setting", ["lab", "outdoor"])
+def test_the_previous_frame_is_a_baseline_while_an_object_moves_and_rests(
+        setting: str) -> None:
+    """An object at rest beside one that moves a few pixels a frame: each frame's fields,
+    built from the previous frame's (updated in place) or the static scene's, are the
+    whole-image ones; a repeated frame gives the previous one's own fields."""
+    surfaces, grey = _static_scene()
+    static = StaticTofDepth(make_sensor(azure_kinect_color(W, H), setting).depth_model,
+                            surfaces)
+    static.fields(surfaces.static_depth, grey)
+    resting = surfaces.static_depth.copy()
+    resting[30:130, 20:140] = 0.9  # a large box at rest: far from the static scene
+    previous = None
+    for step in range(6):
+        depth = resting.copy()
+        depth[150 + 4 * step:175 + 4 * step, 180:210] = 0.8  # a cube sliding down
+        frame = static.fields(depth, grey)
+        _assert_same_fields(frame, _whole_image(static, depth, grey))
+        if step:  # the box at rest left alone: the previous frame's, updated in place
+            assert frame is previous
+        previous = frame
+    assert static.fields(depth.copy(), grey) is frame  # nothing moved: reused
+    still = static.fields(surfaces.static_depth, grey)  # both gone: the static scene's
     _assert_same_fields(still, _whole_image(static, surfaces.static_depth, grey))
 
 
@@ -202,3 +228,46 @@ def test_stereo_occlusion_of_near_objects_matches_the_full_scan() -> None:
     expected = valid & ((right > beyond + np.float32(0.5)) | (right < 0))
     assert disparity.max() > 100 and expected.mean() > 0.01
     np.testing.assert_array_equal(model._occluded(depth, valid), expected)
+
+
+def test_a_still_wrist_view_reuses_its_stereo_fields_and_patches(make_sim_env) -> None:
+    """In the env: observing again without a step (a still arm) reuses the wrist camera's
+    patches and stereo fields; the frame is the one recomputing both gives (same draws)."""
+    env = make_sim_env(task="stacking", realism="realistic")
+    env.reset(seed=2)
+    world = env.world
+    env.action_space.seed(1)
+    env.step(env.action_space.sample())
+    still = world.still_depth["wrist"]
+    first = still._last
+    state = env._np_random_noise.bit_generator.state
+    cached = env.observe()  # the step's own view again
+    assert still._last is first and first is not None  # reused
+    env._np_random_noise.bit_generator.state = state
+    world.still_depth, world._patch_views = {}, {}
+    plain = env.observe()
+    np.testing.assert_array_equal(cached["wrist_depth"], plain["wrist_depth"])
+    np.testing.assert_array_equal(cached["wrist_rgb"], plain["wrist_rgb"])
+    assert np.mean(cached["shoulder_depth"] != plain["shoulder_depth"]) < 1e-3
+
+
+def test_the_still_stereo_model_recomputes_when_the_view_changes() -> None:
+    model = make_sensor(realsense_d405(W, H), "lab").depth_model
+    still = StillStereoDepth(model)
+    rng = np.random.default_rng(3)
+    depth = np.full((H, W), 0.3, np.float32)
+    grey = rng.integers(0, 256, (H, W), dtype=np.uint8)
+    grey[:, :100] = 128  # textureless on the left
+    patch = rng.random((H, W), dtype=np.float32)
+    noise = rng.standard_normal((H, W), np.float32)
+    for change in (None, "depth", "grey", "patch", None):
+        if change == "depth":
+            depth[40:80, 150:220] = 0.12
+        elif change == "grey":
+            grey[100:, 200:] = 40
+        elif change == "patch":
+            patch = rng.random((H, W), dtype=np.float32)
+        sample = SurfaceSample(patch=patch)
+        got = still.apply(depth.copy(), grey.copy(), np.random.default_rng(0), noise, sample)
+        expected = model.apply(depth, grey, np.random.default_rng(0), noise, sample)
+        np.testing.assert_array_equal(got, expected)
