@@ -53,8 +53,9 @@ class RealSenseCamera(Connectable):
         """The colour stream's Brown-Conrady coefficients in OpenCV order
         ``(k1, k2, p1, p2, k3)`` (``rs2_intrinsics.coeffs``; zeros until connected). Depth is
         aligned to colour, so the same lens model applies to it. librealsense labels D400
-        colour streams "inverse Brown-Conrady"; its maintainers state the coefficients are
-        the forward model (librealsense pull request #13833), as used here."""
+        colour streams "inverse Brown-Conrady"; they are used here as the forward model, as
+        realsense-ros publishes them (``plumb_bob``): a relabelling pull request
+        (librealsense #13833) was closed unmerged, so the label is disputed, not settled."""
         return self._distortion.copy()
 
     def connect(self) -> None:

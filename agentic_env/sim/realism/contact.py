@@ -2,33 +2,37 @@
 offset of every free body, drawn from its material class.
 
 The material of a body comes from its name (the ``[contact.bodies]`` glob patterns); each
-material gives its ranges (``[contact.materials.<name>]``), each with its source. Two
-friction coefficients per object:
+material gives its ranges (``[contact.materials.<name>]``), each with its source. Three
+friction coefficients (static, dimensionless):
 
-* against the fin-ray pads: the pads' own coefficient (the ideal world's, the measured
-  reference, ``assets/finray_gripper.xml``) times a factor drawn uniformly in
+* against the fin-ray pads, per object: the pads' own coefficient (the ideal world's, the
+  measured reference, ``assets/finray_gripper.xml``) times a factor drawn uniformly in
   ``1 +- pad_friction_spread`` of its material;
-* against everything else (the table, bins, the robot's links, other objects): its
-  ``table_friction``, drawn uniformly in the material's published range against a dry table.
+* against the table, bins and the robot's links, per object: its ``table_friction``, drawn
+  uniformly in the material's published range against a dry table;
+* between two objects, per pair of objects: drawn uniformly in the range of their two
+  materials (``[contact.object_pairs]``, every pair of materials listed).
 
 How the drawn numbers reach MuJoCo's contacts. MuJoCo mixes the parameters of a geom pair
 (a geom of higher ``priority`` sets condim, friction, solref and solimp; between equal
 priorities condim and friction take the maximum and solref/solimp the ``solmix``-weighted
-mean) and has one friction coefficient per geom, so the two coefficients need two
-mechanisms:
+mean) and has one friction coefficient per geom, so the three coefficients need explicit
+contact pairs (``<pair>``, :func:`add_contact_pairs`, compiled into the realistic world's
+model only). A pair replaces the contact MuJoCo would otherwise generate for its two geoms
+and carries parameters of its own, written per episode on the compiled model
+(``pair_friction``):
 
-* pads against objects: an explicit contact pair (``<pair>``) per pad and colliding object
-  geom (:func:`add_pad_pairs`, compiled into the realistic world's model only). A pair
-  replaces the pad-object contact MuJoCo would otherwise generate and carries parameters of
-  its own, written per episode on the compiled model (``pair_friction``). A pair starts as
-  the ideal world's pad contact (the pad's priority wins there: the pad's condim, friction,
-  solref and solimp); a draw scales its sliding and torsional friction (torsion is sliding
-  friction over the contact patch) and keeps the pad's stiffness;
+* pads against objects: a pair per pad and colliding object geom. It starts as the ideal
+  world's pad contact (the pad's priority wins there: the pad's condim, friction, solref and
+  solimp); a draw scales its sliding and torsional friction (torsion is sliding friction
+  over the contact patch) and keeps the pad's stiffness;
+* objects against objects: a pair per two colliding geoms of two free bodies. It starts as
+  the ideal world's contact of the two (MuJoCo's equal-priority mix above); a draw sets its
+  sliding friction and scales its torsional friction alike;
 * objects against the rest: every colliding geom of a free body gets the pads' priority
   (above the table, bins, scenery and the robot's links) and its ``table_friction``, so its
-  contacts with them take its coefficient; two objects (equal priorities) take the larger
-  of their two coefficients (an approximation: no object-object table is drawn). Their
-  solref stays their own (critically damped, as in the ideal world);
+  contacts with them take its coefficient. Their solref stays their own (critically damped,
+  as in the ideal world);
 * restitution is not modelled: a bounce needs a contact damping ratio below 1 (e = 0.5
   needs 0.22), and MuJoCo's soft contacts that weakly damped keep a resting block rocking on
   its corners and walking across the table (a 4 cm wooden cube: 15 mm in 3 s, sorting seed
@@ -38,8 +42,8 @@ mechanisms:
   the constants derived from masses are recomputed (``mj_setConst``).
 
 Per episode only compiled-model fields change (:data:`CONTACT_MODEL_FIELDS`); the one
-addition at build time is the pad pairs, in the realistic world's model only, so names and
-appearance stay as they are and the ``ideal`` world is untouched.
+addition at build time is the contact pairs, in the realistic world's model only, so names
+and appearance stay as they are and the ``ideal`` world is untouched.
 """
 
 from __future__ import annotations
@@ -68,9 +72,9 @@ CONTACT_MODEL_FIELDS: tuple[str, ...] = (
     "cam_mat0", "cam_poscom0", "light_dir0", "light_pos0", "light_poscom0",
 )
 __all__ = [
-    "CONTACT_MODEL_FIELDS", "ContactDraw", "ObjectContact", "ServoError", "add_pad_pairs",
-    "apply_contact", "contact_params", "draw_contact", "draw_servo_error", "material_of",
-    "pad_friction",
+    "CONTACT_MODEL_FIELDS", "ContactDraw", "ObjectContact", "PairContact", "ServoError",
+    "add_contact_pairs", "apply_contact", "contact_params", "draw_contact", "draw_servo_error",
+    "material_of", "object_friction_range", "pad_friction",
 ]
 
 
@@ -88,8 +92,8 @@ class ObjectContact:
         material: its material class.
         mass: kilograms (the modelled mass times the drawn factor).
         pad_friction: static friction coefficient of the pads against it.
-        table_friction: static friction coefficient against the table, bins, the robot's
-            links and (the larger of the two) other objects.
+        table_friction: static friction coefficient against the table, bins and the robot's
+            links.
         com: centre of mass in the body frame, metres (the modelled one plus the offset).
     """
 
@@ -102,14 +106,38 @@ class ObjectContact:
 
 
 @dataclass(frozen=True)
+class PairContact:
+    """What one pair of free bodies drew.
+
+    Attributes:
+        bodies: the two body names, in model order.
+        materials: their material classes, in the same order.
+        friction: static friction coefficient of their contacts with each other.
+    """
+
+    bodies: tuple[str, str]
+    materials: tuple[str, str]
+    friction: float
+
+
+@dataclass(frozen=True)
 class ContactDraw:
-    """What was drawn for one episode; to_dict() is JSON-ready for the trace/info."""
+    """What was drawn for one episode; to_dict() is JSON-ready for the trace/info.
+
+    Attributes:
+        objects: every free body's draw, in model order.
+        pairs: every pair of free bodies' draw (model order, first body first).
+    """
 
     objects: tuple[ObjectContact, ...]
+    pairs: tuple[PairContact, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"objects": [{body, material, mass, pad_friction, table_friction, com}, ...]}``."""
-        return {"objects": [asdict(obj) | {"com": list(obj.com)} for obj in self.objects]}
+        """``{"objects": [{body, material, mass, pad_friction, table_friction, com}, ...],
+        "pairs": [{bodies, materials, friction}, ...]}``."""
+        return {"objects": [asdict(obj) | {"com": list(obj.com)} for obj in self.objects],
+                "pairs": [{"bodies": list(pair.bodies), "materials": list(pair.materials),
+                           "friction": pair.friction} for pair in self.pairs]}
 
 
 def material_of(body: str) -> str:
@@ -119,6 +147,21 @@ def material_of(body: str) -> str:
         if fnmatch.fnmatchcase(body, pattern):
             return str(material)
     return str(params["default_material"])
+
+
+def object_friction_range(first: str, second: str) -> list[float]:
+    """``[low, high]`` static friction coefficient of an object of material ``first``
+    touching one of material ``second`` (``[contact.object_pairs]``, symmetric).
+
+    Raises:
+        InvalidConfigError: the pair of materials is not listed.
+    """
+    key = "/".join(sorted((first, second)))
+    pairs = contact_params()["object_pairs"]
+    if key not in pairs:
+        raise InvalidConfigError(f"no object-object friction for materials {key!r} in "
+                                 "world.toml [contact.object_pairs]")
+    return [float(value) for value in pairs[key]]
 
 
 def _colliding_geoms(model: mujoco.MjModel, body: int) -> np.ndarray:
@@ -160,7 +203,10 @@ def draw_contact(model: mujoco.MjModel, rng: np.random.Generator) -> ContactDraw
     Call on the model's nominal fields (the env restores :data:`CONTACT_MODEL_FIELDS` first):
     masses and centres of mass are drawn around the current values, pad friction around the
     pads' current coefficient. Bodies come in model order and each takes the same six
-    draws, so a seed gives one draw.
+    draws, then each pair of bodies (model order) one, so a seed gives one draw.
+
+    Raises:
+        InvalidConfigError: two bodies' materials have no object-object friction.
     """
     materials = contact_params()["materials"]
     reference = pad_friction(model)
@@ -180,7 +226,13 @@ def draw_contact(model: mujoco.MjModel, rng: np.random.Generator) -> ContactDraw
         objects.append(ObjectContact(
             name, material, float(model.body_mass[body] * scale), pad, table,
             (float(com[0]), float(com[1]), float(com[2]))))
-    return ContactDraw(tuple(objects))
+    pairs = []
+    for index, first in enumerate(objects):
+        for second in objects[index + 1:]:
+            kinds = (first.material, second.material)
+            pairs.append(PairContact((first.body, second.body), kinds,
+                                     _uniform(rng, object_friction_range(*kinds))))
+    return ContactDraw(tuple(objects), tuple(pairs))
 
 
 def _free_bodies(spec: mujoco.MjSpec) -> list[mujoco.MjsBody]:
@@ -188,33 +240,73 @@ def _free_bodies(spec: mujoco.MjSpec) -> list[mujoco.MjsBody]:
             if any(joint.type == mujoco.mjtJoint.mjJNT_FREE for joint in body.joints)]
 
 
-def add_pad_pairs(spec: mujoco.MjSpec) -> None:
-    """Add an explicit contact pair between every finger pad and every object geom it can
-    touch (a colliding geom of a free body passing the pad's contype/conaffinity filter),
-    before compiling the realistic world's model.
+def _collide(first: mujoco.MjsGeom, second: mujoco.MjsGeom) -> bool:
+    """Whether MuJoCo's contype/conaffinity filter lets the two geoms touch."""
+    return bool(first.contype & second.conaffinity or second.contype & first.conaffinity)
 
-    Each pair starts as the ideal world's pad contact: the pad's condim, friction, solref and
-    solimp (the pad's priority wins there), the larger margin and gap of the two geoms.
+
+def _named(body: mujoco.MjsBody, geom: mujoco.MjsGeom) -> str:
+    if not geom.name:
+        raise InvalidConfigError(f"a geom of free body {body.name!r} has no name: a contact "
+                                 "pair names its geoms")
+    return str(geom.name)
+
+
+def _add_pad_pairs(spec: mujoco.MjSpec, bodies: list[mujoco.MjsBody]) -> None:
+    """A pair between every finger pad and every object geom it can touch, as the ideal
+    world's pad contact: the pad's condim, friction, solref and solimp (the pad's priority
+    wins there), the larger margin and gap of the two geoms."""
+    pads = [spec.geom(ROBOT_PREFIX + name) for name in FINGER_PAD_GEOMS]
+    for body in bodies:
+        for geom in body.geoms:
+            for pad in pads:
+                if not _collide(pad, geom):
+                    continue
+                slide, spin, roll = pad.friction
+                spec.add_pair(geomname1=pad.name, geomname2=_named(body, geom),
+                              condim=pad.condim, friction=[slide, slide, spin, roll, roll],
+                              solref=pad.solref, solimp=pad.solimp,
+                              margin=max(pad.margin, geom.margin), gap=max(pad.gap, geom.gap))
+
+
+def _add_object_pairs(spec: mujoco.MjSpec, bodies: list[mujoco.MjsBody]) -> None:
+    """A pair between every two geoms of two free bodies that can touch, as the ideal
+    world's contact of the two (equal priorities): the larger condim and friction of the
+    two, their solref and solimp mixed by their ``solmix`` weights, the larger margin and
+    gap."""
+    for index, first in enumerate(bodies):
+        for second in bodies[index + 1:]:
+            for one in first.geoms:
+                for other in second.geoms:
+                    if not _collide(one, other):
+                        continue
+                    total = one.solmix + other.solmix
+                    weight = one.solmix / total if total > 0.0 else 0.5  # MuJoCo's rule
+                    slide, spin, roll = np.maximum(one.friction, other.friction)
+                    spec.add_pair(
+                        geomname1=_named(first, one), geomname2=_named(second, other),
+                        condim=max(one.condim, other.condim),
+                        friction=[slide, slide, spin, roll, roll],
+                        solref=weight * np.asarray(one.solref)
+                        + (1.0 - weight) * np.asarray(other.solref),
+                        solimp=weight * np.asarray(one.solimp)
+                        + (1.0 - weight) * np.asarray(other.solimp),
+                        margin=max(one.margin, other.margin), gap=max(one.gap, other.gap))
+
+
+def add_contact_pairs(spec: mujoco.MjSpec) -> None:
+    """Add the realistic world's explicit contact pairs before compiling its model: every
+    finger pad with every object geom it can touch, and every two geoms of two free bodies
+    that can touch (a colliding geom passing the other's contype/conaffinity filter). Each
+    pair starts as the ideal world's contact of its two geoms (see the module docstring).
     Object geoms must be named (every task's are).
 
     Raises:
         InvalidConfigError: an object geom without a name.
     """
-    pads = [spec.geom(ROBOT_PREFIX + name) for name in FINGER_PAD_GEOMS]
-    for body in _free_bodies(spec):
-        for geom in body.geoms:
-            for pad in pads:
-                if not (pad.contype & geom.conaffinity or geom.contype & pad.conaffinity):
-                    continue
-                if not geom.name:
-                    raise InvalidConfigError(
-                        f"a geom of free body {body.name!r} has no name: a pad contact pair "
-                        "names its geoms")
-                slide, spin, roll = pad.friction
-                spec.add_pair(geomname1=pad.name, geomname2=geom.name, condim=pad.condim,
-                              friction=[slide, slide, spin, roll, roll],
-                              solref=pad.solref, solimp=pad.solimp,
-                              margin=max(pad.margin, geom.margin), gap=max(pad.gap, geom.gap))
+    bodies = _free_bodies(spec)
+    _add_pad_pairs(spec, bodies)
+    _add_object_pairs(spec, bodies)
 
 
 def apply_contact(model: mujoco.MjModel, draw: ContactDraw) -> None:
@@ -222,7 +314,7 @@ def apply_contact(model: mujoco.MjModel, draw: ContactDraw) -> None:
 
     Raises:
         InvalidConfigError: a drawn object has no pad contact pairs (the model was compiled
-            without :func:`add_pad_pairs`).
+            without :func:`add_contact_pairs`).
     """
     pads = _pad_geoms(model)
     priority = int(model.geom_priority[pads].max())
@@ -239,11 +331,30 @@ def apply_contact(model: mujoco.MjModel, draw: ContactDraw) -> None:
         pairs = np.flatnonzero(np.isin(model.pair_geom2, geoms) & np.isin(model.pair_geom1, pads))
         if geoms.size and not pairs.size:
             raise InvalidConfigError(f"{obj.body!r} has no pad contact pairs: compile the "
-                                     "model after contact.add_pad_pairs(spec)")
+                                     "model after contact.add_contact_pairs(spec)")
         model.geom_friction[geoms, 0] = obj.table_friction
         model.geom_priority[geoms] = priority
         model.pair_friction[pairs, :2] = obj.pad_friction
         model.pair_friction[pairs, 2] = spin * obj.pad_friction / slide
+    _apply_pair_friction(model, draw.pairs, pads)
     # the constants derived from masses (inverse weights, subtree masses...): without them a
     # four times heavier object leaves the solver's regularisation that far off and diverges
     mujoco.mj_setConst(model, mujoco.MjData(model))
+
+
+def _apply_pair_friction(model: mujoco.MjModel, pairs: tuple[PairContact, ...],
+                         pads: np.ndarray) -> None:
+    """Write each drawn pair's coefficient into the contact pairs between its two bodies'
+    geoms: sliding friction set, torsional scaled alike (idempotent: the ratio of the two
+    stays the compiled one)."""
+    drawn = {frozenset((model.body(pair.bodies[0]).id, model.body(pair.bodies[1]).id)):
+             pair.friction for pair in pairs}
+    objects = np.flatnonzero(~np.isin(model.pair_geom1, pads))
+    first = model.geom_bodyid[model.pair_geom1[objects]]
+    second = model.geom_bodyid[model.pair_geom2[objects]]
+    for index, one, other in zip(objects, first, second, strict=True):
+        friction = drawn.get(frozenset((int(one), int(other))))
+        if friction is None:
+            continue
+        model.pair_friction[index, 2] *= friction / model.pair_friction[index, 0]
+        model.pair_friction[index, :2] = friction

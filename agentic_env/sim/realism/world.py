@@ -23,7 +23,7 @@ from agentic_env.sim.realism.calibration import believed_extrinsics, draw_extrin
 from agentic_env.sim.realism.contact import (
     CONTACT_MODEL_FIELDS,
     ContactDraw,
-    add_pad_pairs,
+    add_contact_pairs,
     apply_contact,
     draw_contact,
 )
@@ -56,7 +56,8 @@ class EpisodeWorld:
     Attributes:
         extrinsic_errors: per camera name, the calibration error (4x4 rigid transform, see
             :func:`agentic_env.sim.realism.calibration.believed_extrinsics`).
-        contact: every object's mass, pad and table friction and centre-of-mass offset.
+        contact: every object's mass, pad and table friction and centre-of-mass offset,
+            and every pair of objects' friction with each other.
         servo: the gripper servo's position error.
     """
 
@@ -136,11 +137,11 @@ class RealisticWorld:
 
     def prepare(self, spec: mujoco.MjSpec) -> None:
         """Add what the world's effects need to the scene before it is compiled: with
-        contact, the pads' explicit contact pairs with every object
-        (:func:`~agentic_env.sim.realism.contact.add_pad_pairs`). Without contact the model
-        stays the ideal world's."""
+        contact, the explicit contact pairs of the pads with every object and of the objects
+        with each other (:func:`~agentic_env.sim.realism.contact.add_contact_pairs`). Without
+        contact the model stays the ideal world's."""
         if "contact" in self.effects:
-            add_pad_pairs(spec)
+            add_contact_pairs(spec)
 
     def settle(self, model: mujoco.MjModel, data: mujoco.MjData, dt: float,
                step: Callable[[], bool]) -> bool:

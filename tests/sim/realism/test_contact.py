@@ -2,13 +2,16 @@
 draws are deterministic per seed and inside their cited ranges (the pads' friction within
 its material's spread around the ideal world's pad value), apply_contact writes only its
 model fields, the pads' contacts take the pad coefficient through their explicit pairs
-(which start as the ideal world's pad contacts) and the table's contacts the table one, the
-objects start at rest, perfect top-down picks of the sorting task's fruit hold while lifting,
-the servo error stays in its dead band, and a heavy slippery object slips under a fast move
-that a light grippy one survives."""
+(which start as the ideal world's pad contacts), the table's contacts the table one and two
+objects' contacts their pair's own coefficient (through explicit pairs that start as the
+ideal world's contacts of the two; every pair of materials has one), the objects start at
+rest, perfect top-down picks of the sorting task's fruit hold while lifting, the servo
+error stays in its dead band, and a heavy slippery object slips under a fast move that a
+light grippy one survives."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 import mujoco
@@ -30,6 +33,7 @@ from agentic_env.sim.realism.contact import (
     contact_params,
     draw_contact,
     material_of,
+    object_friction_range,
     pad_friction,
 )
 from agentic_env.sim.realism.servo import ServoError, deadband_width, draw_servo_error
@@ -106,6 +110,22 @@ def test_every_material_cites_its_source() -> None:
         assert 0.0 <= material["com_offset"] < 0.5
 
 
+def test_every_pair_of_materials_has_its_object_friction() -> None:
+    """Two objects of any two materials have a cited static friction range, the same in
+    either order; the table lists nothing else."""
+    params = contact_params()
+    materials = sorted(params["materials"])
+    pairs = list(itertools.combinations_with_replacement(materials, 2))
+    for first, second in pairs:
+        low, high = object_friction_range(first, second)
+        assert 0.0 < low <= high <= 2.0, (first, second)
+        assert object_friction_range(second, first) == [low, high]
+    assert set(params["object_pairs"]) == {"/".join(p) for p in pairs} | {"source"}
+    assert len(params["object_pairs"]["source"]) > 40
+    with pytest.raises(InvalidConfigError, match="object_pairs"):
+        object_friction_range("wood", "glass")
+
+
 def test_draw_is_deterministic_per_seed_and_leaves_the_model_alone(sorting_env) -> None:
     model = _nominal(sorting_env)
     before = _model_arrays(model)
@@ -142,6 +162,13 @@ def test_draws_stay_inside_their_ranges(sorting_env) -> None:
     # around the pads' value: some draws grip more than the ideal pads, some less
     fruit = [o.pad_friction for draw in draws for o in draw.objects if o.material == "fruit"]
     assert min(fruit) < IDEAL_PAD_FRICTION < max(fruit)
+    # every pair of objects, each inside its two materials' range
+    bodies = free_body_names(model)
+    assert [p.bodies for p in draws[0].pairs] == list(itertools.combinations(bodies, 2))
+    for pair in (pair for draw in draws for pair in draw.pairs):
+        assert pair.materials == tuple(material_of(body) for body in pair.bodies)
+        low, high = object_friction_range(*pair.materials)
+        assert low <= pair.friction <= high, pair
 
 
 def test_apply_writes_only_its_fields_and_is_idempotent(sorting_env) -> None:
@@ -173,7 +200,7 @@ def test_apply_needs_the_pad_pairs(make_sim_env) -> None:
     ideal = make_sim_env(task="stacking", scene=SMALL_SCENE)
     ideal.reset(seed=0)
     assert ideal.model.npair == 0
-    with pytest.raises(InvalidConfigError, match="add_pad_pairs"):
+    with pytest.raises(InvalidConfigError, match="add_contact_pairs"):
         apply_contact(ideal.model, draw_contact(ideal.model, np.random.default_rng(0)))
     untouched = make_sim_env(task="stacking", scene=SMALL_SCENE, realism="realistic",
                              world_effects=("sensors", "calibration"))
@@ -263,6 +290,79 @@ def test_pad_contacts_take_the_pad_coefficient_and_table_contacts_the_table_one(
     finally:
         for f, value in defaults.items():
             getattr(env.model, f)[:] = value
+
+
+def _stack(env: SimEnv, lower: str, upper: str) -> None:
+    """Put ``upper`` on ``lower`` (both boxes, axis-aligned as laid out), 1 mm into it, at
+    rest, and recompute the contacts."""
+    model, data = env.model, env.data
+    heights = [model.geom_aabb[_geoms(env, name), 5].max() for name in (lower, upper)]
+    joint = model.body(upper).jntadr[0]
+    address = model.jnt_qposadr[joint]
+    data.qpos[address:address + 3] = data.xpos[model.body(lower).id] + [
+        0.0, 0.0, sum(heights) - 0.001]
+    data.qvel[model.jnt_dofadr[joint]:model.jnt_dofadr[joint] + 6] = 0.0
+    mujoco.mj_forward(model, data)
+
+
+def _geoms(env: SimEnv, name: str) -> np.ndarray:
+    model = env.model
+    return np.flatnonzero((model.geom_bodyid == model.body(name).id)
+                          & (model.geom_contype != 0))
+
+
+def _between(env: SimEnv, first: str, second: str) -> list[int]:
+    """Indices of the contacts between bodies ``first`` and ``second``."""
+    bodies = {env.model.body(first).id, env.model.body(second).id}
+    return [i for i in range(env.data.ncon)
+            if {int(env.model.geom_bodyid[g]) for g in env.data.contact.geom[i]} == bodies]
+
+
+def test_two_objects_touching_take_their_pairs_coefficient(stacking_env) -> None:
+    """Two wooden blocks touching: their contact's friction is their pair's own draw from the
+    wood-on-wood range, neither block's table coefficient (the larger of the two before)."""
+    env = stacking_env
+    _obs, info = env.reset(seed=3)
+    lower, upper = (obj["name"] for obj in info["trial"]["objects"][:2])
+    contact = env.world.episode.contact
+    pair = next(p for p in contact.pairs if set(p.bodies) == {lower, upper})
+    assert pair.materials == ("wood", "wood")
+    low, high = object_friction_range("wood", "wood")
+    assert low <= pair.friction <= high
+    tables = [o.table_friction for o in contact.objects if o.body in (lower, upper)]
+    assert pair.friction != pytest.approx(max(tables), abs=1e-3)
+    _stack(env, lower, upper)
+    touching = _between(env, lower, upper)
+    assert touching
+    # torsion scaled with sliding friction from the nominal contact of the two
+    nominal = np.max([env._model_defaults["geom_friction"][_geoms(env, name)[0]]
+                      for name in (lower, upper)], axis=0)
+    for i in touching:
+        np.testing.assert_allclose(env.data.contact.friction[i][:3], [
+            pair.friction, pair.friction, nominal[1] * pair.friction / nominal[0]])
+
+
+def test_object_pairs_start_as_the_ideal_worlds_object_contacts(stacking_env,
+                                                                make_sim_env) -> None:
+    """Nominal object pairs (the draw undone) give two blocks touching the ideal world's
+    contact of the two: same condim, friction, solref, solimp and margin."""
+    ideal = make_sim_env(task="stacking", scene=SMALL_SCENE)
+    _obs, info = ideal.reset(seed=3)
+    lower, upper = (obj["name"] for obj in info["trial"]["objects"][:2])
+    _stack(ideal, lower, upper)
+    expected = [_contact_params(ideal, i) for i in _between(ideal, lower, upper)]
+    env = stacking_env
+    try:
+        env.reset(seed=3)
+        _nominal(env)
+        _stack(env, lower, upper)
+        touching = _between(env, lower, upper)
+        assert touching and expected
+        for i in touching:
+            for key, value in _contact_params(env, i).items():
+                np.testing.assert_allclose(value, expected[0][key], rtol=1e-12, err_msg=key)
+    finally:
+        _nominal(env)
 
 
 def test_trials_begin_with_the_objects_at_rest(make_sim_env) -> None:

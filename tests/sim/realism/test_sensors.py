@@ -6,6 +6,7 @@ import pytest
 
 from agentic_env.errors import InvalidConfigError
 from agentic_env.geometry.camera import CameraConfig, azure_kinect_color, realsense_d405
+from agentic_env.geometry.distortion import outside_field
 from agentic_env.sim.realism.rgb import srgb_to_linear
 from agentic_env.sim.realism.sensors import make_sensor, sensor_params
 from agentic_env.sim.realism.surfaces import SurfaceSample
@@ -342,3 +343,18 @@ def test_a_still_cameras_colour_frame_before_noise_is_reused_only_for_the_same_r
                                       fresh.apply(frame, depth, noise, velocity))
     image, _ = model._exposed(rgb, depth, None)
     assert model._exposed(rgb.copy(), depth, None)[0] is image  # reused
+
+
+def test_the_d405_lens_is_barrel_and_leaves_no_pixel_empty() -> None:
+    """The D405's colour lens (a unit's factory coefficients, forward Brown-Conrady) bends
+    rays inwards, so every pinhole pixel's ray lands on its sensor and undistortion empties
+    none; the Kinect's lens bends them outwards and leaves the corners empty."""
+    wrist = make_sensor(realsense_d405(848, 480), "lab")
+    k1, k2, _p1, _p2, k3 = wrist.distortion
+    corner = np.linalg.inv(wrist.config.intrinsics) @ [0.0, 0.0, 1.0]
+    r2 = corner[0] ** 2 + corner[1] ** 2
+    assert 1.0 + k1 * r2 + k2 * r2**2 + k3 * r2**3 < 1.0  # the corner's ray bends inwards
+    assert not outside_field(848, 480, wrist.config.intrinsics, wrist.distortion).any()
+    shoulder = make_sensor(azure_kinect_color(640, 360), "lab")
+    empty = outside_field(640, 360, shoulder.config.intrinsics, shoulder.distortion)
+    assert empty[0, 0] and empty[-1, -1] and not empty[180, 320]
