@@ -9,7 +9,9 @@ so one crashed episode never stops a sweep.
 
 from __future__ import annotations
 
+import ctypes
 import functools
+import gc
 import os
 import pathlib
 import socket
@@ -77,3 +79,33 @@ def run_one(spec_data: dict[str, Any], fn_path: str, trace_root: str | None) -> 
                               traceback.format_exc(), wall_s=elapsed)
     return Finished(key=key, result=result, run_s=time.perf_counter() - start,
                     worker=worker_name())
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim`` (``None`` where the C library has none: musl, macOS)."""
+    try:
+        trim = getattr(ctypes.CDLL(None), "malloc_trim", None)
+    except OSError:
+        return None
+    if trim is not None:
+        trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    return trim
+
+
+def release_memory() -> None:
+    """Give the memory the last episode freed back to the operating system (call between
+    episodes).
+
+    An episode allocates and frees hundreds of MiB (camera frames, depth maps, the
+    simulator's model and data). glibc keeps freed chunks in its heaps: its mmap threshold
+    rises to the largest block freed (up to 32 MiB), so later frames come from the heaps
+    rather than from mappings of their own, and a heap returns memory by itself only from its
+    top. A worker's resident memory therefore climbed episode after episode with its live
+    heap flat (``agentic-env soak``: ``docs/soak.md``). This collects cyclic garbage, then
+    ``malloc_trim(0)`` returns every free page of every heap; a no-op without glibc.
+    """
+    gc.collect()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)

@@ -4,7 +4,9 @@ Workers are started with the ``spawn`` context (a process that created a GL cont
 not fork) and reused across episodes. The parent hands each worker one episode over its own
 pipe, so it always knows which episode a worker holds: a worker that dies (segfault, OOM
 kill) or overruns the hard time limit is replaced and its episode recorded as an error.
-Only the parent writes to the database.
+Only the parent writes to the database. Between episodes a worker gives the memory the
+episode freed back to the system (:func:`~agentic_env.harness.execute.release_memory`), so
+its resident memory stays flat over a long sweep.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from multiprocessing.process import BaseProcess
 
 from agentic_env.harness.db import Finished
 from agentic_env.harness.episode import EpisodeSpec
-from agentic_env.harness.execute import error_result, run_one
+from agentic_env.harness.execute import error_result, release_memory, run_one
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +44,8 @@ def _worker_main(conn: Connection, fn_path: str, trace_root: str | None) -> None
             conn.send(finished)
         except (BrokenPipeError, OSError):
             return
+        del finished
+        release_memory()
 
 
 @dataclass

@@ -31,6 +31,37 @@ def test_killed_sweep_resumes_with_nothing_lost(tmp_path: Path,
     assert result.intact(), result
     assert (result.lost, result.duplicated, result.unparsable, result.orphan_calls) == (0,) * 4
     assert len(resumed.at) == len(resumed.rss_mib) > 0 and max(resumed.rss_mib) > 0
+    roles = {p.role for p in resumed.per_process}
+    assert {"sweep", "worker"} <= roles, resumed.per_process
+    assert sum(p.role == "sweep" for p in resumed.per_process) == 1
     printed = "\n".join(soak._sweep_lines(result))
     assert "0 lost, 0 duplicated" in printed and "PASS" in printed
+    assert "    sweep process " in printed and "    worker " in printed
     assert "run 2:" in capsys.readouterr().out
+
+
+def _run(per_process: tuple[soak.ProcessRSS, ...]) -> soak.SweepRun:
+    at = tuple(range(0, 101, 5))
+    return soak.SweepRun(0, 100, 60.0, False, 0, 0, len(per_process), "", at,
+                         tuple(sum(p.rss_mib[i] for p in per_process if i < len(p.at))
+                               for i in range(len(at))),
+                         per_process)
+
+
+def test_per_process_fits_pin_the_growth_on_the_process_that_grew() -> None:
+    at = tuple(range(0, 101, 5))
+    flat = soak.ProcessRSS(1, "sweep", at, (300.0,) * len(at))
+    growing = soak.ProcessRSS(2, "worker", at, tuple(800.0 + 0.5 * x for x in at))
+    steady = soak.ProcessRSS(3, "worker", at, (800.0,) * len(at))
+    planner = soak.ProcessRSS(4, "other", at[:2], (90.0, 95.0))
+    run = _run((flat, growing, steady))
+    slopes = {p.pid: fit[2] for p, fit in run.process_fits() if fit is not None}
+    assert slopes == pytest.approx({1: 0.0, 2: 50.0, 3: 0.0})
+    assert run.fit() is not None and run.fit()[2] == pytest.approx(50.0)
+    with_planner = _run((flat, steady, planner))
+    assert {p.pid for p, _ in with_planner.process_fits()} == {1, 3}, "others are not fitted"
+    assert soak.process_bound(2) * 3 == pytest.approx(soak.RSS_BOUND_MIB)
+    sweep = soak.SweepSoak(100, 2, 2, "ideal", (run, run), "ok", 100, *(0,) * 6)
+    assert sweep.flat() is False and sweep.flat_per_process() is False
+    lines = "\n".join(soak._process_lines(with_planner))
+    assert "1 other processes" in lines and "the largest 95 MiB" in lines

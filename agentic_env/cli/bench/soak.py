@@ -4,8 +4,8 @@ Three parts. The first two run in this process so that its resident memory (RSS)
 measured:
 
 * ``--episodes`` episodes run one after another as a sweep worker runs them (sim-oracle
-  models, the tasks in turn, no trace), each stored in a results database; RSS is sampled
-  after every episode;
+  models, the tasks in turn, no trace, the worker's memory release between episodes), each
+  stored in a results database; RSS is sampled after every episode;
 * an MCP session of ``--calls`` seeded hostile calls (:mod:`agentic_env.harness.tools.fuzz`)
   through the SDK's client to the server of one episode (every tool set, sim-oracle
   perception), RSS sampled every 100 calls.
@@ -28,7 +28,10 @@ missing episode), and that the resident memory of the sweep process and its work
 sum over the process group, sampled from ``/proc/PID/statm`` every ``--sample-s`` seconds)
 stays flat: the slope fitted in each run after its warm-up (the first fifth of its episodes,
 at least one round of every task with every agent), MiB per 100 episodes, against
-:data:`RSS_BOUND_MIB`.
+:data:`RSS_BOUND_MIB`. The same samples are kept per process (the sweep process, each
+worker, the others: the multiprocessing resource tracker, a worker's planner runs), and the
+sweep process and each worker are fitted on their own against their share of the bound
+(:func:`process_bound`), so a growth is pinned on the process that grew.
 """
 
 from __future__ import annotations
@@ -72,6 +75,13 @@ ROUND = len(TASKS) * len(AGENTS)
 #: would grow by 100 MiB or more per 100 episodes, five times the bound; within it a
 #: 1,000-episode sweep grows by at most 200 MiB.
 RSS_BOUND_MIB = 20.0
+
+
+def process_bound(workers: int) -> float:
+    """The bound on one process's fitted RSS slope, MiB per 100 episodes of the sweep: an
+    equal share of :data:`RSS_BOUND_MIB` for the sweep process and each of its ``workers``
+    (the shares sum to the group's bound)."""
+    return RSS_BOUND_MIB / (workers + 1)
 
 
 @dataclass(frozen=True)
@@ -118,6 +128,7 @@ def soak_episodes(episodes: int, database: Path, agent: str = "agenticlab") -> S
     """Run ``episodes`` episodes in turn (see the module docstring) into ``database``."""
     from agentic_env.harness.db import Finished, ResultStore
     from agentic_env.harness.episode import EpisodeSpec
+    from agentic_env.harness.execute import release_memory
     from agentic_env.harness.runner import run_episode
 
     at, rss, crashes = [], [], 0
@@ -130,6 +141,7 @@ def soak_episodes(episodes: int, database: Path, agent: str = "agenticlab") -> S
                 store.record(Finished(spec.key(), result, result.wall_s, "soak"))
             except Exception:  # noqa: BLE001 - counted: the soak measures crashes
                 crashes += 1
+            release_memory()  # as a pool worker does between episodes
             at.append(index + 1)
             rss.append(rss_mib())
         lost = episodes - len(store.finished_keys())
@@ -175,6 +187,36 @@ def soak_mcp(calls: int, seed: int = 0) -> SoakFigures:
     return _figures(at, rss, 1000, crashes, lost)
 
 
+def _fit(at: Sequence[int], rss: Sequence[float], warm: int
+         ) -> tuple[float, float, float] | None:
+    """The samples taken once ``warm`` episodes were stored: (first, last, fitted slope per
+    100 episodes), MiB; ``None`` with fewer than 3 samples or 2 episode counts."""
+    kept = [(x, y) for x, y in zip(at, rss, strict=True) if x >= warm]
+    if len(kept) < 3 or len({x for x, _ in kept}) < 2:
+        return None
+    x, y = np.asarray(kept, float).T
+    return float(y[0]), float(y[-1]), float(np.polyfit(x, y, 1)[0]) * 100
+
+
+@dataclass(frozen=True)
+class ProcessRSS:
+    """One process of a sweep run's process group, sampled while it lived.
+
+    Attributes:
+        pid: its process id.
+        role: ``sweep`` (the ``agentic-env sweep`` process), ``worker`` (an episode worker
+            of its pool) or ``other`` (the multiprocessing resource tracker, a worker's
+            planner run, ...).
+        at: episodes in the database at each sample it was alive for.
+        rss_mib: its resident memory at those samples, MiB.
+    """
+
+    pid: int
+    role: str
+    at: tuple[int, ...]
+    rss_mib: tuple[float, ...]
+
+
 @dataclass(frozen=True)
 class SweepRun:
     """One ``agentic-env sweep`` subprocess of the sweep part.
@@ -191,6 +233,7 @@ class SweepRun:
             ``(none)`` when killed before it).
         at: episodes in the database at each RSS sample.
         rss_mib: the group's summed resident memory at each sample, MiB.
+        per_process: the same samples, per process (in the order they were first seen).
     """
 
     stored_start: int
@@ -203,17 +246,23 @@ class SweepRun:
     summary: str
     at: tuple[int, ...]
     rss_mib: tuple[float, ...]
+    per_process: tuple[ProcessRSS, ...] = ()
+
+    def warm(self) -> int:
+        """Episodes stored when this run's warm-up ends: the first fifth of its episodes,
+        at least :data:`ROUND`."""
+        return self.stored_start + max(ROUND, (self.stored_end - self.stored_start) // 5)
 
     def fit(self) -> tuple[float, float, float] | None:
-        """RSS after the warm-up (the first fifth of this run's episodes, at least
-        :data:`ROUND`): (first sample, last sample, fitted slope per 100 episodes), MiB;
-        ``None`` with fewer than 3 samples or 2 episode counts after it."""
-        warm = self.stored_start + max(ROUND, (self.stored_end - self.stored_start) // 5)
-        kept = [(x, y) for x, y in zip(self.at, self.rss_mib, strict=True) if x >= warm]
-        if len(kept) < 3 or len({x for x, _ in kept}) < 2:
-            return None
-        x, y = np.asarray(kept, float).T
-        return float(y[0]), float(y[-1]), float(np.polyfit(x, y, 1)[0]) * 100
+        """The group's RSS after the warm-up: (first sample, last sample, fitted slope per
+        100 episodes), MiB; ``None`` with fewer than 3 samples or 2 episode counts after it."""
+        return _fit(self.at, self.rss_mib, self.warm())
+
+    def process_fits(self) -> list[tuple[ProcessRSS, tuple[float, float, float] | None]]:
+        """The sweep process and each worker with its own RSS fit after the warm-up
+        (as :meth:`fit`; the slope is per 100 episodes of the sweep, not of the worker)."""
+        return [(p, _fit(p.at, p.rss_mib, self.warm())) for p in self.per_process
+                if p.role != "other"]
 
 
 @dataclass(frozen=True)
@@ -260,6 +309,13 @@ class SweepSoak:
         slopes = [fit[2] for fit in map(SweepRun.fit, self.runs) if fit is not None]
         return max(slopes) <= RSS_BOUND_MIB if len(slopes) == len(self.runs) else None
 
+    def flat_per_process(self) -> bool | None:
+        """Every fitted sweep process and worker of every run is within
+        :func:`process_bound` (``None``: nothing could be fitted)."""
+        slopes = [fit[2] for run in self.runs for _, fit in run.process_fits()
+                  if fit is not None]
+        return max(slopes) <= process_bound(self.workers) if slopes else None
+
 
 def sweep_file(episodes: int, max_actions: int, realism: str) -> dict[str, Any]:
     """The sweep part's sweep (a YAML-ready mapping): one grid entry per episode, so the
@@ -286,32 +342,49 @@ def _stored(db: Path) -> int | None:
         return None
 
 
-def _group(pgid: int) -> list[int]:
-    """The live (not zombie) processes of process group ``pgid``."""
-    pids = []
+def _members(pgid: int) -> dict[int, int]:
+    """The live (not zombie) processes of process group ``pgid``: pid -> parent pid."""
+    pids = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         try:
             with open(f"/proc/{name}/stat") as stat:
-                state, _, group = stat.read().rsplit(")", 1)[1].split()[:3]
+                state, ppid, group = stat.read().rsplit(")", 1)[1].split()[:3]
         except (OSError, ValueError):
             continue  # gone meanwhile
         if int(group) == pgid and state != "Z":
-            pids.append(int(name))
+            pids[int(name)] = int(ppid)
     return pids
 
 
-def _group_rss(pgid: int) -> tuple[float, int]:
-    """The summed resident memory of process group ``pgid``, MiB, and its process count."""
-    total, count = 0.0, 0
-    for pid in _group(pgid):
+def _group(pgid: int) -> list[int]:
+    """The live (not zombie) processes of process group ``pgid``."""
+    return list(_members(pgid))
+
+
+def _role(pid: int, ppid: int, leader: int) -> str:
+    """:attr:`ProcessRSS.role` of ``pid`` in the group of the sweep process ``leader``."""
+    if pid == leader:
+        return "sweep"
+    if ppid == leader:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            command = cmdline.read()
+        if b"spawn_main" in command and b"resource_tracker" not in command:
+            return "worker"
+    return "other"
+
+
+def _group_rss(pgid: int) -> dict[int, tuple[str, float]]:
+    """The live processes of the group of the sweep process ``pgid``: pid -> (its
+    :attr:`ProcessRSS.role`, its resident memory in MiB)."""
+    sample = {}
+    for pid, ppid in _members(pgid).items():
         try:
-            total += rss_mib(pid)
-            count += 1
+            sample[pid] = (_role(pid, ppid, pgid), rss_mib(pid))
         except (OSError, ValueError, IndexError):
             continue  # exited between the listing and the read
-    return total, count
+    return sample
 
 
 def _run_sweep(command: list[str], log: Path, db: Path, kill_at: int | None,
@@ -322,6 +395,7 @@ def _run_sweep(command: list[str], log: Path, db: Path, kill_at: int | None,
     stored = start = _stored(db) or 0
     at: list[int] = []
     rss: list[float] = []
+    series: dict[int, tuple[str, list[int], list[float]]] = {}
     processes, killed, started, sample_due = 0, False, time.monotonic(), 0.0
     with log.open("w") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
@@ -330,10 +404,14 @@ def _run_sweep(command: list[str], log: Path, db: Path, kill_at: int | None,
         now = _stored(db)
         stored = stored if now is None else now
         if time.monotonic() >= sample_due:
-            total, count = _group_rss(process.pid)
+            sample = _group_rss(process.pid)
             at.append(stored)
-            rss.append(total)
-            processes, sample_due = max(processes, count), time.monotonic() + sample_s
+            rss.append(sum(mib for _, mib in sample.values()))
+            for pid, (role, mib) in sample.items():
+                _, xs, ys = series.setdefault(pid, (role, [], []))
+                xs.append(stored)
+                ys.append(mib)
+            processes, sample_due = max(processes, len(sample)), time.monotonic() + sample_s
         if kill_at is not None and stored >= kill_at:
             os.killpg(process.pid, signal.SIGKILL)
             killed = True
@@ -348,7 +426,8 @@ def _run_sweep(command: list[str], log: Path, db: Path, kill_at: int | None,
     return SweepRun(start, _stored(db) or 0, wall_s, killed, exit_code,
                     len(_group(process.pid)), processes,
                     summary[-1].rsplit("\r", 1)[-1] if summary else "(none)", tuple(at),
-                    tuple(rss))
+                    tuple(rss), tuple(ProcessRSS(pid, role, tuple(xs), tuple(ys))
+                                      for pid, (role, xs, ys) in series.items()))
 
 
 def _check(db: Path, keys: set[str]) -> dict[str, Any]:
@@ -428,9 +507,33 @@ def _sweep_lines(soak: SweepSoak) -> list[str]:
             "too few samples after the warm-up to fit" if fit is None else
             f"{fit[0]:.0f} -> {fit[1]:.0f} MiB after the warm-up, slope {fit[2]:+.1f} MiB "
             "per 100 episodes"))
-    flat = soak.flat()
-    verdict = "n/a" if flat is None else "PASS" if flat else "MISS"
-    lines.append(f"  RSS bound {RSS_BOUND_MIB:.0f} MiB per 100 episodes in each run: {verdict}")
+        lines.extend(_process_lines(run))
+    bound = process_bound(soak.workers)
+    lines.append(f"  RSS bound {RSS_BOUND_MIB:.0f} MiB per 100 episodes in each run: "
+                 f"{_verdict(soak.flat())}; per process (the sweep process and each worker, "
+                 f"its share {bound:.1f} MiB): {_verdict(soak.flat_per_process())}")
+    return lines
+
+
+def _verdict(flat: bool | None) -> str:
+    return "n/a" if flat is None else "PASS" if flat else "MISS"
+
+
+def _process_lines(run: SweepRun) -> list[str]:
+    """A line per fitted process of ``run`` and one for the others (not fitted: they come
+    and go)."""
+    lines = []
+    for process, fit in run.process_fits():
+        name = "sweep process" if process.role == "sweep" else "worker"
+        lines.append(f"    {name} {process.pid}: " + (
+            "too few samples after the warm-up to fit" if fit is None else
+            f"{fit[0]:.0f} -> {fit[1]:.0f} MiB after the warm-up, slope {fit[2]:+.1f} MiB "
+            "per 100 episodes"))
+    others = [p for p in run.per_process if p.role == "other"]
+    if others:
+        largest = max(max(p.rss_mib) for p in others)
+        lines.append(f"    {len(others)} other processes (resource tracker, planner runs), "
+                     f"not fitted: the largest {largest:.0f} MiB")
     return lines
 
 
