@@ -34,6 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("agents", "real"),
     ("oracle",),
     ("harness", "datasets", "rl"),
+    ("bench",),
     ("reports",),
     ("cli",),
 )

@@ -2,8 +2,9 @@
 
 Each subcommand forwards its remaining arguments to its own parser, so
 ``agentic-env demo --help`` shows the demo's options. The commands live in this package,
-one module per group (``datasets``, ``harness``, ``real``, ``rl``, ...) and the benchmarks
-under :mod:`agentic_env.cli.bench`; the library modules they drive hold no argument parsing.
+one module per group (``datasets``, ``harness``, ``real``, ``rl``, ...) and the benchmarks'
+commands under :mod:`agentic_env.cli.bench` (their measurements are :mod:`agentic_env.bench`'s);
+the library modules they drive hold no argument parsing.
 """
 
 from __future__ import annotations

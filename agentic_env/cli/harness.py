@@ -1,7 +1,7 @@
 """Benchmark harness: ``agentic-env sweep``, ``report`` and ``modules``.
 
 The command lines of :mod:`agentic_env.harness.run`, :mod:`agentic_env.reports.report` and
-:mod:`agentic_env.harness.module_bench`; each imports its library module when it runs.
+:mod:`agentic_env.bench.modules`; each imports its library module when it runs.
 """
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ def modules_main(argv: list[str] | None = None) -> int:
     ``--paper``, the paper's rows emulated and checked beside the paper's numbers; with
     ``--replica``, an emulated profile's row on the calibration replica beside the paper's
     (:mod:`agentic_env.reports.replica_table`)."""
-    from agentic_env.harness.module_bench import MODULE_ORDER, run_module_bench
+    from agentic_env.bench.modules import MODULE_ORDER, run_module_bench
     from agentic_env.reports.paper_modules import TABLE_TWO, format_module_table
 
     parser = argparse.ArgumentParser(

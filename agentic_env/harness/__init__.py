@@ -1,5 +1,6 @@
-"""Benchmark harness: sweep grids, local and Ray runners, a SQLite results store and the
-module benchmark; the analysis of what it stores lives in :mod:`agentic_env.reports`.
+"""Benchmark harness: sweep grids, local and Ray runners, a SQLite results store and MCP; the
+benchmarks themselves live in :mod:`agentic_env.bench`, the analysis of what it stores in
+:mod:`agentic_env.reports`.
 
 Workflow::
 

@@ -20,8 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentic_env.harness.module_bench import MODULE_ORDER
-from agentic_env.reports import findings
+from agentic_env.bench.modules import MODULE_ORDER
+from agentic_env.harness import findings
 from agentic_env.reports.metrics import module_table, wilson_interval
 
 #: Where the numbers come from.

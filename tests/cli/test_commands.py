@@ -12,12 +12,12 @@ import pytest
 
 from agentic_env import cli
 
-#: Library modules whose command lines moved to ``agentic_env.cli``.
+#: Library modules whose command lines moved to ``agentic_env.cli`` (every module of
+#: ``agentic_env.bench`` too: ``tests/bench/test_bench_room.py``).
 LIBRARY_MODULES = (
     "agentic_env.datasets.collect", "agentic_env.datasets.reader", "agentic_env.datasets.replay",
-    "agentic_env.harness.run", "agentic_env.reports.report", "agentic_env.harness.module_bench",
-    "agentic_env.rl.train", "agentic_env.real.calibrate", "agentic_env.reports.trial_report",
-    "agentic_env.harness.grasp_bench",
+    "agentic_env.harness.run", "agentic_env.reports.report", "agentic_env.rl.train",
+    "agentic_env.real.calibrate", "agentic_env.reports.trial_report",
 )
 
 

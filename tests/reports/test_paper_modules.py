@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentic_env.agents.models.registry import parse_model_spec
-from agentic_env.harness.module_bench import MODULE_ORDER
+from agentic_env.bench.modules import MODULE_ORDER
 from agentic_env.reports.paper_modules import (
     TABLE_TWO,
     compare,
@@ -69,9 +69,9 @@ def test_an_emulated_profile_measures_its_table_two_row(tmp_path, profile: str,
     recorded situations): what it checks is that the live path (rendered frame -> visible
     pixels, clutter, goal size -> cause model) computes what the replica records. On other
     tasks and seeds the rates follow their images and need not equal Table II."""
+    from agentic_env.bench.modules import run_module_bench
     from agentic_env.contract.seeds import CALIBRATION_SEEDS
     from agentic_env.harness.db import ResultStore
-    from agentic_env.harness.module_bench import run_module_bench
     from agentic_env.oracle.replica import REPLICA_TASKS
 
     spec = f"emulated:{profile}"

@@ -10,105 +10,27 @@ no rates skips part 2) in the ``full`` and ``goal`` verification modes on the ab
 in the first setting, so the compounding of module errors and the verification ablation show
 in one table. Part 3 (``--interventions``, :mod:`agentic_env.cli.bench.interventions`) runs
 trial kinds with events and prints the intervention table. Episodes run in spawned worker
-processes; results are also written as JSON.
+processes (:mod:`agentic_env.bench.agent`); results are also written as JSON.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
-import multiprocessing
-import statistics
 import sys
-import traceback
-from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
-
-from tqdm import tqdm
 
 from agentic_env.agents.base import agent_entry
 from agentic_env.agents.models.registry import parse_module_map
+from agentic_env.bench.agent import checker_groups, format_rows, run_all, summarise, task_groups
+from agentic_env.bench.interventions import intervention_groups
 from agentic_env.cli.bench import interventions as bench_interventions
 from agentic_env.cli.realism import add_realism_argument
 from agentic_env.cli.run import parse_agent_options
 from agentic_env.errors import InvalidConfigError
-from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 from agentic_env.sim.settings import available_settings
 from agentic_env.tasks import BENCHMARK_TASKS
 from agentic_env.tasks.instructions import CATEGORIES
-
-
-def _run(spec: EpisodeSpec) -> EpisodeResult:
-    """One episode; a crash is recorded as a failed episode with its traceback."""
-    from agentic_env.harness.runner import run_episode
-
-    try:
-        return run_episode(spec)
-    except Exception:  # the benchmark goes on; the traceback is in the results
-        return EpisodeResult(spec, success=False, progress=0.0, score=0.0, failure="error",
-                             failure_detail="the episode crashed",
-                             error=traceback.format_exc())
-
-
-def run_all(specs: list[EpisodeSpec], workers: int) -> list[EpisodeResult]:
-    """Run ``specs`` on ``workers`` spawned processes, with a progress bar."""
-    context = multiprocessing.get_context("spawn")
-    results = []
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        futures = [pool.submit(_run, spec) for spec in specs]
-        for future in tqdm(as_completed(futures), total=len(futures), desc="episodes",
-                           unit="ep"):
-            results.append(future.result())
-    order = {spec: index for index, spec in enumerate(specs)}
-    return sorted(results, key=lambda r: order[r.spec])
-
-
-def summarise(label: str, results: Iterable[EpisodeResult]) -> dict[str, float | str | int]:
-    """One table row: success rate, means of score, actions, replans, wall time, model
-    calls, their latency (s, summed over the episode's calls) and tokens per episode; for
-    agents judged
-    by ALRM's trace judge also its success rate (sum of scores / 2n) and the share of
-    episodes where judge and world state disagree (``nan`` when none was judged; printed
-    as ``-``)."""
-    results = list(results)
-    judged = [(r.judge_score, r.success) for r in results if r.judge_score is not None]
-    return {
-        "config": label,
-        "episodes": len(results),
-        "success": sum(r.success for r in results) / len(results),
-        "score": statistics.fmean(r.score for r in results),
-        "actions": statistics.fmean(r.actions for r in results),
-        "replans": statistics.fmean(r.replans for r in results),
-        "wall_s": statistics.fmean(r.wall_s for r in results),
-        "calls": statistics.fmean(len(r.calls) for r in results),
-        "model_s": statistics.fmean(r.model_s for r in results),
-        "tokens": statistics.fmean(r.input_tokens + r.output_tokens for r in results),
-        "judge": (sum(score for score, _ in judged) / (2 * len(judged)) if judged
-                  else float("nan")),
-        "disagree": (sum((score == 2) != ok for score, ok in judged) / len(judged)
-                     if judged else float("nan")),
-    }
-
-
-def format_rows(rows: list[dict[str, float | str | int]]) -> str:
-    """A fixed-width text table of :func:`summarise` rows."""
-    lines = [f"{'config':<46}{'n':>4}{'success':>9}{'score':>7}{'actions':>9}{'replans':>9}"
-             f"{'wall s':>8}{'calls':>7}{'model s':>9}{'tokens':>8}{'judge':>7}"
-             f"{'disagree':>9}"]
-    for row in rows:
-        lines.append(f"{row['config']:<46}{row['episodes']:>4}{row['success']:>9.0%}"
-                     f"{row['score']:>7.2f}{row['actions']:>9.1f}{row['replans']:>9.1f}"
-                     f"{row['wall_s']:>8.1f}{row['calls']:>7.1f}{row['model_s']:>9.2f}"
-                     f"{row['tokens']:>8.0f}"
-                     f"{_share(row['judge']):>7}{_share(row['disagree']):>9}")
-    return "\n".join(lines)
-
-
-def _share(value: float) -> str:
-    """A rate as a percentage, ``-`` when there was nothing to measure (``nan``)."""
-    return "-" if math.isnan(value) else f"{value:.0%}"
 
 
 def parse_seeds(text: str) -> range:
@@ -191,26 +113,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     common = {"agent": args.agent, "agent_options": tuple(sorted(given.items())),
               "realism": args.realism}
-    groups: dict[str, list[EpisodeSpec]] = {}
-    main_labels = []
-    for task in args.tasks:
-        for setting in settings:
-            for category in args.instruction_categories:
-                label = (f"{task} / {setting} / {args.model}{' ' + args.modules if modules else ''}"
-                         f" / " + (category or "full"))
-                main_labels.append(label)
-                groups[label] = [EpisodeSpec(task, setting, seed=s, model=args.model,
-                                             modules=modules, instruction_category=category,
-                                             **common)
-                                 for s in seeds]
-    for task in args.ablation_tasks:
-        for rate in args.checker_errors:
-            for mode in ("full", "goal"):
-                groups[f"{task} / checker={rate:g} / {mode}"] = [
-                    EpisodeSpec(task, settings[0], seed=s, model=f"sim-oracle?checker={rate:g}",
-                                verification=mode, **common) for s in seeds]
-    parts = (bench_interventions.groups(args, kinds, args.tasks, settings[0], seeds, common)
-             if kinds else {})
+    groups = task_groups(args.tasks, settings, seeds, args.model, modules, args.modules,
+                         args.instruction_categories, common)
+    main_labels = list(groups)
+    groups |= checker_groups(args.ablation_tasks, settings[0], seeds, args.checker_errors,
+                             common)
+    parts = (intervention_groups(kinds, args.tasks, settings[0], seeds, args.model,
+                                 args.error_model, args.repeats, common) if kinds else {})
     specs = [spec for group in [*groups.values(), *parts.values()] for spec in group]
     results = dict(zip(specs, run_all(specs, args.workers), strict=True))
     print(f"\nPer episode ({args.agent}, {args.model}, full verification):")

@@ -1,6 +1,6 @@
 """Pick-success benchmark of the grasp candidates (``agentic-env bench-grasp``).
 
-The command line of :mod:`agentic_env.harness.grasp_bench`: runs it over ``--layouts``
+The command line of :mod:`agentic_env.bench.grasp`: runs it over ``--layouts``
 layouts of each ``--tasks`` task in each ``--worlds`` world (the same picks in each) and
 prints the lifted picks per object kind side by side, then where each failure of the
 realistic world came from (each failed pick repeated with one effect of the realistic world
@@ -15,7 +15,7 @@ import argparse
 import logging
 import time
 
-from agentic_env.harness import grasp_bench as bench
+from agentic_env.bench import grasp as bench
 from agentic_env.sim.realism import REALISM_LEVELS
 
 

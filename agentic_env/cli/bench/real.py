@@ -6,14 +6,13 @@ for frames at the devices' native resolutions and formats (Azure Kinect 1280x720
 848x480), then converts, crops, resizes, adjusts intrinsics, applies the calibration and
 reads the arm and the gripper (over the pseudo-terminal serial link). The figures split
 RealEnv's time into the twin's capture (rendering native frames: on hardware the devices do
-this) and the real pipeline itself.
+this) and the real pipeline itself (:mod:`agentic_env.bench.real`).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import time
 
 import numpy as np
 
@@ -25,37 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     os.environ.setdefault("MUJOCO_GL", "egl")
-    from agentic_env.envs.sim_env import SimEnv
-    from agentic_env.real.frames import fit_frame
-    from agentic_env.real.twin import make_twin_env
+    from agentic_env.bench.real import observation_latency
 
-    sim = SimEnv()
-    sim.reset(seed=args.seed)
-    real, twin = make_twin_env(seed=args.seed)
-    try:
-        with real:
-            real.reset()
-            frames = {name: camera.capture(1.0) for name, camera in twin.cameras.items()}
-            timings = {
-                "SimEnv.observe": lambda: sim.observe(),
-                "RealEnv+twin observe": lambda: real.observe(),
-                "  twin capture (native render)":
-                    lambda: [camera.capture(1.0) for camera in twin.cameras.values()],
-                "  frame fitting (convert, crop, resize)":
-                    lambda: [fit_frame(frames[cam.name], cam) for cam in real.cameras],
-                "  arm state + gripper read (pty)": real.robot.refresh,
-            }
-            for function in timings.values():
-                function()  # warm up (GL contexts, caches)
-            samples: dict[str, list[float]] = {name: [] for name in timings}
-            for _ in range(args.repeats):  # interleaved, so load changes hit all alike
-                for name, function in timings.items():
-                    start = time.perf_counter()
-                    function()
-                    samples[name].append((time.perf_counter() - start) * 1e3)
-    finally:
-        sim.close()
-    width, height = sim.cameras[0].width, sim.cameras[0].height
+    samples, (width, height) = observation_latency(args.repeats, args.seed)
     print(f"observation latency, {args.repeats} observations, two RGB-D cameras at "
           f"{width}x{height} (twin devices: 1280x720 BGRA + 848x480 RGB)")
     print(f"{'':42}{'mean ms':>9}{'median':>9}{'p95':>9}")

@@ -1,21 +1,8 @@
 """``agentic-env bench-robosuite``: env steps per second against robosuite, in both worlds.
 
-Runs, in turns (``--rounds`` times, the best of each kept, so that background load hits them
-alike):
-
-* this env (``joint_position`` control at 20 Hz, both cameras RGB + depth at 640x480, every
-  observation rendered and checked) in the **ideal** world and in the **realistic** one, on
-  the stacking task's layout;
-* robosuite's ``Lift`` with a Panda (its own operational-space controller at 20 Hz, two
-  cameras RGB + depth at 640x480, every observation checked), in another Python
-  interpreter: robosuite pins its own dependencies and is no dependency of this project.
-  Install it in a virtual environment of its own (``python -m venv rs && rs/bin/pip install
-  robosuite==1.5.2 mujoco==3.3.0``: robosuite 1.5.2 fails on mujoco 3.17's joint types) and
-  pass that interpreter as ``--robosuite-python``.
-
-Both take uniformly random actions within their action spaces (seeded) and reset once before
-timing; reset time is printed too. It prints steps per second of each and the ratios to
-robosuite, the realistic world's against the target (:data:`ROBOSUITE_RATIO_TARGET`)::
+The command line of :mod:`agentic_env.bench.robosuite` (which says how to install robosuite
+beside this project): prints the steps per second of each simulator and the ratios, and
+writes them as JSON::
 
     MUJOCO_GL=egl agentic-env bench-robosuite --robosuite-python rs/bin/python
 """
@@ -24,110 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from agentic_env.contract.workcell import SceneConfig
-from agentic_env.envs.sim_env import SimEnv
+from agentic_env.bench.robosuite import CONTROL_HZ, RESOLUTION, ROBOSUITE_RATIO_TARGET, run
 from agentic_env.errors import InvalidConfigError
-from agentic_env.sim.realism import REALISM_LEVELS
-
-#: Smallest accepted ratio of the realistic world's env steps/s to robosuite's.
-ROBOSUITE_RATIO_TARGET = 5.0
-#: Camera resolution of both simulators (width, height), pixels.
-RESOLUTION = (640, 480)
-#: Control rate of both, Hz.
-CONTROL_HZ = 20
-
-#: The robosuite side, run by ``--robosuite-python`` (argv: steps, seed, width, height, control
-#: rate); prints one JSON line.
-_ROBOSUITE_SCRIPT = """
-import json, sys, time
-import numpy as np
-import robosuite
-steps, seed, width, height, hz = (int(value) for value in sys.argv[1:6])
-cameras = ["frontview", "robot0_eye_in_hand"]
-env = robosuite.make("Lift", robots="Panda", has_renderer=False,
-                     has_offscreen_renderer=True, use_camera_obs=True, camera_names=cameras,
-                     camera_widths=width, camera_heights=height, camera_depths=True,
-                     control_freq=hz, horizon=10 ** 9, ignore_done=True)
-start = time.perf_counter()
-env.reset()
-reset_s = time.perf_counter() - start
-low, high = env.action_spec
-rng = np.random.default_rng(seed)
-for _ in range(3):
-    env.step(rng.uniform(low, high))
-start = time.perf_counter()
-for _ in range(steps):
-    obs = env.step(rng.uniform(low, high))[0]
-    for name in cameras:
-        assert obs[name + "_image"].shape == (height, width, 3)
-        assert obs[name + "_depth"].shape[:2] == (height, width)
-elapsed = time.perf_counter() - start
-print(json.dumps({"steps_per_s": steps / elapsed, "reset_s": reset_s,
-                  "version": robosuite.__version__}))
-"""
-
-
-def _own_steps(realism: str, steps: int, seed: int) -> dict[str, float]:
-    """Env steps/s and reset seconds of this env in world ``realism``."""
-    env = SimEnv(task="stacking", control_mode="joint_position", control_hz=CONTROL_HZ,
-                 scene=SceneConfig.at_resolution(*RESOLUTION), realism=realism)
-    try:
-        env.action_space.seed(seed)
-        start = time.perf_counter()
-        env.reset(seed=seed)
-        reset_s = time.perf_counter() - start
-        for _ in range(3):
-            env.step(env.action_space.sample())
-        start = time.perf_counter()
-        for _ in range(steps):
-            obs = env.step(env.action_space.sample())[0]
-            for camera in ("shoulder", "wrist"):
-                assert obs[f"{camera}_rgb"].shape == (RESOLUTION[1], RESOLUTION[0], 3)
-                assert obs[f"{camera}_depth"].shape == (RESOLUTION[1], RESOLUTION[0])
-        return {"steps_per_s": steps / (time.perf_counter() - start), "reset_s": reset_s}
-    finally:
-        env.close()
-
-
-def _robosuite_steps(python: Path, steps: int, seed: int) -> dict[str, Any]:
-    """robosuite's env steps/s and reset seconds, measured by ``python``."""
-    environment = {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")}
-    command = [str(python), "-c", _ROBOSUITE_SCRIPT, str(steps), str(seed), *map(str, RESOLUTION),
-               str(CONTROL_HZ)]
-    done = subprocess.run(command, capture_output=True, text=True, env=environment,
-                          check=False)
-    if done.returncode != 0:
-        raise InvalidConfigError(
-            f"robosuite did not run with {python} (exit {done.returncode}): "
-            f"{done.stderr.strip().splitlines()[-1] if done.stderr.strip() else 'no output'}; "
-            "install it there with: pip install robosuite==1.5.2 mujoco==3.3.0")
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def run(python: Path, steps: int, rounds: int, seed: int) -> dict[str, Any]:
-    """Every simulator ``rounds`` times in turn; the best steps/s and reset of each, and the
-    ratios of this env's worlds to robosuite."""
-    best: dict[str, dict[str, Any]] = {}
-    for _ in range(rounds):
-        measured = {realism: _own_steps(realism, steps, seed) for realism in REALISM_LEVELS}
-        measured["robosuite"] = _robosuite_steps(python, steps, seed)
-        for name, figures in measured.items():
-            kept = best.setdefault(name, dict(figures))
-            kept["steps_per_s"] = max(kept["steps_per_s"], figures["steps_per_s"])
-            kept["reset_s"] = min(kept["reset_s"], figures["reset_s"])
-    robosuite = best["robosuite"]["steps_per_s"]
-    return {"resolution": list(RESOLUTION), "control_hz": CONTROL_HZ, "steps": steps,
-            "rounds": rounds, "simulators": best,
-            "ratio_to_robosuite": {realism: best[realism]["steps_per_s"] / robosuite
-                                   for realism in REALISM_LEVELS}}
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -5,121 +5,17 @@ tool registry, then through the MCP SDK's client against ``agentic-env serve`` o
 over streamable HTTP (on 127.0.0.1). ``get_instruction`` does no work, so its times are the
 protocol's overhead; ``get_robot_state`` takes one observation (both cameras rendered), for
 scale. The table gives median and 90th-percentile wall time
-per call in milliseconds and the median overhead over in-process.
+per call in milliseconds and the median overhead over in-process
+(:mod:`agentic_env.bench.tools`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
-import statistics
-import subprocess
-import sys
-import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-#: Tools timed: (name, arguments).
-TOOLS: tuple[tuple[str, dict[str, Any]], ...] = (("get_instruction", {}),
-                                                 ("get_robot_state", {}))
-WARMUP = 5
-
-
-def _stats(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-    return {"median_ms": 1e3 * statistics.median(ordered),
-            "p90_ms": 1e3 * ordered[int(0.9 * (len(ordered) - 1))]}
-
-
-def in_process(task: str, seed: int, calls: int) -> dict[str, dict[str, float]]:
-    """Per tool: wall time of ``ToolEpisode.call`` (validation + the function), seconds."""
-    from agentic_env.harness.episode import EpisodeSpec
-    from agentic_env.harness.tools.backends import open_episode
-
-    episode = open_episode(EpisodeSpec(task=task, seed=seed, agent="bench"))
-    try:
-        results = {}
-        for name, arguments in TOOLS:
-            for _ in range(WARMUP):
-                episode.call(name, arguments)
-            samples = []
-            for _ in range(calls):
-                start = time.perf_counter()
-                episode.call(name, arguments)
-                samples.append(time.perf_counter() - start)
-            results[name] = _stats(samples)
-        return results
-    finally:
-        episode.close()
-
-
-async def _time_client(client: Any, calls: int) -> dict[str, dict[str, float]]:
-    results = {}
-    for name, arguments in TOOLS:
-        for _ in range(WARMUP):
-            await client.call_tool(name, arguments)
-        samples = []
-        for _ in range(calls):
-            start = time.perf_counter()
-            result = await client.call_tool(name, arguments)
-            samples.append(time.perf_counter() - start)
-            if result.is_error:
-                raise RuntimeError(f"{name} failed through MCP: {result.content[0].text}")
-        results[name] = _stats(samples)
-    return results
-
-
-def _serve_args(task: str, seed: int, db: Path, *extra: str) -> list[str]:
-    return ["-m", "agentic_env.cli", "serve", "--task", task, "--seed", str(seed),
-            "--db", str(db), *extra]
-
-
-def over_stdio(task: str, seed: int, calls: int, db: Path) -> dict[str, dict[str, float]]:
-    """Per tool: wall time of ``call_tool`` through a stdio MCP session."""
-    import anyio
-    from mcp import Client, StdioServerParameters
-
-    params = StdioServerParameters(command=sys.executable, args=_serve_args(task, seed, db),
-                                   env=dict(os.environ))
-
-    async def session() -> dict[str, dict[str, float]]:
-        async with Client(params) as client:
-            return await _time_client(client, calls)
-
-    return anyio.run(session)
-
-
-def over_http(task: str, seed: int, calls: int, db: Path) -> dict[str, dict[str, float]]:
-    """Per tool: wall time of ``call_tool`` through streamable HTTP on 127.0.0.1."""
-    import anyio
-    from mcp import Client
-
-    server = subprocess.Popen(
-        [sys.executable, *_serve_args(task, seed, db, "--transport", "http", "--port", "0",
-                                      "--idle-timeout", "5")],
-        stderr=subprocess.PIPE, text=True)
-    try:
-        line = ""
-        while "serving" not in line:
-            line = server.stderr.readline()
-            if not line and server.poll() is not None:
-                raise RuntimeError("agentic-env serve exited before serving")
-        match = re.search(r"(http://\S+/mcp)", line)
-        assert match is not None
-        url = match.group(1)
-
-        async def session() -> dict[str, dict[str, float]]:
-            async with Client(url) as client:
-                return await _time_client(client, calls)
-
-        return anyio.run(session)
-    finally:
-        server.terminate()
-        server.wait(timeout=60)
+from agentic_env.bench.tools import TOOLS, measure
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,14 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=200, help="timed calls per tool and path")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
-    paths: dict[str, Callable[..., dict[str, dict[str, float]]]] = {
-        "in-process": lambda db: in_process(args.task, args.seed, args.calls),
-        "mcp stdio": lambda db: over_stdio(args.task, args.seed, args.calls, db),
-        "mcp http": lambda db: over_http(args.task, args.seed, args.calls, db)}
-    figures: dict[str, dict[str, dict[str, float]]] = {}
-    with tempfile.TemporaryDirectory() as folder:
-        for label, run in paths.items():
-            figures[label] = run(Path(folder) / "bench.sqlite")
+    figures = measure(args.task, args.seed, args.calls)
+    paths = list(figures)
     print(f"one tool call, {args.calls} calls per cell, task {args.task}, ms (median / p90)")
     print(f"{'tool':<17}" + "".join(f"{label:>20}" for label in paths)
           + f"{'stdio overhead':>16}{'http overhead':>15}")

@@ -4,7 +4,8 @@ Runs every ``--agents`` agent with the perfect sim-oracle (every model answer ex
 failure is the world's or the agent's own logic) on every ``--tasks`` task in every
 ``--settings`` setting, on the seeds ``--seeds START:COUNT``, in the ideal world, the
 realistic one and the realistic one with each ``--effects`` effect alone (the same layouts),
-and prints per agent x task x setting (:mod:`agentic_env.reports.world_budget`):
+and prints per agent x task x setting (:mod:`agentic_env.bench.world`,
+:mod:`agentic_env.bench.world_budget`):
 
 * success in the ideal and the realistic world, and recoveries (successes that needed more
   actions than the reference plan or a replan) in each;
@@ -31,15 +32,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from agentic_env.agents.base import agent_names
-from agentic_env.cli.bench.agent import parse_seeds, parse_settings, run_all
-from agentic_env.errors import InvalidConfigError
-from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
-from agentic_env.reports.world_budget import (
-    BOUND_CELL,
+from agentic_env.bench.agent import run_all
+from agentic_env.bench.world import effect_specs, episode_record, load_results, world_specs
+from agentic_env.bench.world_budget import (
     REALISTIC,
     bound_line,
     classify_failure,
@@ -49,6 +47,8 @@ from agentic_env.reports.world_budget import (
     world_cells,
     world_of,
 )
+from agentic_env.cli.bench.agent import parse_seeds, parse_settings
+from agentic_env.errors import InvalidConfigError
 from agentic_env.sim.realism.world import WORLD_EFFECTS
 from agentic_env.sim.settings import available_settings
 from agentic_env.tasks import BENCHMARK_TASKS
@@ -74,29 +74,6 @@ def parse_effects(text: str) -> tuple[str, ...]:
         raise InvalidConfigError(f"--effects {text!r}: unknown {', '.join(unknown) or 'none'}; "
                                  f"valid: all, none, {', '.join(WORLD_EFFECTS)}")
     return effects
-
-
-def world_specs(agents: list[str], tasks: list[str], settings: list[str], seeds: range,
-                effects: tuple[str, ...], bound_seeds: range = range(0)) -> list[EpisodeSpec]:
-    """Every episode to run: each agent x task x setting x seed in the ideal world, the
-    realistic world and the realistic world with each of ``effects`` alone; the bound's cell
-    (:data:`~agentic_env.reports.world_budget.BOUND_CELL`, where it is asked for) also on
-    ``bound_seeds``."""
-    worlds: list[tuple[str, tuple[str, ...] | None]] = [("ideal", None), (REALISTIC, None)]
-    worlds += [(REALISTIC, (effect,)) for effect in effects]
-    return [EpisodeSpec(task, setting, seed=seed, agent=agent, realism=realism,
-                        world_effects=world_effects)
-            for agent in agents for task in tasks for setting in settings
-            for seed in (dict.fromkeys([*seeds, *bound_seeds])
-                         if (agent, task, setting) == BOUND_CELL else seeds)
-            for realism, world_effects in worlds]
-
-
-def effect_specs(results: list[EpisodeResult], effects: tuple[str, ...]) -> list[EpisodeSpec]:
-    """Each of ``effects`` alone on the trials the realistic world broke (that the ideal world
-    solved): which effect reproduces each of the world's failures."""
-    return [replace(result.spec, world_effects=(effect,)) for cell in world_cells(results)
-            for result in cell.broken(REALISTIC) for effect in effects]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -127,34 +104,6 @@ def _parser() -> argparse.ArgumentParser:
                         help="print the budget of a results file this command wrote instead "
                              "of running episodes (the other options are ignored)")
     return parser
-
-
-def _episode(result: EpisodeResult) -> dict[str, object]:
-    """One episode for the JSON file, with its world and its failure's cause."""
-    return {"spec": result.spec.to_dict(), "world": world_of(result.spec),
-            "success": result.success, "failure": result.failure,
-            "failure_detail": result.failure_detail,
-            "cause": None if result.success else classify_failure(result.failure,
-                                                                  result.failure_detail),
-            "progress": result.progress, "score": result.score, "actions": result.actions,
-            "replans": result.replans, "n_extra": result.n_extra}
-
-
-def load_results(path: Path) -> list[EpisodeResult]:
-    """The episodes of a results file :func:`main` wrote (what the budget needs of each).
-
-    Raises:
-        InvalidConfigError: the file is not one this command wrote.
-    """
-    try:
-        episodes = json.loads(path.read_text())["episodes"]
-        return [EpisodeResult(EpisodeSpec.from_dict(e["spec"]), success=e["success"],
-                              progress=e["progress"], score=e["score"], failure=e["failure"],
-                              failure_detail=e["failure_detail"], actions=e["actions"],
-                              replans=e["replans"], n_extra=e["n_extra"]) for e in episodes]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise InvalidConfigError(f"--results {path}: not a bench-world results file "
-                                 f"({type(exc).__name__}: {exc})") from exc
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -199,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{classify_failure(r.failure, r.failure_detail)}: {r.failure}: "
                   f"{r.failure_detail}")
     if args.results is None:
-        args.out.write_text(json.dumps({"episodes": [_episode(r) for r in results]}, indent=2)
+        args.out.write_text(json.dumps({"episodes": [episode_record(r) for r in results]}, indent=2)
                             + "\n")
         print(f"results: {args.out}")
     return 0

@@ -3,7 +3,7 @@
 The world renders from the true camera poses; agents get the calibration as a real session
 would solve it. The error of a solved calibration is measured by running the project's own
 ChArUco hand-eye calibration in simulation (``agentic-env bench-calibration``,
-:mod:`agentic_env.harness.handeye_sim`), which writes its distribution to
+:mod:`agentic_env.bench.handeye`), which writes its distribution to
 ``world.toml``'s ``[calibration]``; :func:`draw_extrinsic_error` draws one error per camera
 from it.
 

@@ -19,9 +19,9 @@ from agentic_env.agents.perception import (
     target_cloud,
 )
 from agentic_env.agents.perception.grasping import OPEN_MARGIN
+from agentic_env.bench.grasp import oracle_detection
 from agentic_env.contract.actions import move_to, pick, top_down_pose
 from agentic_env.envs.sim_env import SimEnv
-from agentic_env.harness.grasp_bench import oracle_detection
 from agentic_env.robot.constants import GRIPPER_WIDTH_RANGE, TCP_TO_FINGERTIP
 from agentic_env.sim.state import body_box
 

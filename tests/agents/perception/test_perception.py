@@ -29,10 +29,10 @@ from agentic_env.agents.perception import (
     seen_table_height,
     target_cloud,
 )
+from agentic_env.bench.grasp import oracle_detection
 from agentic_env.contract.actions import top_down_pose
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
-from agentic_env.harness.grasp_bench import oracle_detection
 from agentic_env.sim.state import body_box
 
 

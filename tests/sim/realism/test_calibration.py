@@ -9,6 +9,7 @@ import pytest
 
 pytest.importorskip("cv2")
 
+from agentic_env.bench.handeye import HandEyeRig, HandEyeSimConfig  # noqa: E402
 from agentic_env.contract.workcell import SceneConfig  # noqa: E402
 from agentic_env.errors import InvalidConfigError  # noqa: E402
 from agentic_env.geometry.camera import (  # noqa: E402
@@ -17,7 +18,6 @@ from agentic_env.geometry.camera import (  # noqa: E402
     realsense_d405,
 )
 from agentic_env.geometry.rotations import axis_rotation, exp_rotation  # noqa: E402
-from agentic_env.harness.handeye_sim import HandEyeRig, HandEyeSimConfig  # noqa: E402
 from agentic_env.sim.realism.calibration import (  # noqa: E402
     apply_extrinsic_error,
     believed_extrinsics,

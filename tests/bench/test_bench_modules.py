@@ -5,10 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agentic_env.experts import primitive_for
-from agentic_env.harness import module_bench
-from agentic_env.harness.db import ResultStore
-from agentic_env.harness.module_bench import (
+from agentic_env.bench import modules as module_bench
+from agentic_env.bench.modules import (
     box_iou,
     grade_parser,
     holds,
@@ -16,6 +14,8 @@ from agentic_env.harness.module_bench import (
     point_in_mask,
     simulated_pick_lifts,
 )
+from agentic_env.experts import primitive_for
+from agentic_env.harness.db import ResultStore
 from agentic_env.reports.paper_modules import format_module_table
 
 

@@ -1,10 +1,11 @@
-"""bench-agent's bookkeeping: table rows, and crashes recorded instead of aborting the run."""
+"""bench-agent's bookkeeping: table rows, and crashes recorded by the harness's pool instead
+of aborting the run."""
 
 from __future__ import annotations
 
 import pytest
 
-from agentic_env.cli.bench.agent import _run, format_rows, summarise
+from agentic_env.bench.agent import format_rows, run_all, summarise
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 
 
@@ -19,10 +20,13 @@ def test_summary_row_averages_episodes() -> None:
     assert "50%" in format_rows([row]).splitlines()[1]
 
 
-def test_a_crashing_episode_becomes_an_error_result() -> None:
-    result = _run(EpisodeSpec("sorting", agent="no-such-agent", realism="ideal"))
-    assert not result.success and result.failure == "error"
-    assert "unknown agent 'no-such-agent'" in result.error
+def test_a_crashing_episode_becomes_an_error_result_in_its_place() -> None:
+    crash = EpisodeSpec("sorting", agent="no-such-agent", realism="ideal")
+    other = EpisodeSpec("sorting", seed=1, agent="no-such-agent-either", realism="ideal")
+    results = run_all([crash, other], workers=1)
+    assert [r.spec for r in results] == [crash, other]
+    assert not results[0].success and results[0].failure == "error"
+    assert "unknown agent 'no-such-agent'" in results[0].error
 
 
 def test_seeds_and_settings_are_parsed_with_errors_that_name_valid_values() -> None:

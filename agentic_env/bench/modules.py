@@ -324,7 +324,7 @@ class _Rollout:
             target_cloud,
         )
         from agentic_env.agents.runtime.grasp_judge import evaluate_grasp
-        from agentic_env.agents.skills import grounding
+        from agentic_env.agents.skills import holding
 
         target = step.args[0]
         mask = self.segmenter.mask(env, "shoulder", target, obs["shoulder_rgb"].shape[:2])
@@ -333,13 +333,13 @@ class _Rollout:
             return
         rows, cols = np.nonzero(mask)
         centre = (int(np.median(cols)), int(np.median(rows)))
-        cloud = grounding.top_slab(target_cloud(obs, "shoulder", centre, box))
+        cloud = holding.top_slab(target_cloud(obs, "shoulder", centre, box))
         if len(cloud) < 10:
             return
         scene = camera_cloud(obs, "shoulder", stride=2)
         rng = np.random.default_rng(self.seed)
-        yaw = grounding.tcp_yaw(obs["tcp_pose"])
-        candidates = [grounding.fold_grasp(c, yaw)
+        yaw = holding.tcp_yaw(obs["tcp_pose"])
+        candidates = [holding.fold_grasp(c, yaw)
                       for c in grasp_candidates(cloud, scene, rng=rng)][:CANDIDATES_JUDGED]
         if candidates:
             off = candidates[0].pose.copy()
@@ -411,7 +411,7 @@ def benchmark_sightings(tasks: Sequence[str] = ("sorting", "stacking"), setting:
     ``min_visible_px`` (the profiles' default). The packaged
     :data:`~agentic_env.oracle.difficulty.BENCHMARK_SIGHTINGS` is written from it with::
 
-        python -c "from agentic_env.harness.module_bench import write_benchmark_sightings as w; w()"
+        python -c "from agentic_env.bench.modules import write_benchmark_sightings as w; w()"
     """
     from agentic_env.contract.seeds import CALIBRATION_SEEDS, check_calibration_seeds
     from agentic_env.oracle.difficulty import Sighting
@@ -442,7 +442,7 @@ def write_benchmark_sightings() -> Path:
               "Features only, no outcome; the emulated detectors'\nmean error rate is kept "
               "over them "
               "(agentic_env.oracle.difficulty). Written by\n"
-              "agentic_env.harness.module_bench.write_benchmark_sightings.")
+              "agentic_env.bench.modules.write_benchmark_sightings.")
     path.write_text(difficulty.situations_toml(benchmark_sightings(), header),
                     encoding="utf-8")
     return path
@@ -478,7 +478,7 @@ def write_calibration_replica() -> Path:
     """Write the packaged :data:`~agentic_env.oracle.replica.REPLICA_FILE` from
     :func:`calibration_replica` with its defaults; returns the file's path::
 
-        python -c "from agentic_env.harness.module_bench import write_calibration_replica as w; w()"
+        python -c "from agentic_env.bench.modules import write_calibration_replica as w; w()"
     """
     from agentic_env.oracle import replica
 
@@ -492,7 +492,7 @@ def write_calibration_replica() -> Path:
               "(checker, goal, grasp: sorting, stacking, crossword,\nkitchen, "
               "reorientation) and 2000000-2000012 (parser: sorting, stacking, crossword,\n"
               f"kitchen). Situations only, no outcome. {counts}. Written by\n"
-              "agentic_env.harness.module_bench.write_calibration_replica.")
+              "agentic_env.bench.modules.write_calibration_replica.")
     path.write_text(replica.replica_toml(records, header), encoding="utf-8")
     return path
 

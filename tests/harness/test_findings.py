@@ -8,10 +8,10 @@ import pathlib
 import pytest
 
 from agentic_env.errors import InvalidConfigError
+from agentic_env.harness import findings
 from agentic_env.harness.db import ResultStore
 from agentic_env.harness.findings import Finding, parse_findings
 from agentic_env.harness.sweep import Sweep, disturbance_label, load_sweep, model_label
-from agentic_env.reports import findings
 from agentic_env.reports.report import Para, Table, _paper_section, options_label
 
 PAPER_SWEEPS = pathlib.Path(__file__).resolve().parents[2] / "sweeps" / "paper"

@@ -1,4 +1,5 @@
-"""Smoke test of ``agentic_env.cli.bench.env``: a ``--quick`` run writes a complete JSON report."""
+"""Smoke test of ``agentic_env.bench.env`` through ``agentic-env bench``: a ``--quick`` run
+writes a complete JSON report."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from agentic_env.bench.env import QUICK_COUNTS
+from agentic_env.bench.env_measures import HEAVY_MODULES
 from agentic_env.cli.bench import env as bench
 
 
@@ -46,10 +49,10 @@ def test_quick_bench_writes_report(tmp_path: Path, capsys: pytest.CaptureFixture
                                                                 "wrist": "1280x720"}
 
     success = report["pick_success"]
-    assert success["picks"] == bench.QUICK_COUNTS.picks
+    assert success["picks"] == QUICK_COUNTS.picks
     assert 0.0 <= success["success_rate"] <= 1.0
     assert success["succeeded"] + sum(success["failures_by_reason"].values()) == success["picks"]
-    assert report["import"]["heavy_modules_checked"] == list(bench.HEAVY_MODULES)
+    assert report["import"]["heavy_modules_checked"] == list(HEAVY_MODULES)
 
     metrics = [target["metric"] for target in report["targets"]]
     assert len(metrics) == 6

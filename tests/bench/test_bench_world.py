@@ -9,19 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agentic_env.cli.bench.world import (
-    _episode,
-    effect_specs,
-    load_results,
-    main,
-    parse_effects,
-    world_specs,
-)
-from agentic_env.envs.sim_env import SimEnv
-from agentic_env.errors import InvalidConfigError
-from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
-from agentic_env.harness.runner import run_episode
-from agentic_env.reports.world_budget import (
+from agentic_env.bench.world import effect_specs, episode_record, load_results, world_specs
+from agentic_env.bench.world_budget import (
     CAUSES,
     bound_line,
     classify_failure,
@@ -32,6 +21,11 @@ from agentic_env.reports.world_budget import (
     world_cells,
     world_of,
 )
+from agentic_env.cli.bench.world import main, parse_effects
+from agentic_env.envs.sim_env import SimEnv
+from agentic_env.errors import InvalidConfigError
+from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
+from agentic_env.harness.runner import run_episode
 
 SLIP = "pick of soda-can failed: the object slipped out of the gripper while lifting"
 MISSED = "pick of red-cube failed: the gripper closed to 2.0 mm: nothing between the fingers"
@@ -170,7 +164,7 @@ def test_a_results_file_prints_the_same_budget(tmp_path: Path,
                _result(1, "calibration", False, task="sorting", setting="lab",
                        failure="execution", detail=MISSED)]
     path = tmp_path / "world.json"
-    path.write_text(json.dumps({"episodes": [_episode(r) for r in results]}))
+    path.write_text(json.dumps({"episodes": [episode_record(r) for r in results]}))
     assert [r.spec for r in load_results(path)] == [r.spec for r in results]
     assert main(["--results", str(path)]) == 0
     out = capsys.readouterr().out

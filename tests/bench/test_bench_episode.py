@@ -9,12 +9,8 @@ from pathlib import Path
 import mujoco
 import pytest
 
-from agentic_env.cli.bench.episode import (
-    COMPONENTS,
-    ComponentClock,
-    main,
-    timed_components,
-)
+from agentic_env.bench.episode import COMPONENTS, ComponentClock, timed_components
+from agentic_env.cli.bench.episode import main
 from agentic_env.envs.sim_env import SimEnv
 
 

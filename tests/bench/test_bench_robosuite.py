@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from agentic_env.bench import robosuite as bench_robosuite
 from agentic_env.cli.bench import robosuite
 
 
@@ -41,7 +42,7 @@ def test_it_prints_both_worlds_against_robosuite_and_writes_json(
 def test_a_failing_robosuite_interpreter_says_how_to_install_it(
         tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(robosuite, "_own_steps",
+    monkeypatch.setattr(bench_robosuite, "_own_steps",
                         lambda realism, steps, seed: {"steps_per_s": 1.0, "reset_s": 0.1})
     fake = _interpreter(tmp_path, "ModuleNotFoundError: robosuite", status=1)
     assert robosuite.main(["--robosuite-python", str(fake), "--out",
