@@ -76,7 +76,7 @@ nitpick_ignore_regex = [
     # Napoleon reads the first word of a constant's docstring before a colon as its type.
     (r"py:class", r"Depth|Gap|Tasks|Seeds"),
 ]
-# Two objects of one short name (e.g. the bench's and the harness's EpisodeResult) make a
+# Two objects of one short name (e.g. two modules' ``main``) make a
 # short reference ambiguous; it resolves to the first and is not an error here.
 suppress_warnings = ["ref.python"]
 
@@ -90,7 +90,7 @@ def _generate(app: object, config: object) -> None:
 def _resolve(app, env, node, contnode):  # noqa: ANN001, ANN202 (Sphinx's signature)
     """Resolve the Python references Sphinx's own lookup misses, as Python would read them.
 
-    The docstrings shorten names (``RealEnv``, ``Place.IN``, ``grounding.HeldObject``) to what
+    The docstrings shorten names (``RealEnv``, ``Place.IN``, ``holding.HeldObject``) to what
     the referring module imports, and name objects by the package that re-exports them. Such
     a name is looked up in the referring module (and class), or imported when it is a full
     ``agentic_env`` name; what it finds is linked where the reference documents it and shown

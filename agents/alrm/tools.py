@@ -24,7 +24,7 @@ import numpy as np
 from agentic_env.agents import skills
 from agentic_env.agents.alrm.planner import PACKAGE
 from agentic_env.agents.runtime import Manipulator, Place, ask_json, camera_image, detect
-from agentic_env.agents.skills import Detection, Target, grounding
+from agentic_env.agents.skills import Detection, Target, holding, spots
 from agentic_env.agents.skills.result import SkillCode, SkillResult, fail, ok
 from agentic_env.agents.tools.registry import ToolFunction, register_tool_set
 from agentic_env.agents.tools.robot import ToolContext
@@ -162,7 +162,7 @@ def alrm_tools(context: ToolContext, world: AlrmWorld | None = None) -> Sequence
         entry, found = world.find(name)
         if found is None:
             return _not_found(name)
-        centre, top = grounding.top_of(found.cloud)
+        centre, top = spots.top_of(found.cloud)
         xyz = [round(float(v), 3) for v in (*centre, top)]
         return ok(f"The {_words(entry)} is at {xyz}", position=xyz)
 
@@ -175,14 +175,14 @@ def alrm_tools(context: ToolContext, world: AlrmWorld | None = None) -> Sequence
         entry, found = world.find(name)
         if found is None:
             return _not_found(name)
-        yaw = grounding.tcp_yaw(world.io.obs["tcp_pose"])
+        yaw = holding.tcp_yaw(world.io.obs["tcp_pose"])
         candidates, _, _ = skills.plan_grasps(world.io, found, yaw, world.hands.rng)
         if not candidates:
             return fail(SkillCode.GRASP_FAILED, f"No grasp found for the {_words(entry)}")
         best = candidates[0]
         xyz = [round(float(v), 3) for v in best.pose[:3, 3]]
         return ok(f"Grasp of the {_words(entry)} at {xyz}", position=xyz,
-                  yaw=round(grounding.tcp_yaw(actions.pose_to_vector(best.pose)), 3),
+                  yaw=round(holding.tcp_yaw(actions.pose_to_vector(best.pose)), 3),
                   width=round(float(best.width), 3))
 
     def pick(name: str, pose: str = "") -> SkillResult:

@@ -29,7 +29,7 @@ from agentic_env.agents.models.context import ModuleContext, ModuleFailedError
 from agentic_env.agents.perception import GraspCandidate, PointCloud, render_grasp
 from agentic_env.agents.runtime import Episode, Manipulator, Place
 from agentic_env.agents.runtime.manipulator import GraspRanker
-from agentic_env.agents.skills import Detection, SkillResult, Target, grounding
+from agentic_env.agents.skills import Detection, SkillResult, Target, holding, spots
 
 #: Grasp candidates shown to the Thinker.
 CANDIDATES_SHOWN = 5
@@ -129,7 +129,7 @@ class MoveRunner:
     def _pick(self, move: Move) -> ActorReport | None:
         """Pick ``move``'s source (``None`` when it is held now)."""
         self.hands.set_down()
-        yaw = grounding.tcp_yaw(self.episode.obs["tcp_pose"])
+        yaw = holding.tcp_yaw(self.episode.obs["tcp_pose"])
         if move.from_drawer:  # the wrist's bulk away from the cabinet
             outward = self.hands.outward_yaw(move.from_drawer)
             if not outward.ok:
@@ -159,7 +159,7 @@ class MoveRunner:
             if not found.ok:
                 return ActorReport.of(found, f"place of {move.source}")
             target = found.data["target"]
-            centre, top = grounding.top_of(target.cloud)
+            centre, top = spots.top_of(target.cloud)
             described = (f"{move.destination}: top centre ({centre[0]:.3f}, {centre[1]:.3f}),"
                          f" top z {top:.3f}, seen by the {target.camera} camera")
         choice = roles.think_place(self.ctx, self.episode.obs, move, described, point)

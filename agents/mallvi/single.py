@@ -21,7 +21,7 @@ from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.perception import PointCloud, target_cloud
 from agentic_env.agents.runtime import Manipulator, Place
 from agentic_env.agents.skills import Detection, SkillCode, SkillResult
-from agentic_env.agents.skills.grounding import HeldObject
+from agentic_env.agents.skills.holding import HeldObject
 from agentic_env.agents.skills.locate import MIN_TARGET_POINTS, Target
 
 #: Grasp candidates tried per pick (the next only when the arm cannot reach one).

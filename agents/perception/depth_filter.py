@@ -18,7 +18,7 @@ does, in three steps whose thresholds scale with the camera's noise at each pixe
    neighbours along its line of equal depth qualify, at a depth jump the pixels of either
    side have their own side's neighbours, and a lone salt or mixed pixel has none (two
    mixed pixels side by side pass; what stands on the table needs more points than that,
-   :func:`~agentic_env.agents.skills.grounding.standing_mask`).
+   :func:`~agentic_env.agents.skills.spots.standing_mask`).
 2. **Edge-preserving smoothing** (for a camera whose stack smooths, :class:`DepthProfile`:
    the stereo camera's spatial filter): each kept pixel becomes the mean of itself and of the
    opposite pairs of its 8 neighbours (left and right, above and below, the diagonals) that

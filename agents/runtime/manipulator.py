@@ -29,7 +29,7 @@ import numpy as np
 from agentic_env.agents import skills
 from agentic_env.agents.perception import GraspCandidate, PointCloud
 from agentic_env.agents.runtime.episode import Episode
-from agentic_env.agents.skills import SkillCode, SkillResult, grounding, turn
+from agentic_env.agents.skills import SkillCode, SkillResult, holding, turn
 from agentic_env.agents.skills.locate import Detector, Target
 from agentic_env.agents.skills.pick import LOOK_AGAIN
 from agentic_env.agents.skills.reorient import Reorienter
@@ -102,7 +102,7 @@ class Manipulator:
         self.judge_for = judge_for
         self.judged = judged
         self.search_cap = search_cap
-        self.held: grounding.HeldObject | None = None
+        self.held: holding.HeldObject | None = None
         self.grasp: np.ndarray | None = None
         self.turning: turn.TurningGrip | None = None
         self._hold_width = 0.0
@@ -116,12 +116,12 @@ class Manipulator:
         """Whether the hand holds something (``name``: that thing)."""
         return self.held is not None and (name is None or self.held.name == name)
 
-    def held_as(self, name: str) -> grounding.HeldObject:
+    def held_as(self, name: str) -> holding.HeldObject:
         """What the hand holds, taken to be ``name`` (an object the agent believes it holds
         but did not pick through this manipulator gets :data:`UNKNOWN_HELD`)."""
         if self.held is not None and self.held.name == name:
             return self.held
-        return grounding.HeldObject(name, *UNKNOWN_HELD)
+        return holding.HeldObject(name, *UNKNOWN_HELD)
 
     def _picked(self, result: SkillResult, grasp: np.ndarray | None,
                 turning: turn.TurningGrip | None = None) -> None:
@@ -204,7 +204,7 @@ class Manipulator:
         view gives none, or when the hand was blocked on its way down or closed on nothing,
         as :func:`~agentic_env.agents.skills.pick` does: a grazing view misplaced it)."""
         name = target.name
-        yaw = grounding.tcp_yaw(self.episode.obs["tcp_pose"]) if yaw is None else yaw
+        yaw = holding.tcp_yaw(self.episode.obs["tcp_pose"]) if yaw is None else yaw
         candidates, slab, scene = skills.plan_grasps(self.episode, target, yaw, self.rng)
         if not candidates and look_closer:
             closer = skills.look_from_above(self.episode, self.detector, target)

@@ -1,8 +1,10 @@
 """Robot skills every agent design stands on (observation-only: they read observations and
 primitive status, never the simulator): a :class:`~agentic_env.agents.skills.scene.SceneView`
 of one observation, :func:`~agentic_env.agents.skills.locate.locate` with active perception,
-the grasp/place geometry (:mod:`~agentic_env.agents.skills.grounding`) and the reorientation
-turn (:mod:`~agentic_env.agents.skills.reorient`); each skill returns a
+the grasp/place geometry (what the hand holds, :mod:`~agentic_env.agents.skills.holding`;
+where to set it down, :mod:`~agentic_env.agents.skills.spots`; clearance on the way,
+:mod:`~agentic_env.agents.skills.clearance`) and the reorientation turn
+(:mod:`~agentic_env.agents.skills.reorient`); each skill returns a
 :class:`~agentic_env.agents.skills.result.SkillResult`. Model judgements (the detector) are
 injected callables, so a skill never knows which agent or model calls it.
 """

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 
 from agentic_env.agents.perception import box_cloud
-from agentic_env.agents.skills import grounding
 from agentic_env.agents.skills.handles import handle_grasp
 from agentic_env.agents.skills.io import SkillIO
 from agentic_env.agents.skills.locate import Target
@@ -14,6 +13,10 @@ from agentic_env.agents.skills.result import SkillCode, SkillResult
 from agentic_env.agents.skills.scene import without_robot
 from agentic_env.contract.actions import close_drawer as close_action
 from agentic_env.contract.actions import open_drawer as open_action
+
+#: How far (m) an open drawer is pulled out, and how far a close pushes at most.
+DRAWER_PULL = 0.2
+DRAWER_PUSH = 0.3
 
 
 def handle_pose(io: SkillIO, handle: Target) -> SkillResult:
@@ -41,13 +44,13 @@ def outward_yaw(handle_grasp: np.ndarray) -> float:
 
 
 def open_drawer(io: SkillIO, handle: Target, why: str = "",
-                distance: float = grounding.DRAWER_PULL) -> SkillResult:
+                distance: float = DRAWER_PULL) -> SkillResult:
     """Pull the drawer of the located ``handle`` open by ``distance`` m."""
     return _move_drawer(io, handle, why, distance, opening=True)
 
 
 def close_drawer(io: SkillIO, handle: Target, why: str = "",
-                 distance: float = grounding.DRAWER_PUSH) -> SkillResult:
+                 distance: float = DRAWER_PUSH) -> SkillResult:
     """Push the drawer of the located ``handle`` closed (at most ``distance`` m)."""
     return _move_drawer(io, handle, why, distance, opening=False)
 

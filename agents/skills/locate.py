@@ -18,10 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from agentic_env.agents.perception import PointCloud, lift_pixel, target_cloud
-from agentic_env.agents.skills.grounding import tcp_yaw, top_of
+from agentic_env.agents.skills.holding import tcp_yaw
 from agentic_env.agents.skills.io import SkillIO
 from agentic_env.agents.skills.result import SkillCode, SkillResult
 from agentic_env.agents.skills.scene import SceneView, at_home, kinematics
+from agentic_env.agents.skills.spots import top_of
 from agentic_env.contract.actions import home, move_to, top_down_pose, vector_to_pose
 from agentic_env.contract.spaces import Workspace
 

@@ -24,7 +24,7 @@ from agentic_env.agents.perception import (
     grasp_candidates,
     render_grasp,
 )
-from agentic_env.agents.skills import grounding
+from agentic_env.agents.skills import clearance, holding
 from agentic_env.agents.skills.io import SkillIO
 from agentic_env.agents.skills.locate import (
     MAX_LOOKS,
@@ -36,6 +36,7 @@ from agentic_env.agents.skills.locate import (
 from agentic_env.agents.skills.result import SkillCode, SkillResult
 from agentic_env.agents.skills.scene import near_box, without_robot
 from agentic_env.contract.actions import pick as pick_action
+from agentic_env.geometry.rotations import wrap_angle
 
 #: ``judge(image, candidate, target) -> (execute, reason)``: the injected judgement of one
 #: candidate drawn over its local cloud (``image`` (H, W, 3) uint8).
@@ -59,13 +60,13 @@ class Grasp:
 
 def plan_grasps(io: SkillIO, target: Target, yaw: float,
                 rng: np.random.Generator) -> tuple[list[GraspCandidate], PointCloud, PointCloud]:
-    """Grasp candidates on the top of ``target`` (within :data:`grounding.GRASP_SLAB`), each
+    """Grasp candidates on the top of ``target`` (within :data:`holding.GRASP_SLAB`), each
     turned to the equivalent yaw nearest ``yaw``, those within :data:`YAW_PREFERENCE` of it
     first; with the grasped slab and the scene they were planned in."""
-    slab = grounding.top_slab(target.cloud)
+    slab = holding.top_slab(target.cloud)
     scene = camera_cloud(io.obs, target.camera, stride=2)
-    candidates = [grounding.fold_grasp(c, yaw) for c in grasp_candidates(slab, scene, rng=rng)]
-    candidates.sort(key=lambda c: abs(grounding.yaw_offset(c.pose, yaw)) > YAW_PREFERENCE)
+    candidates = [holding.fold_grasp(c, yaw) for c in grasp_candidates(slab, scene, rng=rng)]
+    candidates.sort(key=lambda c: abs(holding.yaw_offset(c.pose, yaw)) > YAW_PREFERENCE)
     io.event("grasp_candidates", target=target.name, camera=target.camera,
              count=len(candidates))
     return candidates, slab, scene
@@ -98,12 +99,12 @@ def pick(io: SkillIO, detector: Detector, name: str, rng: np.random.Generator, *
         max_moves: most arm moves of each search for the target (see :func:`locate`).
 
     Returns:
-        ``OK`` with ``data["held"]`` (a :class:`grounding.HeldObject`); ``NOT_FOUND``;
+        ``OK`` with ``data["held"]`` (a :class:`holding.HeldObject`); ``NOT_FOUND``;
         ``GRASP_FAILED`` with ``data["rejected"]`` when the judge accepted nothing; the
         code of the look or the pick that failed otherwise (``data["look"]`` for the look).
         ``data["failures"]`` lists every failed pick attempt.
     """
-    hand_yaw = grounding.tcp_yaw(io.obs["tcp_pose"])
+    hand_yaw = holding.tcp_yaw(io.obs["tcp_pose"])
     yaw = hand_yaw if yaw is None else yaw
     found = locate(io, detector, name, max_moves=max_moves)
     if not found.ok:
@@ -139,8 +140,8 @@ def pick(io: SkillIO, detector: Detector, name: str, rng: np.random.Generator, *
             grasps, grasp, from_wrist = looked, next(looked, None), True
             continue
         grasp = next(grasps, None)
-        hand_yaw = grounding.tcp_yaw(io.obs["tcp_pose"])
-        if grasp is None and abs(grounding.wrap_angle(yaw - hand_yaw)) > YAW_PREFERENCE:
+        hand_yaw = holding.tcp_yaw(io.obs["tcp_pose"])
+        if grasp is None and abs(wrap_angle(yaw - hand_yaw)) > YAW_PREFERENCE:
             yaw = hand_yaw  # the preferred wrist turn is out of reach here: try without
             found = locate(io, detector, name, max_moves=max_moves)
             if not found.ok:
@@ -166,14 +167,14 @@ def execute_grasp(io: SkillIO, grasp: Grasp, why: str) -> SkillResult:
     above the obstacles around it; measure what the gripper holds on success."""
     candidate, cloud, scene = grasp.candidate, grasp.target.cloud, grasp.scene
     obstacles = without_robot(scene.select(~near_box(scene, cloud)), io.obs)
-    approach = grounding.approach_over(obstacles, candidate.pose[:2, 3], candidate.pose[2, 3],
+    approach = clearance.approach_over(obstacles, candidate.pose[:2, 3], candidate.pose[2, 3],
                                        start=np.asarray(io.obs["tcp_pose"][:2], float))
     status = io.act(pick_action(candidate.pose, candidate.width, approach), why)
     name = grasp.target.name
     result = SkillResult.from_status(status, f"pick of {name}")
     if not result.ok:
         return result
-    held = grounding.measure_held(
+    held = holding.measure_held(
         name, camera_cloud(io.obs, "shoulder", stride=2, keep_gripper=True),
         io.obs["tcp_pose"], fallback=(cloud, candidate.pose))
     io.event("held_object", target=name, below_tcp=round(held.below_tcp, 4),

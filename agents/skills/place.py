@@ -19,8 +19,8 @@ from agentic_env.agents.perception import (
     seen_table_height,
     table_height,
 )
-from agentic_env.agents.skills import grounding
-from agentic_env.agents.skills.grounding import HeldObject
+from agentic_env.agents.skills import clearance, holding, spots
+from agentic_env.agents.skills.holding import HeldObject
 from agentic_env.agents.skills.io import SkillIO
 from agentic_env.agents.skills.locate import Detector, Target, wrist_point
 from agentic_env.agents.skills.result import SkillCode, SkillResult
@@ -51,7 +51,7 @@ def place_on(io: SkillIO, held: HeldObject, target: Target, *, align_faces: bool
     """
     view = view or SceneView(io.obs)
     tcp = io.obs["tcp_pose"]
-    pose, approach = grounding.place_on(target.cloud if cloud is None else cloud,
+    pose, approach = spots.place_on(target.cloud if cloud is None else cloud,
                                         view.obstacles(), held, tcp, align_faces=align_faces,
                                         centre=centre)
     return _release(io, held, pose, approach, view, why)
@@ -107,7 +107,7 @@ def place_in(io: SkillIO, held: HeldObject, target: Target, *, yaw: float | None
                 # a far bin's box also holds what stands in front of it in the image, metres
                 # away: keep the container (walls, floor and contents touch one another)
                 cloud = cluster_near(cloud, seed, radius=BOARD_GAP)
-    spot = grounding.place_in(cloud, view.obstacles(), held, io.obs["tcp_pose"],
+    spot = spots.place_in(cloud, view.obstacles(), held, io.obs["tcp_pose"],
                               pack=target.part != "interior", avoid=avoid)
     if spot is None:
         return SkillResult(SkillCode.NOT_FOUND, f"no point of {target.name} was seen inside "
@@ -115,7 +115,7 @@ def place_in(io: SkillIO, held: HeldObject, target: Target, *, yaw: float | None
                            f"there is no floor to put {held.name} on")
     pose, approach = spot
     if yaw is not None:
-        pose = grounding.with_yaw(pose, yaw)
+        pose = holding.with_yaw(pose, yaw)
     return _release(io, held, pose, approach, view, why)
 
 
@@ -133,33 +133,33 @@ def place_at(io: SkillIO, held: HeldObject, position: np.ndarray | None = None,
         def arm_clear(pose: np.ndarray) -> bool:  # the view as it is when asked
             return view.arm_clear(pose, held.radius)
 
-        spot = grounding.table_spot(obstacles, held, tcp, io.workspace, view.seen_free,
+        spot = spots.table_spot(obstacles, held, tcp, io.workspace, view.seen_free,
                                     arm_clear, view.height_noise(obstacles.points))
         # the arm may hide the free table from the shoulder camera: look again from home
         if spot is None and not at_home(io.obs) and io.act(
                 home(), f"clear the view for a spot for {held.name}").get("ok"):
             view = SceneView(io.obs)
             obstacles, tcp = view.obstacles(), io.obs["tcp_pose"]
-            spot = grounding.table_spot(obstacles, held, tcp, io.workspace, view.seen_free,
+            spot = spots.table_spot(obstacles, held, tcp, io.workspace, view.seen_free,
                                         arm_clear, view.height_noise(obstacles.points))
         if spot is None:
             return SkillResult(SkillCode.BLOCKED, "no free spot on the table is visible")
         pose, approach = spot
         if yaw is not None:
-            pose = grounding.with_yaw(pose, yaw)
+            pose = holding.with_yaw(pose, yaw)
     else:
         xy = np.asarray(position, float)[:2]
         if not io.workspace.contains(np.array([*xy, held.below_tcp])):
             return SkillResult(SkillCode.BAD_ARGS, f"({xy[0]:.2f}, {xy[1]:.2f}) lies outside "
                                f"the workspace ({io.workspace.describe()})")
-        standing = grounding.standing_mask(obstacles, table_height(obstacles),
+        standing = spots.standing_mask(obstacles, table_height(obstacles),
                                            view.height_noise(obstacles.points))
         near = np.linalg.norm(obstacles.points[:, :2] - xy, axis=1) < held.radius + 0.01
         if np.any(standing & near):
             return SkillResult(SkillCode.BLOCKED, f"something stands at ({xy[0]:.2f}, "
                                f"{xy[1]:.2f}) where {held.name} would go")
-        hand_yaw = grounding.tcp_yaw(tcp) if yaw is None else yaw
-        pose = top_down_pose(np.array([*xy, held.below_tcp + grounding.RELEASE_GAP]),
+        hand_yaw = holding.tcp_yaw(tcp) if yaw is None else yaw
+        pose = top_down_pose(np.array([*xy, held.below_tcp + spots.RELEASE_GAP]),
                              hand_yaw)
         approach = 0.0
     return _release(io, held, pose, approach, view, why)
@@ -168,11 +168,11 @@ def place_at(io: SkillIO, held: HeldObject, position: np.ndarray | None = None,
 def _release(io: SkillIO, held: HeldObject, pose: np.ndarray, approach: float,
              view: SceneView, why: str) -> SkillResult:
     here = np.asarray(io.obs["tcp_pose"][:3], float)
-    approach = max(approach, grounding.approach_over(view.obstacles(), pose[:2, 3], pose[2, 3],
+    approach = max(approach, clearance.approach_over(view.obstacles(), pose[:2, 3], pose[2, 3],
                                                      hanging=held.below_tcp, start=here[:2]))
     status = io.act(place(pose, approach), why or f"place {held.name}")
     if status.get("reason") == "unreachable":
         # the two-finger hand is the same turned half a turn: the wrist may reach that one
-        pose = grounding.with_yaw(pose, yaw_of(pose) + np.pi)
+        pose = holding.with_yaw(pose, yaw_of(pose) + np.pi)
         status = io.act(place(pose, approach), why or f"place {held.name}")
     return SkillResult.from_status(status, f"place of {held.name}", pose=pose)

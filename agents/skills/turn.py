@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from agentic_env.agents.perception import GraspCandidate, camera_cloud, render_grasp
-from agentic_env.agents.skills import grounding
-from agentic_env.agents.skills.grounding import HeldObject
+from agentic_env.agents.skills import clearance, holding, spots
+from agentic_env.agents.skills.holding import HeldObject
 from agentic_env.agents.skills.io import SkillIO
 from agentic_env.agents.skills.locate import Target
 from agentic_env.agents.skills.pick import GraspJudge
@@ -21,6 +21,7 @@ from agentic_env.agents.skills.reorient import ObjectEstimate, Reorienter, estim
 from agentic_env.agents.skills.result import SkillCode, SkillResult
 from agentic_env.agents.skills.scene import SceneView
 from agentic_env.contract.actions import pick, place, vector_to_pose
+from agentic_env.geometry.rotations import wrap_angle
 
 #: A turned place blocked on its way down (the object met the table early) is tried again
 #: this much higher (m), at most this many times.
@@ -118,11 +119,11 @@ def place_turned_in_place(io: SkillIO, held: HeldObject, grasp: np.ndarray, angl
     """Set ``held`` back down where the top-down ``grasp`` (4x4 TCP pose it was picked with)
     took it from, on whatever it stood on, turned ``angle`` rad about the vertical
     (counter-clockwise seen from above): the grasp pose turned about its own vertical axis,
-    :data:`grounding.RELEASE_GAP` higher, coming down above the obstacles around it."""
-    yaw = grounding.wrap_angle(float(np.arctan2(grasp[1, 0], grasp[0, 0])) + angle)
-    pose = grounding.with_yaw(grasp, yaw)
-    pose[2, 3] += grounding.RELEASE_GAP
-    approach = grounding.approach_over(SceneView(io.obs).obstacles(), pose[:2, 3],
+    :data:`spots.RELEASE_GAP` higher, coming down above the obstacles around it."""
+    yaw = wrap_angle(float(np.arctan2(grasp[1, 0], grasp[0, 0])) + angle)
+    pose = holding.with_yaw(grasp, yaw)
+    pose[2, 3] += spots.RELEASE_GAP
+    approach = clearance.approach_over(SceneView(io.obs).obstacles(), pose[:2, 3],
                                        pose[2, 3], hanging=held.below_tcp)
     status = io.act(place(pose, approach), why or f"turn {held.name}")
     return SkillResult.from_status(status, f"place of {held.name}", pose=pose)

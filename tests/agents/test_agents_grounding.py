@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agentic_env.agents.perception import PointCloud
-from agentic_env.agents.skills import grounding
+from agentic_env.agents.skills import holding, spots
 from agentic_env.agents.skills.handles import handle_grasp
 from agentic_env.contract.actions import top_down_pose
 
@@ -27,7 +27,7 @@ def test_face_yaw_recovers_a_turned_square() -> None:
     for degrees in (-30.0, 0.0, 17.0, 40.0):
         yaw = np.radians(degrees)
         turned = square @ np.array([[np.cos(yaw), np.sin(yaw)], [-np.sin(yaw), np.cos(yaw)]])
-        found = np.degrees(grounding.face_yaw(turned))
+        found = np.degrees(spots.face_yaw(turned))
         assert abs((found - degrees + 45) % 90 - 45) < 2.5
 
 
@@ -37,12 +37,12 @@ def test_place_in_finds_the_empty_floor_away_from_walls() -> None:
                        _grid(0.40, 0.41, -0.10, 0.10, 0.08), _grid(0.59, 0.60, -0.10, 0.10, 0.08)])
     already = _grid(0.44, 0.52, -0.06, 0.02, 0.05)  # an item on the left half of the floor
     container = _cloud(np.vstack([floor, walls, already]))
-    held = grounding.HeldObject("cube", below_tcp=0.02, radius=0.025)
+    held = holding.HeldObject("cube", below_tcp=0.02, radius=0.025)
     tcp = np.array([0.5, 0.0, 0.3, 1.0, 0.0, 0.0, 0.0])
-    pose, approach = grounding.place_in(container, container, held, tcp)
+    pose, approach = spots.place_in(container, container, held, tcp)
     x, y, z = pose[:3, 3]
     assert 0.43 < x < 0.57 and 0.035 < y < 0.07  # the free part, clear of the walls
-    assert abs(z - (0.01 + 0.02 + grounding.CONTAINER_RELEASE_GAP)) < 0.004
+    assert abs(z - (0.01 + 0.02 + spots.CONTAINER_RELEASE_GAP)) < 0.004
     assert approach > 0.02  # comes down from above the walls
 
 
@@ -54,10 +54,10 @@ def test_place_in_keeps_the_hand_away_from_a_carcass_over_the_drawer() -> None:
     item = _grid(0.42, 0.53, 0.05, 0.35, 0.14)  # fills the front of the drawer
     drawer = _cloud(np.vstack([floor[floor[:, 0] >= 0.53], item]))
     scene = _cloud(np.vstack([floor, carcass_top]))
-    held = grounding.HeldObject("bottle", below_tcp=0.06, radius=0.025)
+    held = holding.HeldObject("bottle", below_tcp=0.06, radius=0.025)
     tcp = np.array([0.4, 0.0, 0.3, 0.0, 1.0, 0.0, 0.0])
-    pose, _ = grounding.place_in(drawer, scene, held, tcp)
-    assert pose[0, 3] < 0.64 - grounding.HAND_RADIUS + 1e-6
+    pose, _ = spots.place_in(drawer, scene, held, tcp)
+    assert pose[0, 3] < 0.64 - spots.HAND_RADIUS + 1e-6
     assert pose[0, 3] > 0.53 + held.radius - 0.01  # on the floor, not on the item
 
 
@@ -67,11 +67,11 @@ def test_place_in_a_full_bin_releases_above_what_fills_it() -> None:
                        _grid(0.40, 0.41, -0.10, 0.10, 0.08), _grid(0.59, 0.60, -0.10, 0.10, 0.08)])
     tall_box = _grid(0.44, 0.56, -0.06, 0.06, 0.10)  # taller than the walls, in the middle
     container = _cloud(np.vstack([floor, walls, tall_box]))
-    held = grounding.HeldObject("snack-pack", below_tcp=0.03, radius=0.06)  # fits nowhere
-    pose, _ = grounding.place_in(container, container, held, np.array([0.5, 0, 0.3, 0, 1, 0, 0]))
+    held = holding.HeldObject("snack-pack", below_tcp=0.03, radius=0.06)  # fits nowhere
+    pose, _ = spots.place_in(container, container, held, np.array([0.5, 0, 0.3, 0, 1, 0, 0]))
     x, y, z = pose[:3, 3]
     assert 0.40 < x < 0.60 and -0.10 < y < 0.10  # still over the bin
-    support = z - 0.03 - grounding.CONTAINER_RELEASE_GAP
+    support = z - 0.03 - spots.CONTAINER_RELEASE_GAP
     assert support >= 0.08 - 1e-6  # released above the walls and the box, not into them
 
 
@@ -89,30 +89,30 @@ def _yaw(pose: np.ndarray) -> float:
 
 def test_place_in_fills_a_bin_from_a_quarter_not_its_middle() -> None:
     container = _cloud(_bin(0.40, 0.60, -0.10, 0.10))
-    held = grounding.HeldObject("cube", below_tcp=0.02, radius=0.025)
-    pose, _ = grounding.place_in(container, container, held, np.array([0.5, 0, 0.3, 0, 1, 0, 0]))
+    held = holding.HeldObject("cube", below_tcp=0.02, radius=0.025)
+    pose, _ = spots.place_in(container, container, held, np.array([0.5, 0, 0.3, 0, 1, 0, 0]))
     assert np.linalg.norm(pose[:2, 3] - [0.5, 0.0]) > 0.04  # room left for the next object
-    middle, _ = grounding.place_in(container, container, held,
+    middle, _ = spots.place_in(container, container, held,
                                    np.array([0.5, 0, 0.3, 0, 1, 0, 0]), pack=False)
     assert np.linalg.norm(middle[:2, 3] - [0.5, 0.0]) < 0.03  # an open drawer: its middle
 
 
 def test_place_in_passes_over_a_spot_where_a_release_failed() -> None:
     container = _cloud(_bin(0.40, 0.60, -0.10, 0.10))
-    held = grounding.HeldObject("cube", below_tcp=0.02, radius=0.025)
+    held = holding.HeldObject("cube", below_tcp=0.02, radius=0.025)
     tcp = np.array([0.5, 0, 0.3, 0, 1, 0, 0])
-    first, _ = grounding.place_in(container, container, held, tcp)
-    second, _ = grounding.place_in(container, container, held, tcp, avoid=first[:2, 3][None])
-    assert np.linalg.norm(second[:2, 3] - first[:2, 3]) >= grounding.FAILED_SPOT_RADIUS
+    first, _ = spots.place_in(container, container, held, tcp)
+    second, _ = spots.place_in(container, container, held, tcp, avoid=first[:2, 3][None])
+    assert np.linalg.norm(second[:2, 3] - first[:2, 3]) >= spots.FAILED_SPOT_RADIUS
     assert second[2, 3] == pytest.approx(first[2, 3])  # an equally good spot, not a worse one
 
 
 def test_place_in_turns_the_hand_so_the_fingers_clear_a_narrow_bins_walls() -> None:
     # 10 cm across: the object fits, but fingers closed across the bin would meet its walls
     container = _cloud(_bin(0.35, 0.65, -0.05, 0.05))
-    held = grounding.HeldObject("plum", below_tcp=0.02, radius=0.025, extents=(0.02, 0.03))
+    held = holding.HeldObject("plum", below_tcp=0.02, radius=0.025, extents=(0.02, 0.03))
     tcp = np.array([0.5, 0.0, 0.3, 0.0, 1.0, 0.0, 0.0])  # yaw 0: the fingers close along y
-    pose, _ = grounding.place_in(container, container, held, tcp)
+    pose, _ = spots.place_in(container, container, held, tcp)
     closing = pose[:2, 1]  # the tool's y
     assert abs(closing[0]) > 0.99  # turned a quarter: the fingers close along the bin
 
@@ -120,20 +120,20 @@ def test_place_in_turns_the_hand_so_the_fingers_clear_a_narrow_bins_walls() -> N
 def test_place_in_fits_a_long_object_into_a_lane_beside_a_tall_one() -> None:
     divider = _grid(0.48, 0.52, -0.10, 0.10, 0.10)  # a tall box standing across the middle
     container = _cloud(np.vstack([_bin(0.40, 0.60, -0.10, 0.10), divider]))
-    held = grounding.HeldObject("banana", below_tcp=0.02, radius=0.063, extents=(0.06, 0.02))
-    pose, _ = grounding.place_in(container, container, held, np.array([0.5, 0, 0.3, 0, 1, 0, 0]))
-    assert abs(pose[2, 3] - (0.01 + 0.02 + grounding.CONTAINER_RELEASE_GAP)) < 0.004  # floor
+    held = holding.HeldObject("banana", below_tcp=0.02, radius=0.063, extents=(0.06, 0.02))
+    pose, _ = spots.place_in(container, container, held, np.array([0.5, 0, 0.3, 0, 1, 0, 0]))
+    assert abs(pose[2, 3] - (0.01 + 0.02 + spots.CONTAINER_RELEASE_GAP)) < 0.004  # floor
     assert not 0.47 < pose[0, 3] < 0.53  # in a lane, not on the box
     assert abs(np.cos(_yaw(pose))) < 0.01  # its long side along the lane (y)
 
 
 def test_place_on_centres_on_the_target_top() -> None:
     cube = _cloud(np.vstack([_grid(0.48, 0.52, 0.08, 0.12, 0.04, 0.002)]))
-    held = grounding.HeldObject("cube", below_tcp=0.02, radius=0.02)
+    held = holding.HeldObject("cube", below_tcp=0.02, radius=0.02)
     tcp = np.array([0.3, 0.0, 0.3, 0.0, 1.0, 0.0, 0.0])  # turned by pi about x: yaw 0
-    pose, _ = grounding.place_on(cube, cube, held, tcp, align_faces=True)
+    pose, _ = spots.place_on(cube, cube, held, tcp, align_faces=True)
     np.testing.assert_allclose(pose[:2, 3], [0.5, 0.1], atol=0.003)
-    assert abs(pose[2, 3] - (0.04 + 0.02 + grounding.RELEASE_GAP)) < 1e-3
+    assert abs(pose[2, 3] - (0.04 + 0.02 + spots.RELEASE_GAP)) < 1e-3
 
 
 def test_handle_grasp_approaches_into_the_front_panel() -> None:
@@ -176,7 +176,7 @@ def test_measure_held_stops_at_the_gap_above_the_table() -> None:
                                  np.linspace(0.15, 0.182, 30)])
     below = _grid(0.47, 0.53, -0.03, 0.03, 0.05)  # another object under the hand
     scene = _cloud(np.vstack([held_part, below]))
-    held = grounding.measure_held("x", scene, tcp, fallback=(scene, top_down_pose(tcp[:3])))
+    held = holding.measure_held("x", scene, tcp, fallback=(scene, top_down_pose(tcp[:3])))
     assert abs(held.below_tcp - 0.05) < 0.003
 
 
@@ -184,7 +184,7 @@ def test_fold_grasp_keeps_the_wrist_near_its_current_yaw() -> None:
     from agentic_env.agents.perception import GraspCandidate
 
     candidate = GraspCandidate(top_down_pose(np.array([0.5, 0, 0.05]), 3.0), 0.03, 1.0, {})
-    folded = grounding.fold_grasp(candidate, 0.0)
+    folded = holding.fold_grasp(candidate, 0.0)
     yaw = np.arctan2(folded.pose[1, 0], folded.pose[0, 0])
     assert abs(yaw - (3.0 - np.pi)) < 1e-9
     np.testing.assert_allclose(folded.pose[:3, 2], candidate.pose[:3, 2])
@@ -196,6 +196,6 @@ def test_measure_held_with_nothing_below_the_fingertips_uses_the_pre_grasp_cloud
     grasp = top_down_pose(np.array([0.5, 0.0, 0.03]))
     before = _cloud(np.vstack([_grid(0.49, 0.51, -0.01, 0.01, 0.0), _grid(0.49, 0.51, -0.01,
                                                                            0.01, 0.04)]))
-    held = grounding.measure_held("x", _cloud(far_below), tcp, fallback=(before, grasp))
+    held = holding.measure_held("x", _cloud(far_below), tcp, fallback=(before, grasp))
     assert abs(held.below_tcp - 0.018) < 1e-9  # the fingertips are the lowest point
     assert 0.005 < held.radius < 0.02  # from the cloud seen before the grasp

@@ -13,7 +13,7 @@ import pytest
 from agentic_env.agents.mallvi.single import SUPPORT_CLEARANCE, FirstView
 from agentic_env.agents.models.base import ModelQuery
 from agentic_env.agents.skills import Detection, Target
-from agentic_env.agents.skills.grounding import HeldObject
+from agentic_env.agents.skills.holding import HeldObject
 from agentic_env.contract.actions import top_down_pose
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.episode import EpisodeSpec

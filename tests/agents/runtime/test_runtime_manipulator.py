@@ -13,7 +13,7 @@ from agentic_env.agents.models.context import ModuleContext
 from agentic_env.agents.runtime import Episode, Limits, Manipulator, Place, detector_for
 from agentic_env.agents.runtime import manipulator as manipulator_module
 from agentic_env.agents.skills import SkillCode, SkillResult
-from agentic_env.agents.skills.grounding import HeldObject
+from agentic_env.agents.skills.holding import HeldObject
 from agentic_env.contract.spaces import Workspace
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.robot_io import EnvRobotIO

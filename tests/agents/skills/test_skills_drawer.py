@@ -15,7 +15,8 @@ from support.cabinet_task import BOX_NAME, CABINET_NAME, CabinetTask
 from agentic_env.agents.perception import PointCloud, target_cloud
 from agentic_env.agents.runtime import Episode, Limits
 from agentic_env.agents.skills import Detection, place_in
-from agentic_env.agents.skills.grounding import HeldObject, approach_over, column_seen_free
+from agentic_env.agents.skills.clearance import approach_over, column_seen_free
+from agentic_env.agents.skills.holding import HeldObject
 from agentic_env.agents.skills.locate import Target
 from agentic_env.agents.skills.scene import SceneView
 from agentic_env.contract.actions import (

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from agentic_env.agents.perception import PointCloud
-from agentic_env.agents.skills import grounding
-from agentic_env.agents.skills.grounding import HeldObject
+from agentic_env.agents.skills import spots
+from agentic_env.agents.skills.holding import HeldObject
 from agentic_env.agents.skills.scene import SceneView
 from agentic_env.contract.actions import pose_to_vector, top_down_pose
 from agentic_env.contract.spaces import Workspace
@@ -41,7 +41,7 @@ def _table_with_a_cube() -> np.ndarray:
 
 
 def _spot(points: np.ndarray, height_std: np.ndarray | None = None) -> np.ndarray | None:
-    found = grounding.table_spot(_cloud(points), HELD, TCP, Workspace(),
+    found = spots.table_spot(_cloud(points), HELD, TCP, Workspace(),
                                  height_std=height_std)
     return None if found is None else found[0][:2, 3]
 
@@ -91,7 +91,7 @@ def test_the_realistic_world_shows_a_free_spot(make_sim_env, seed: int) -> None:
     obs, info = env.reset(seed=seed)
     view = SceneView(obs)
     scene = view.obstacles()
-    found = grounding.table_spot(scene, HELD, obs["tcp_pose"], env.primitive_config.workspace,
+    found = spots.table_spot(scene, HELD, obs["tcp_pose"], env.primitive_config.workspace,
                                  view.seen_free, lambda pose: view.arm_clear(pose, HELD.radius),
                                  view.height_noise(scene.points))
     assert found is not None

@@ -8,8 +8,8 @@ import pytest
 
 from agentic_env.agents.perception import PointCloud, project_to_image
 from agentic_env.agents.runtime import Episode, Limits
-from agentic_env.agents.skills import Detection, SkillCode, Target, grounding, place_at, place_in
-from agentic_env.agents.skills.grounding import HeldObject
+from agentic_env.agents.skills import Detection, SkillCode, Target, place_at, place_in, spots
+from agentic_env.agents.skills.holding import HeldObject
 from agentic_env.agents.skills.result import SkillResult
 from agentic_env.agents.skills.scene import SceneView, at_home
 from agentic_env.contract.actions import move_to, top_down_pose
@@ -59,14 +59,14 @@ def test_primitive_failures_map_onto_skill_codes() -> None:
 
 def test_a_container_with_no_point_is_no_place_pose() -> None:
     held, tcp = HeldObject("cube", 0.03, 0.03), np.array([0.5, 0.0, 0.3, 0.0, 1.0, 0.0, 0.0])
-    assert grounding.place_in(PointCloud.empty(), PointCloud.empty(), held, tcp) is None
+    assert spots.place_in(PointCloud.empty(), PointCloud.empty(), held, tcp) is None
 
 
 def test_a_container_box_over_bare_table_is_not_found_without_moving(io: Episode) -> None:
     """A bin detected on the image where the depth shows only the table (its box holds no
     point above the table): a clear failure, not a crash, and the arm stays."""
     view = SceneView(io.obs)
-    free = grounding.table_spot(view.obstacles(), HeldObject("bin", 0.03, 0.04),
+    free = spots.table_spot(view.obstacles(), HeldObject("bin", 0.03, 0.04),
                                 io.obs["tcp_pose"], io.workspace)
     assert free is not None
     corners = free[0][:3, 3] * (1, 1, 0) + np.array([[x, y, 0.0] for x in (-0.02, 0.02)
