@@ -355,6 +355,18 @@ class SimEnv(gym.Env):
             raise InvalidConfigError(f"task {self.task.name!r} has no PDDL model to score")
         return self._scorer.score(goal_checker_error)
 
+    def episode_score(self, goal_checker_error: bool = False) -> ProgressScore | None:
+        """The episode's :meth:`progress_score` (``goal_checker_error``: the agent's goal
+        checker misjudged the final state), ``None`` with no reference to score against (no
+        PDDL model, or no plan from the start state). The one place an episode is scored:
+        the final ``info``, the harness and the LeRobot env read it."""
+        if self._scorer is None:
+            return None
+        try:
+            return self._scorer.score(goal_checker_error)
+        except PlanNotFoundError:
+            return None
+
     def _settle(self) -> bool:
         hold_q, hold_width = self.robot.joint_reference(), self.robot.gripper_reference()
         for _ in range(int(np.ceil(_SETTLE_TIME / self.robot.control_dt))):
@@ -426,10 +438,8 @@ class SimEnv(gym.Env):
         info = self._info(evaluation) | extra
         if (terminated or truncated) and self._scorer is not None and not self._diverged:
             self._scorer.record(self.scene_state)
-            try:
-                info["progress_score"] = asdict(self.progress_score())
-            except PlanNotFoundError:  # the start state had no plan: no reference to score
-                info["progress_score"] = None
+            score = self.episode_score()
+            info["progress_score"] = None if score is None else asdict(score)
         return observation, float(evaluation.success), terminated, truncated, info
 
     def _low_level_targets(self, action: Any) -> tuple[np.ndarray, float]:

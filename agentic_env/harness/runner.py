@@ -44,7 +44,7 @@ from agentic_env.harness.trace import EpisodeTrace, call_verdict
 from agentic_env.oracle import SimOracle, oracle_factories
 from agentic_env.oracle.name_book import name_book, new_name_book
 from agentic_env.oracle.plan_errors import errors_drawn
-from agentic_env.pddl.planning import PlanNotFoundError, load_domain
+from agentic_env.pddl.planning import load_domain
 from agentic_env.text import blank, readable
 
 
@@ -291,11 +291,9 @@ def _score(spec: EpisodeSpec, env: SimEnv, report: AgentReport, stopped: str,
     success = kind_success(expect, evaluation.success, report, motions)
     goal_checker_error = (expect == "act" and report.goal_checked
                           and report.believes_done != evaluation.success)
-    try:
-        score = env.progress_score(goal_checker_error)
-        counts = (score.score, score.n_done, score.n_extra, score.n_required)
-    except PlanNotFoundError:
-        counts = (float(evaluation.success), 0, 0, 0)
+    score = env.episode_score(goal_checker_error)
+    counts = ((float(evaluation.success), 0, 0, 0) if score is None  # no reference: success
+              else (score.score, score.n_done, score.n_extra, score.n_required))
     result = episode_result(
         spec, report, calls, success=success, progress=evaluation.progress,
         score=counts, goal_checker_error=goal_checker_error,

@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
+import pytest
 
 from agentic_env.envs.sim_env import SimEnv
+from agentic_env.errors import InvalidConfigError
 from agentic_env.experts import expert_actions
 
 
@@ -38,3 +42,24 @@ def test_joint_position_agent_scores_its_pick_and_place() -> None:
     assert score.n_done == done
     assert score.n_extra == 0
     assert score.score > 0
+
+
+def test_an_episode_is_scored_in_one_place() -> None:
+    """``SimEnv.episode_score`` is the score the final ``info`` reports; a task without a
+    PDDL model has none (``None``), where ``progress_score`` refuses."""
+    env = SimEnv(task="stacking", render_mode=None, realism="ideal", max_episode_steps=2)
+    env.reset(seed=3)
+    actions = expert_actions(env.task, env.scene_state)
+    *_, info = env.step(next(actions))
+    *_, info = env.step(next(actions))  # the step limit: the episode ends, its score reported
+    score = env.episode_score()
+    assert score is not None and score.n_done == 2
+    assert info["progress_score"] == asdict(score)
+    assert env.episode_score(goal_checker_error=True).score < score.score
+    env.close()
+    tabletop = SimEnv(task="tabletop", render_mode=None, realism="ideal")
+    tabletop.reset(seed=0)
+    assert tabletop.episode_score() is None
+    with pytest.raises(InvalidConfigError):
+        tabletop.progress_score()
+    tabletop.close()

@@ -39,9 +39,7 @@ from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.lerobot.render import RENDER_MODES, EpisodeVideo, placeholder_frame
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.errors import InvalidConfigError
-from agentic_env.pddl.planning import PlanNotFoundError
 from agentic_env.sim.realism import BENCHMARK_REALISM
-from agentic_env.tasks.base import SymbolicTask
 
 #: Raw observation key of the TCP pose (LeRobot prefixes ``observation.``).
 TCP_POSE = "tcp_pose"
@@ -177,14 +175,11 @@ class LeRobotBenchmarkEnv(gym.Env):
         score, counts = float(success), None
         # SimEnv records a low-level agent's picks and places as they happen; after a
         # divergence, the actions done before it
-        if isinstance(self._env.task, SymbolicTask):
-            try:
-                progress = self._env.progress_score()
-                score = progress.score
-                counts = {"n_done": progress.n_done, "n_extra": progress.n_extra,
-                          "n_required": progress.n_required}
-            except PlanNotFoundError:  # no plan from the start state: no reference to score
-                pass
+        progress = self._env.episode_score()
+        if progress is not None:  # else no reference to score against: success
+            score = progress.score
+            counts = {"n_done": progress.n_done, "n_extra": progress.n_extra,
+                      "n_required": progress.n_required}
         failure, detail = None, ""
         if diverged:
             failure, detail = "execution", "the simulation diverged"
