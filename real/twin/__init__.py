@@ -24,6 +24,7 @@ from agentic_env.real.twin.camera import TwinCamera, azure_kinect_twin, realsens
 from agentic_env.real.twin.gripper import serial_gripper_twin
 from agentic_env.real.twin.world import TwinWorld
 from agentic_env.robot.kinematics import ArmKinematics
+from agentic_env.sim.realism import BENCHMARK_REALISM
 
 
 @dataclass
@@ -55,7 +56,8 @@ def twin_hardware(world: TwinWorld, safety: SafetyConfig | None = None) -> tuple
 def make_twin_env(
     task: str = "tabletop", seed: int = 0, trial: TrialSpec | None = None,
     scene: SceneConfig | None = None, control_hz: float = 20.0,
-    calibration: Calibration | None = None, **env_kwargs: Any,
+    calibration: Calibration | None = None, realism: str = BENCHMARK_REALISM,
+    **env_kwargs: Any,
 ) -> tuple[RealEnv, Twin]:
     """A :class:`RealEnv` on twin drivers over a freshly reset simulated cell.
 
@@ -65,18 +67,20 @@ def make_twin_env(
         trial: a trial spec to lay out instead.
         scene: shared by the world and the env (observation resolution, optics).
         control_hz: control rate of both.
-        calibration: camera poses the env uses; default: the world's exact ones.
+        calibration: camera poses the env uses; default: what a calibration session in
+            that world solves (:meth:`TwinWorld.solved_calibration`: exact in the ideal world).
+        realism: the simulated cell's world (``realistic`` or ``ideal``).
         env_kwargs: further :class:`RealEnv` arguments (control_mode, safety, confirm...).
     """
     scene = scene or SceneConfig()
     env = SimEnv(task=task, scene=replace(scene, setting=trial.setting) if trial else scene,
-                 control_hz=control_hz)
+                 control_hz=control_hz, realism=realism)
     env.reset(seed=seed, options={"trial": trial} if trial else None)
     world = TwinWorld(env)
     hardware, twin = twin_hardware(world, env_kwargs.get("safety"))
     hardware.closers.append(env.close)
     try:
-        real = RealEnv(hardware, calibration or world.true_calibration(), scene=scene,
+        real = RealEnv(hardware, calibration or world.solved_calibration(), scene=scene,
                        control_hz=control_hz, **env_kwargs)
     except BaseException:
         for closer in hardware.closers:

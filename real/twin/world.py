@@ -20,6 +20,7 @@ from agentic_env.contract.workcell import ROBOT_PREFIX
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.real.calibration import FLANGE_SITE, Calibration
 from agentic_env.sim.cameras import camera_pose_in_world
+from agentic_env.sim.realism.calibration import apply_extrinsic_error
 
 
 class TwinWorld:
@@ -76,3 +77,21 @@ class TwinWorld:
             flange[:3, :3] = data.site_xmat[site].reshape(3, 3)
             flange[:3, 3] = data.site_xpos[site]
             return Calibration(shoulder, np.linalg.inv(flange) @ wrist_world)
+
+    def solved_calibration(self) -> Calibration:
+        """The camera poses a calibration session in this world would solve: the exact ones
+        with the realistic world's drawn calibration error of this episode (shoulder: camera
+        -> base; wrist: camera -> flange, carried by the arm), the exact ones in the ideal
+        world. What the simulator hands its own agents, so a ``RealEnv`` on the twin and the
+        ``SimEnv`` under it observe the same extrinsics."""
+        exact = self.true_calibration()
+        world = self.env.world
+        if world is None:
+            return exact
+        errors = world.episode.extrinsic_errors
+        shoulder, wrist = exact.shoulder_to_base, exact.wrist_to_flange
+        if "shoulder" in errors:
+            shoulder = apply_extrinsic_error(shoulder, errors["shoulder"])
+        if "wrist" in errors:
+            wrist = apply_extrinsic_error(wrist, errors["wrist"])
+        return Calibration(shoulder, wrist)

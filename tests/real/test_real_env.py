@@ -22,7 +22,7 @@ from agentic_env.contract.spaces import CONTROL_MODES, Workspace  # noqa: E402
 from agentic_env.envs.sim_env import SimEnv  # noqa: E402
 from agentic_env.experts import expert_actions
 from agentic_env.real.frames import adjust_intrinsics, crop_box  # noqa: E402
-from agentic_env.real.real_env import describe_action  # noqa: E402
+from agentic_env.real.real_env import RealEnv, describe_action  # noqa: E402
 from agentic_env.real.safety import SafetyConfig, SafetyFaultError  # noqa: E402
 from agentic_env.real.twin import Twin, make_twin_env  # noqa: E402
 from agentic_env.real.twin.camera import REALSENSE_D405_848  # noqa: E402
@@ -78,8 +78,30 @@ def test_passes_gymnasiums_passive_checks(twin_env) -> None:
     assert env.render() is None
 
 
-def test_observation_matches_the_sim_through_the_real_pipeline(twin_env) -> None:
+def test_the_twin_hands_the_real_env_the_calibration_its_world_solves(twin_env) -> None:
+    """In the (default) realistic world the sim draws a calibration error per episode; the
+    ``RealEnv`` on its twin is given that solved calibration, so both observe the same
+    extrinsics (not the exact poses, which no calibration session finds)."""
     env, twin = twin_env
+    assert twin.world.env.world is not None  # the realistic world
+    obs, sim = env.observe(), twin.world.env.observe()
+    for key in ("shoulder_extrinsics", "wrist_extrinsics"):
+        np.testing.assert_allclose(obs[key], sim[key], atol=1e-5, err_msg=key)
+    exact = twin.world.true_calibration().shoulder_to_base
+    assert not np.allclose(obs["shoulder_extrinsics"], exact, atol=1e-5)
+
+
+def test_observation_matches_the_sim_through_the_real_pipeline() -> None:
+    """The real pipeline (crop, resize, undistortion, depth alignment) sees what the sim
+    renders: compared in the ideal world, whose frames are noise-free (in the realistic
+    world each camera path would draw its own sensor noise)."""
+    real, twin = make_twin_env(seed=0, realism="ideal")
+    with real:
+        real.reset()
+        _compare_with_the_sim(real, twin)
+
+
+def _compare_with_the_sim(env: RealEnv, twin: Twin) -> None:
     obs = env.observe()
     assert env.observation_space.contains(obs)
     sim = twin.world.env.observe()
