@@ -3,9 +3,9 @@
 The world renders from the true camera poses; agents get the calibration as a real session
 would solve it. The error of a solved calibration is measured by running the project's own
 ChArUco hand-eye calibration in simulation (``agentic-env bench-calibration``,
-:mod:`agentic_env.bench.handeye`), which writes its distribution to
-``world.toml``'s ``[calibration]``; :func:`draw_extrinsic_error` draws one error per camera
-from it.
+:mod:`agentic_env.bench.handeye`); its distribution (written to the file ``--out`` names) is
+copied into ``world.toml``'s ``[calibration]`` in a reviewed change, and
+:func:`draw_extrinsic_error` draws one error per camera from it.
 
 Error convention (the same for measuring and drawing). Each camera's calibrated transform
 lives in a *parent* frame: the wrist camera's in the tool flange frame (camera -> flange,
@@ -35,8 +35,8 @@ PARENT_FRAME = {"wrist": "flange", "shoulder": "base"}
 
 
 def calibration_params() -> dict[str, Any]:
-    """The ``calibration`` table of ``world.toml``: the measured distribution, written by
-    ``agentic-env bench-calibration --write``."""
+    """The ``calibration`` table of ``world.toml``: the measured distribution, measured by
+    ``agentic-env bench-calibration --out FILE`` and copied in."""
     return section("calibration")
 
 
