@@ -35,6 +35,7 @@ from agentic_env.agents.models.base import PLANNER_ERRORS, Completion, ModelErro
 from agentic_env.agents.models.modules import module_names
 from agentic_env.errors import InvalidConfigError
 from agentic_env.oracle.answers import answer_for
+from agentic_env.oracle.boxes import BoxModel
 from agentic_env.oracle.causes import CauseModel
 from agentic_env.oracle.context import OracleContext
 from agentic_env.oracle.described import DescribedNames
@@ -64,6 +65,7 @@ class SimOracle:
         difficulty: module -> its difficulty model (see :class:`OracleContext`).
         sees_image_only: scene listings hold only what the image sent shows.
         causes: role -> its cause model (see :class:`OracleContext`).
+        boxes: role -> how loose its boxes are (see :class:`OracleContext`; none: tight).
 
     Queries are read in ids (every name a model introduced in the episode is bound to its id
     through the episode's :class:`~agentic_env.oracle.name_book.NameBook`) and answers written
@@ -82,7 +84,8 @@ class SimOracle:
                  min_visible_px: int = 1, reask_redraw: float = 1.0,
                  difficulty: Mapping[str, DifficultyModel] | None = None,
                  sees_image_only: bool = False,
-                 causes: Mapping[str, CauseModel] | None = None) -> None:
+                 causes: Mapping[str, CauseModel] | None = None,
+                 boxes: Mapping[str, BoxModel] | None = None) -> None:
         if not isinstance(env.task, SymbolicTask):
             raise InvalidConfigError(f"the sim-oracle needs a task with a PDDL model; "
                                      f"{env.task.name!r} has none")
@@ -97,7 +100,7 @@ class SimOracle:
             raise InvalidConfigError(f"sim-oracle reask_redraw={reask_redraw}: a probability "
                                      "in [0, 1]")
         self._context = OracleContext(env, rates, seed, kinds, min_visible_px, reask_redraw,
-                                      difficulty, sees_image_only, causes)
+                                      difficulty, sees_image_only, causes, boxes)
         self._described = DescribedNames(env, seed) if names == "described" else None
 
     def record_situations(self, sink: list[tuple[str, Any]] | None) -> None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from agentic_env.agents.models.base import ModelQuery
+from agentic_env.oracle.boxes import BoxModel
 from agentic_env.oracle.causes import CauseModel
 from agentic_env.oracle.difficulty import DifficultyModel, Sighting
 from agentic_env.oracle.name_book import NameBook, name_book
@@ -62,6 +63,8 @@ class OracleContext:
             (else every object of the task).
         causes: role -> the model that makes its error rate depend on what its call was sent
             (:mod:`agentic_env.oracle.causes`); other roles err at their plain rate.
+        boxes: role -> how loose the boxes its answers draw are
+            (:mod:`agentic_env.oracle.boxes`); other roles' boxes are tight.
 
     Attributes:
         env: the simulator the answers read.
@@ -81,7 +84,8 @@ class OracleContext:
                  min_visible_px: int = 1, reask_redraw: float = 1.0,
                  difficulty: Mapping[str, DifficultyModel] | None = None,
                  sees_image_only: bool = False,
-                 causes: Mapping[str, CauseModel] | None = None) -> None:
+                 causes: Mapping[str, CauseModel] | None = None,
+                 boxes: Mapping[str, BoxModel] | None = None) -> None:
         self.env = env
         self.sees_image_only = sees_image_only
         self.names: NameBook = name_book(env)
@@ -94,6 +98,7 @@ class OracleContext:
         self._kinds = {module: dict(weights) for module, weights in (kinds or {}).items()}
         self._difficulty = dict(difficulty or {})
         self._causes = dict(causes or {})
+        self._boxes = dict(boxes or {})
         self._parts: dict[type, Any] = {}
         self._seed = seed
         self._situations: dict[str, int] = {}
@@ -160,6 +165,14 @@ class OracleContext:
             if causal is not None:
                 rate = causal.rate(rate, situation)
         return rate > 0.0 and bool(self.rng.random() < rate)
+
+    def loosen(self, module: str, box: list[int], shape: tuple[int, int]) -> list[int]:
+        """The box ``module``'s answer draws around the tight ``box`` (x0, y0, x1, y1;
+        pixels of an image of ``shape`` = (height, width), exclusive upper bounds): loose by
+        its box model, from :attr:`rng` (a re-ask in an unchanged situation repeats it), or
+        ``box`` itself where the module has none."""
+        model = self._boxes.get(module)
+        return box if model is None else model.draw(box, self.rng, shape)
 
     def error_kind(self, module: str) -> str | None:
         """Which of ``module``'s weighed error kinds a wrong answer makes, drawn by weight;

@@ -6,6 +6,9 @@ and single agent). Only what the image shows is found
 (:meth:`~agentic_env.oracle.visibility.Visibility.target_mask`); a wrong answer lands on
 another object, of the kind drawn where the oracle weighs kinds (:meth:`Detector.mistaken`),
 and its rate may depend on how hard the target is to see (:mod:`agentic_env.oracle.difficulty`).
+The box is the tight box of the pixels reported, loosened where the role's model draws loose
+boxes (:meth:`~agentic_env.oracle.context.OracleContext.loosen`,
+:mod:`agentic_env.oracle.boxes`); the point stays the pixels' own.
 """
 
 from __future__ import annotations
@@ -41,7 +44,9 @@ class Detector:
         segmentation, none when fewer than the oracle's ``min_visible_px``, and never the
         inside of a closed drawer (its floor, or what lies in it). Where the oracle weighs
         difficulty, the error rate depends on the target's
-        :class:`~agentic_env.oracle.difficulty.Sighting` in that image.
+        :class:`~agentic_env.oracle.difficulty.Sighting` in that image. The box (x0, y0,
+        x1, y1; exclusive upper bounds) is the tight box of the pixels reported, loosened by
+        ``module``'s box model where it has one; the point lies in those pixels' core.
         """
         oracle = self._oracle
         camera = str(fields.get("camera", "shoulder"))
@@ -60,7 +65,8 @@ class Detector:
             return {"found": False, "point": None, "box": None,
                     "reasoning": f"no {describe(target)} is visible"}
         rows, cols = np.nonzero(mask)
-        box = [int(cols.min()), int(rows.min()), int(cols.max()) + 1, int(rows.max()) + 1]
+        box = oracle.loosen(module, [int(cols.min()), int(rows.min()), int(cols.max()) + 1,
+                                     int(rows.max()) + 1], mask.shape)
         interior = _erode_to_core(mask)
         rows, cols = np.nonzero(interior)
         centre = np.array([rows.mean(), cols.mean()])

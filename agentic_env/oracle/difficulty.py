@@ -14,7 +14,7 @@ see and less often on an easy one, with its profile's measured rate kept on aver
   is 1), so another setting's mean rate is not the measured one.
 
 The benchmark's situations are data, made by
-:func:`agentic_env.harness.module_bench.benchmark_sightings` (its docstring says how to
+:func:`agentic_env.bench.modules.benchmark_sightings` (its docstring says how to
 write the file again); they carry features only, no outcome, so nothing is fitted to a
 result.
 """

@@ -21,6 +21,9 @@ An :class:`EmulatedModel` is a :class:`~agentic_env.oracle.backend.SimOracle` dr
   depends on how hard the target is to see there, the measured rate kept on average over
   the module benchmark (:func:`difficulty_models`); its scene listings (the detector's list,
   MALLVI's Descriptor) hold only what the image shows;
+* its detector's and Localizer's boxes are loose: each edge of the tight box displaced at
+  random so that their mean IoU is the profile's Table II Bbox IoU (:func:`box_models`,
+  :mod:`agentic_env.oracle.boxes`); the point is the segmentation's;
 * the checker's, goal checker's, grasp judge's and parser's errors (and MALLVI's Reflector's
   and Thinker's) follow what each call was sent (:func:`cause_models`: visible pixels, crop
   clutter, goal size), the measured rate kept as the mean over the calibration replica;
@@ -54,6 +57,7 @@ from agentic_env.agents.models.base import (
     Usage,
 )
 from agentic_env.oracle.backend import SimOracle
+from agentic_env.oracle.boxes import BoxModel, right_mean
 from agentic_env.oracle.causes import CAUSE_ROLES, CauseModel, build_model
 from agentic_env.oracle.difficulty import DifficultyModel, benchmark_situations
 from agentic_env.oracle.latency import LatencyModel, VirtualClock
@@ -66,6 +70,8 @@ if TYPE_CHECKING:
 #: The roles whose error rate depends on the target's difficulty (they point at one target;
 #: MALLVI's Descriptor at its least visible object).
 DIFFICULTY_ROLES: tuple[str, ...] = ("detector", "localizer", "descriptor")
+#: The roles whose answers box their target (MALLVI's Descriptor lists, it does not box).
+BOX_ROLES: tuple[str, ...] = ("detector", "localizer")
 
 
 def error_rates(profile: ModelProfile) -> dict[str, float]:
@@ -165,6 +171,21 @@ def difficulty_models(profile: ModelProfile) -> dict[str, DifficultyModel]:
     return {role: model for role in DIFFICULTY_ROLES if role in profile.roles}
 
 
+def box_models(profile: ModelProfile) -> dict[str, BoxModel]:
+    """The loose-box model of each of :data:`BOX_ROLES` the profile emulates: a right
+    detection's mean IoU :func:`~agentic_env.oracle.boxes.right_mean` of the detector's
+    ``box_iou`` and pointing success, with the ``[boxes]`` edge law; none when the detector
+    gives no ``box_iou`` or ``[boxes] enabled = 0`` (tight boxes)."""
+    detector = profile.modules.get("detector")
+    boxes = profile.boxes
+    if detector is None or detector.box_iou is None or not boxes \
+            or not boxes["enabled"].value:
+        return {}
+    model = BoxModel(right_mean(detector.box_iou.value, detector.success.value),
+                     boxes["grow"].value, boxes["max_shrink"].value)
+    return {role: model for role in BOX_ROLES if profile.roles.get(role) == "detector"}
+
+
 def cause_models(profile: ModelProfile) -> dict[str, CauseModel]:
     """Each role's cause model (:mod:`agentic_env.oracle.causes`): the profile's
     ``[causes.<module>]`` slopes (a module switched off, ``enabled = 0``, has none: its
@@ -206,7 +227,7 @@ class EmulatedModel(SimOracle):
                          min_visible_px=round(profile.min_visible_px.value),
                          reask_redraw=profile.reask_redraw.value,
                          difficulty=difficulty_models(profile), sees_image_only=True,
-                         causes=cause_models(profile))
+                         causes=cause_models(profile), boxes=box_models(profile))
         self.name = f"emulated:{profile.name}"
         self.profile = profile
         self.latency = latency_law(profile)

@@ -18,7 +18,9 @@ Sections (all but ``title`` may come from the defaults):
 
 * ``modules.<measured>``: ``success`` (probability in [0, 1] of a right answer), ``seconds``
   (per call) and optionally ``input_tokens`` / ``output_tokens`` (per call) of a measured
-  module (:data:`MEASURED_MODULES`, AgenticLab's Table II columns);
+  module (:data:`MEASURED_MODULES`, AgenticLab's Table II columns), and the detector's
+  ``box_iou`` (its boxes' mean IoU in [0, 1], Table II's Bbox IoU; none: its boxes are
+  tight);
 * ``tokens``: ``input`` / ``output`` tokens per call where a module gives none;
 * ``roles``: every agent role (module name) -> the measured module it is emulated by;
 * ``kinds.<measured>``: the relative weights of the module's error kinds (:data:`KINDS`);
@@ -39,6 +41,10 @@ Sections (all but ``title`` may come from the defaults):
   crop's clutter and occlusion; the parser's goal size), and its ablation switch
   ``enabled`` (0: the constant coin; :mod:`agentic_env.oracle.causes`), flattened to
   ``view.<camera>`` / ``family.<family>`` keys;
+* ``boxes``: how the detector's box is loosened about the tight box to its ``box_iou``
+  (``enabled``: 0 keeps the tight box, the ablation switch; ``grow``: the probability an
+  edge moves outward; ``max_shrink``: the most an edge moves inward, share of the box's
+  size; :mod:`agentic_env.oracle.boxes`);
 * ``latency``: how each call's seconds spread about its module's mean and when a call
   times out and is sent again (``spread_cv``, ``timeout_s``, ``retries``, ``backoff_s``;
   :mod:`agentic_env.oracle.latency`);
@@ -99,9 +105,11 @@ PLAN_ROLES: Mapping[str, tuple[str, ...]] = MappingProxyType({
                                           "planner")} | {"task_executor": KINDS["plan"]})
 _TOP_KEYS = ("title", "modules", "tokens", "roles", "kinds", "perception",
              "planner_turn_share", "turn_roles", "assumptions", "measures", "built_from",
-             "reask_redraw", "difficulty", "latency", "causes")
+             "reask_redraw", "difficulty", "latency", "causes", "boxes")
 _DIFFICULTY_KEYS = ("reference_px", "per_halving", "per_lookalike", "light")
-_MODULE_KEYS = ("success", "seconds", "input_tokens", "output_tokens")
+_MODULE_KEYS = ("success", "seconds", "input_tokens", "output_tokens", "box_iou")
+#: The ``[boxes]`` keys and each one's range.
+_BOX_RANGES = {"enabled": (0, 1), "grow": (0.0, 1.0), "max_shrink": (0.0, 0.49)}
 _SOURCE_KEYS = ("paper", "table", "row", "column")
 _NUMBER_KEYS = ("value", *_SOURCE_KEYS, "assumption", "note")
 _DEFAULTS = "_defaults"
@@ -125,12 +133,14 @@ class Number:
 
 @dataclass(frozen=True)
 class ModuleProfile:
-    """A measured module of a profile: success probability, seconds and tokens per call."""
+    """A measured module of a profile: success probability, seconds and tokens per call,
+    and (a detector) its boxes' mean IoU in [0, 1] (``None``: not measured, tight boxes)."""
 
     success: Number
     seconds: Number
     input_tokens: Number
     output_tokens: Number
+    box_iou: Number | None = None
 
 
 @dataclass(frozen=True)
@@ -158,6 +168,8 @@ class ModelProfile:
         latency: the ``[latency]`` numbers (:mod:`agentic_env.oracle.latency`).
         causes: measured module -> its ``[causes.<module>]`` numbers, flat (``enabled``,
             ``per_halving``, ``view.wrist``...; :mod:`agentic_env.oracle.causes`).
+        boxes: the ``[boxes]`` numbers (``enabled``, ``grow``, ``max_shrink``;
+            :mod:`agentic_env.oracle.boxes`).
     """
 
     name: str
@@ -174,6 +186,7 @@ class ModelProfile:
     built_from: tuple[str, ...] = ()
     latency: Mapping[str, Number] = MappingProxyType({})
     causes: Mapping[str, Mapping[str, Number]] = MappingProxyType({})
+    boxes: Mapping[str, Number] = MappingProxyType({})
 
     def module_for(self, role: str) -> ModuleProfile:
         """The measured module that emulates ``role`` (a module name)."""
@@ -281,13 +294,16 @@ def parse_profile(name: str, data: Mapping[str, Any],
                                      f"are {', '.join(measures)})")
         check_keys(raw, _MODULE_KEYS, f"{where} [modules.{module}]")
         at = f"{where} modules.{module}"
+        if "box_iou" in raw and module != "detector":
+            raise InvalidConfigError(f"{at}.box_iou: only the detector draws boxes")
         modules[module] = ModuleProfile(
             _number(f"{at}.success", raw.get("success"), 0.0, 1.0),
             _number(f"{at}.seconds", raw.get("seconds"), 0.0, 3600.0),
             _number(f"{at}.input_tokens", raw["input_tokens"], 0, 1e6)
             if "input_tokens" in raw else tokens["input"],
             _number(f"{at}.output_tokens", raw["output_tokens"], 0, 1e6)
-            if "output_tokens" in raw else tokens["output"])
+            if "output_tokens" in raw else tokens["output"],
+            _number(f"{at}.box_iou", raw["box_iou"], 0.0, 1.0) if "box_iou" in raw else None)
     roles = dict(merged["roles"])
     check_keys(roles, module_names(), f"{where} [roles]")
     for role, measured in roles.items():
@@ -305,7 +321,8 @@ def parse_profile(name: str, data: Mapping[str, Any],
             kind: _number(f"{where} kinds.{module}.{kind}", raw, 0.0, 1e6)
             for kind, raw in weights.items()})
     check_keys(merged["perception"], ("min_visible_px",), f"{where} [perception]")
-    numbers = [*tokens.values(), *(n for m in modules.values() for n in vars(m).values()),
+    numbers = [*tokens.values(),
+               *(n for m in modules.values() for n in vars(m).values() if n is not None),
                *(n for w in kinds.values() for n in w.values())]
     visible = _number(f"{where} perception.min_visible_px",
                       merged["perception"].get("min_visible_px"), 1, 1e6)
@@ -314,6 +331,7 @@ def parse_profile(name: str, data: Mapping[str, Any],
     difficulty = _difficulty(where, merged["difficulty"])
     latency = _latency(where, merged["latency"])
     causes = _causes(where, merged.get("causes", {}), measures)
+    boxes = _boxes(where, merged.get("boxes", {}))
     turn_roles = merged.get("turn_roles", [])
     if not isinstance(turn_roles, list) or any(r not in module_names() for r in turn_roles):
         raise InvalidConfigError(f"{where}: 'turn_roles' lists module names "
@@ -326,14 +344,27 @@ def parse_profile(name: str, data: Mapping[str, Any],
         raise InvalidConfigError(f"{where}: 'built_from' lists end-to-end results by name")
     assumed = dict.fromkeys([*stated, *(n.assumption for n in (
         *numbers, visible, redraw, *difficulty.values(), *latency.values(), turn,
-        *(n for c in causes.values() for n in c.values()))
+        *(n for c in causes.values() for n in c.values()), *boxes.values())
         if n.assumption)])
     return ModelProfile(name, merged["title"], MappingProxyType(modules),
                         MappingProxyType(roles), MappingProxyType(kinds), visible, redraw,
                         MappingProxyType(difficulty), turn,
                         tuple(r for r in turn_roles if r in roles), tuple(assumed),
                         tuple(built_from), MappingProxyType(latency),
-                        MappingProxyType({m: MappingProxyType(c) for m, c in causes.items()}))
+                        MappingProxyType({m: MappingProxyType(c) for m, c in causes.items()}),
+                        MappingProxyType(boxes))
+
+
+def _boxes(where: str, raw: Any) -> dict[str, Number]:
+    """The ``[boxes]`` table's numbers (all of ``enabled``, ``grow``, ``max_shrink`` when
+    it is given; none when it is not)."""
+    if not isinstance(raw, Mapping):
+        raise InvalidConfigError(f"{where}: [boxes] is a table of numbers")
+    check_keys(raw, tuple(_BOX_RANGES), f"{where} [boxes]")
+    if raw and set(raw) != set(_BOX_RANGES):
+        raise InvalidConfigError(f"{where}: [boxes] gives all of {', '.join(_BOX_RANGES)}")
+    return {key: _number(f"{where} boxes.{key}", raw[key], *_BOX_RANGES[key])
+            for key in _BOX_RANGES if key in raw}
 
 
 def _difficulty(where: str, raw: Mapping[str, Any]) -> dict[str, Number]:

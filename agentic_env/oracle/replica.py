@@ -4,7 +4,7 @@ which each emulated model's cause normalisers are solved (:mod:`agentic_env.orac
 The replica holds *situations* only (visible pixels, the truth's error kind, crop clutter,
 goal sizes), never an outcome, so nothing is fitted to a result. It is made from the
 perfect sim-oracle's rollouts of the module benchmark (``agentic-env modules``' instances,
-:func:`agentic_env.harness.module_bench.calibration_replica`) on
+:func:`agentic_env.bench.modules.calibration_replica`) on
 :data:`~agentic_env.contract.seeds.CALIBRATION_SEEDS`, a range no evaluation and no
 demonstration draws from, in the lab (the setting of Table II):
 
@@ -20,7 +20,7 @@ demonstration draws from, in the lab (the setting of Table II):
   stacking, crossword, kitchen; 13 each: 52 instructions).
 
 The packaged file (:data:`REPLICA_FILE`) is written by
-:func:`agentic_env.harness.module_bench.write_calibration_replica`.
+:func:`agentic_env.bench.modules.write_calibration_replica`.
 """
 
 from __future__ import annotations

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
+from agentic_env.bench.modules import MODULE_ORDER
 from agentic_env.cli.harness import modules_main
 from agentic_env.errors import InvalidConfigError
-from agentic_env.harness.module_bench import MODULE_ORDER
 from agentic_env.reports.paper_modules import TABLE_TWO, paper_row
 from agentic_env.reports.replica_table import (
     BY_CONSTRUCTION,
@@ -69,3 +69,33 @@ def test_an_unknown_profile_fails_loudly(capsys: pytest.CaptureFixture[str]) -> 
     out = capsys.readouterr().out
     assert out.startswith("error: no model profile 'emulated:gpt-3'")
     assert "emulated:gemini-3-flash (Gemini 3 Flash)" in out
+
+
+_IOU = re.compile(r"^bbox_iou\s+([\d.]+)\s+([\d.]+)\s+\S+\s+(\d+)\s+"
+                  r"([\d.]+) \[([\d.]+), ([\d.]+)\]")
+
+
+def test_the_detector_row_shows_its_bbox_iou_beside_the_papers(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The detector's boxes: the profile's Table II Bbox IoU, the replica's exact mean (equal
+    by construction) and a sampled pass with its interval."""
+    assert modules_main(["--replica", "--model", "emulated:gemini-3-pro", "--sample", "0"]) == 0
+    lines = [_IOU.match(line) for line in capsys.readouterr().out.splitlines()]
+    found = [m for m in lines if m]
+    assert len(found) == 1
+    paper, replica, n, mean, low, high = (float(v) for v in found[0].groups())
+    assert paper == pytest.approx(53.7) and replica == pytest.approx(53.7, abs=1e-4)
+    assert n > 0 and low <= mean <= high
+
+
+def test_every_rows_replica_iou_equals_its_table_ii_bbox_iou() -> None:
+    for row in TABLE_TWO:
+        profile, _ = replica_profile(row.model)
+        detector = next(c for c in replica_row(profile, row, ("detector",), sample_seed=3))
+        iou = detector.iou
+        measured = profile.modules["detector"].box_iou
+        assert iou is not None and measured is not None and iou.paper == measured.value
+        assert iou.replica == pytest.approx(measured.value, abs=1e-6)
+        assert iou.sampled is not None and detector.sampled is not None
+        assert 0.0 <= iou.sampled[0] <= detector.sampled / detector.n + 1e-12
+    assert all(c.iou is None for c in replica_row(profile, row, ("checker", "goal")))
