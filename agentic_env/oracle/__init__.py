@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agentic_env.agents.models.registry import EMULATED, SIM_ORACLE, BackendFactory, ModelSpec
+from agentic_env.oracle.ablation import ablated
 from agentic_env.oracle.answers import OracleAnswer, answer_for, register_answer, unregister_answer
 from agentic_env.oracle.backend import SimOracle
 from agentic_env.oracle.context import OracleContext
@@ -65,7 +66,8 @@ def oracle_factories(env: SimEnv, seed: int = 0,
     :func:`~agentic_env.agents.models.registry.build_backends` (``factories=``): a
     ``sim-oracle`` spec becomes a :class:`SimOracle` over ``env`` with the spec's error rates
     (and re-ask redraw probability),
-    an ``emulated:PROFILE`` spec an :class:`EmulatedModel` of the packaged profile, their
+    an ``emulated:PROFILE`` spec an :class:`EmulatedModel` of the packaged profile (with the
+    mechanisms its ``ablate=`` names switched off, :mod:`~agentic_env.oracle.ablation`), their
     error streams seeded by ``spec.seed * 100_003 + seed``.
 
     Args:
@@ -83,7 +85,8 @@ def oracle_factories(env: SimEnv, seed: int = 0,
 
     def emulate(spec: ModelSpec) -> EmulatedModel:
         assert spec.model is not None
-        model = EmulatedModel(env, load_profile(spec.model), seed=spec.seed * 100_003 + seed)
+        profile = ablated(load_profile(spec.model), spec.ablate)
+        model = EmulatedModel(env, profile, seed=spec.seed * 100_003 + seed)
         if opened is not None:
             opened.append(model)
         return model

@@ -91,7 +91,7 @@ def module_rate(spec: str, module: str) -> float:
     """
     if not spec.startswith(_EMULATED):
         raise InvalidConfigError(f"{spec!r} is not an emulated model: no profile to read")
-    profile = load_profile(spec.removeprefix(_EMULATED))
+    profile = load_profile(_profile_name(spec))
     try:
         rate = profile.module_for(module).success.value
     except KeyError as exc:
@@ -129,7 +129,7 @@ def open_loop_seconds(model: str, modules: Mapping[str, str], calls: Mapping[str
         if not spec.startswith(_EMULATED):
             return None
         try:
-            total += n * load_profile(spec.removeprefix(_EMULATED)).module_for(role).seconds.value
+            total += n * load_profile(_profile_name(spec)).module_for(role).seconds.value
         except KeyError:
             return None
     return total
@@ -205,3 +205,9 @@ def what_it_adds(simulation: Score, baselines: Sequence[Score]) -> str:
     return ("The simulation beats every baseline on " + ", ".join(better)
             + (" (not on " + ", ".join(x for x in ("ρ", "MMRV", "MAE") if x not in better)
                + ")" if len(better) < 3 else "") + "." + flat)
+
+
+def _profile_name(spec: str) -> str:
+    """The profile an ``emulated:PROFILE[?seed=N&ablate=...]`` spec names (its rates are
+    the profile's whatever the options)."""
+    return spec.removeprefix(_EMULATED).partition("?")[0]

@@ -94,6 +94,9 @@ class ModelSpec:
             (by their looks, as a model does).
         reask_redraw: sim-oracle probability in [0, 1] that a re-ask in an unchanged
             situation draws its errors afresh (1: independent draws per call).
+        ablate: an emulated model's mechanisms switched off (``ablate=checker,boxes``;
+            checked against :data:`agentic_env.oracle.ablation.MECHANISMS` where the
+            profile is loaded), else ``()``.
     """
 
     text: str
@@ -105,6 +108,7 @@ class ModelSpec:
     seed: int = 0
     names: str = "ids"
     reask_redraw: float = 1.0
+    ablate: tuple[str, ...] = ()
 
 
 def _split_query(text: str) -> tuple[str, list[tuple[str, str]]]:
@@ -169,22 +173,29 @@ def _parse_oracle(text: str, pairs: list[tuple[str, str]]) -> ModelSpec:
 
 
 def _parse_emulated(text: str, profile: str, pairs: list[tuple[str, str]]) -> ModelSpec:
-    """``emulated:PROFILE?seed=N``; whether the profile exists is checked where it is
-    loaded (the harness side, which holds the profiles)."""
+    """``emulated:PROFILE?seed=N&ablate=M1,M2``; whether the profile exists, and the
+    mechanisms' names, are checked where it is loaded (the harness side, which holds the
+    profiles)."""
     if not profile or any(ch.isspace() or ch in "/:" for ch in profile):
         raise InvalidConfigError(f"model spec {text!r}: name a profile, e.g. "
                                  "'emulated:gemini-3-flash'")
-    seed = 0
+    seed, ablate = 0, ()
     for key, value in pairs:
+        if key == "ablate":
+            ablate = tuple(name.strip() for name in value.split(",") if name.strip())
+            if not ablate:
+                raise InvalidConfigError(f"model spec {text!r}: ablate names mechanisms, "
+                                         "e.g. 'ablate=checker,boxes' or 'ablate=all'")
+            continue
         if key != "seed":
             raise InvalidConfigError(f"model spec {text!r}: unknown option {key!r}; an "
-                                     "emulated model takes only 'seed'")
+                                     "emulated model takes 'seed' and 'ablate'")
         try:
             seed = int(value)
         except ValueError as exc:
             raise InvalidConfigError(
                 f"model spec {text!r}: seed must be an integer, got {value!r}") from exc
-    return ModelSpec(text=text, kind="emulated", model=profile, seed=seed)
+    return ModelSpec(text=text, kind="emulated", model=profile, seed=seed, ablate=ablate)
 
 
 def _parse_litellm(

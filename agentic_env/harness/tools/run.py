@@ -21,6 +21,7 @@ from agentic_env.agents.models.registry import (
     build_backend,
     parse_model_spec,
 )
+from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
 from agentic_env.harness.tools.backends import open_episode
 from agentic_env.harness.tools.episode import SimJudge, ToolEpisode
@@ -85,6 +86,11 @@ def run_tool_episode(spec: EpisodeSpec, tool_set: str = "primitives", *, max_tur
 
         def emulate(model: ModelSpec) -> ToolOracle:
             assert isinstance(episode.judge, SimJudge) and model.model is not None
+            if model.ablate:
+                raise InvalidConfigError(
+                    f"model {model.text!r}: ablate= switches off the emulated VLM modules' "
+                    "mechanisms; the tool-calling emulation has none (its turns err at the "
+                    "profile's constant rates)")
             profile = load_profile(model.model)
             seed = model.seed * 100_003 + spec.seed
             return ToolOracle(reference_policy(tool_set, episode.judge.env),

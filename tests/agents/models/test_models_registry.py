@@ -62,7 +62,7 @@ def test_emulated_specs() -> None:
     ("spec", "message"),
     [
         ("emulated:", "name a profile"),
-        ("emulated:gemini-3-flash?checker=0.1", "unknown option 'checker'.*only 'seed'"),
+        ("emulated:gemini-3-flash?checker=0.1", "unknown option 'checker'.*'seed' and 'ablate'"),
         ("emulated:gemini-3-flash?seed=x", "seed must be an integer"),
         ("sim-oracle?vision=0.1", "unknown option 'vision'.*parser, checker, detector, grasp"),
         ("sim-oracle?checker=1.5", r"checker must be a number in \[0, 1\], got '1.5'"),
