@@ -64,11 +64,14 @@ def test_cells_agree_within_the_interval_and_rows_need_every_cell() -> None:
 def test_an_emulated_profile_measures_its_table_two_row(tmp_path, profile: str,
                                                         row: str) -> None:
     """``agentic-env modules --model emulated:P`` on the calibration replica's own tasks and
-    seeds reproduces the row P was built from: every module's success within the 95 % Wilson
-    interval. Agreement by construction (the normalisers were solved on these rollouts'
-    recorded situations): what it checks is that the live path (rendered frame -> visible
-    pixels, clutter, goal size -> cause model) computes what the replica records. On other
-    tasks and seeds the rates follow their images and need not equal Table II."""
+    seeds reproduces the row P was built from for the modules calibrated on that replica
+    (action checker, grasp judge, goal checker): success within the 95 % Wilson interval.
+    Agreement by construction (the normalisers were solved on these rollouts' recorded
+    situations): what it checks is that the live path (rendered frame -> visible pixels,
+    clutter -> cause model) computes what the replica records. Not compared: the parser (one
+    instruction per rollout: 10 here, too few for an interval) and the detector (calibrated
+    on the sorting and stacking sightings of ``_benchmark_sightings.toml``, not on these
+    tasks, where its rate follows their images)."""
     from agentic_env.bench.modules import run_module_bench
     from agentic_env.contract.seeds import CALIBRATION_SEEDS
     from agentic_env.harness.db import ResultStore
@@ -77,7 +80,9 @@ def test_an_emulated_profile_measures_its_table_two_row(tmp_path, profile: str,
     spec = f"emulated:{profile}"
     with ResultStore(tmp_path / "m.db") as store:
         run_module_bench(spec, REPLICA_TASKS, "lab", CALIBRATION_SEEDS[:2], store)
-        instances = store.module_instances()
+        instances = [i for i in store.module_instances()
+                     if i["module"] in ("checker", "grasp", "goal")]
     (_, cells), = compare(instances, [paper_row(row)], {row: spec})
-    assert all(cell.verdict.agrees for cell in cells), format_comparison(
+    checked = {cell.module: cell.verdict.agrees for cell in cells if cell.n}
+    assert checked == {"checker": True, "grasp": True, "goal": True}, format_comparison(
         compare(instances, [paper_row(row)], {row: spec}))
