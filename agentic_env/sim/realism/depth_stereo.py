@@ -149,13 +149,14 @@ class StereoDepthModel:
         bits = disparity.view(np.uint32)
         bits &= np.subtract(0, valid, dtype=np.uint32)  # +0.0 where there is no return
         # a pixel u is hidden by a pixel v > u landing left of it in the right image:
-        # v - d[v] < u - d[u] - 0.5, so v - u < d[v] - 0.5 <= max d: only the pixels within
-        # the largest disparity to its right can hide it
-        reach = int(np.ceil(disparity.max(initial=0.0))) + 2
+        # v - d[v] < u - d[u] - 0.5: the least right-image column of the pixels to its
+        # right decides (a running minimum along each row, from its end)
         right = np.subtract(np.arange(depth.shape[1], dtype=np.float32), disparity,
                             out=disparity)  # column of each pixel in the right image
         hidden = right < 0
-        hidden[:, :-1] |= right[:, :-1] > _window_min(right[:, 1:], reach) + np.float32(0.5)
+        beyond = np.minimum.accumulate(right[:, :0:-1], axis=1)[:, ::-1]
+        beyond += np.float32(0.5)
+        hidden[:, :-1] |= right[:, :-1] > beyond
         hidden &= valid
         return hidden
 
@@ -167,22 +168,6 @@ class StereoDepthModel:
         variance = cv2.sqrBoxFilter(grey, cv2.CV_32F, size)
         variance -= mean * mean
         return variance < np.float32(p["texture_threshold"] ** 2)
-
-
-def _window_min(values: np.ndarray, length: int) -> np.ndarray:
-    """(H, W) minimum of each row's ``values`` (float32) over the window of ``length``
-    columns starting at each column (cut at the row's end), by doubling: ``ceil(log2
-    length)`` whole-image minima instead of a scan along every row."""
-    out = values.copy()
-    spare = np.empty_like(out)
-    width = out.shape[1]
-    span = 1
-    while span < min(length, width):
-        np.minimum(out[:, :width - span], out[:, span:], out=spare[:, :width - span])
-        spare[:, width - span:] = out[:, width - span:]
-        out, spare = spare, out
-        span *= 2
-    return out
 
 
 def _image_patches(shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:

@@ -27,7 +27,7 @@ from agentic_env.sim.realism.depth_tof import FIELD_REACH, TofDepthModel, TofFie
 from agentic_env.sim.realism.surfaces import SurfaceMap, SurfaceSample
 
 #: Edge, pixels, of the tiles the changed inputs are found in (even).
-TILE = 16
+TILE = 8
 #: Above this share of the image in windows, one whole-image pass is cheaper.
 _WHOLE_IMAGE_SHARE = 0.7
 #: A window: the image rows and columns whose fields are taken, then those computed.

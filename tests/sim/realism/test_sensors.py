@@ -358,3 +358,15 @@ def test_the_d405_lens_is_barrel_and_leaves_no_pixel_empty() -> None:
     shoulder = make_sensor(azure_kinect_color(640, 360), "lab")
     empty = outside_field(640, 360, shoulder.config.intrinsics, shoulder.distortion)
     assert empty[0, 0] and empty[-1, -1] and not empty[180, 320]
+
+
+def test_the_colour_frame_is_empty_exactly_outside_the_lens_field() -> None:
+    """The Kinect's colour frame is black on every channel of the pixels whose ray misses
+    its sensor (the bitwise mask of the field) and is the colour model's frame elsewhere."""
+    sensor = make_sensor(azure_kinect_color(W, H), "lab")
+    outside = outside_field(W, H, sensor.config.intrinsics, sensor.distortion)
+    assert outside.any() and not outside.all()
+    rgb = np.full((H, W, 3), 200, np.uint8)
+    out_rgb, out_depth = sensor.apply(rgb, _plane(1.0), np.random.default_rng(0))
+    assert not out_rgb[outside].any() and not out_depth[outside].any()
+    assert np.all(out_rgb[~outside].astype(int).sum(axis=1) > 0)

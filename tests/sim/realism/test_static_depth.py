@@ -1,6 +1,7 @@
 """The shoulder camera's ToF effects computed once per episode on the static scene and again
 only around what moves (:mod:`agentic_env.sim.realism.depth_tof_static`) give the frame the
-whole-image model gives; the stereo occlusion's windowed scan gives the full scan's mask.
+whole-image model gives; the stereo occlusion (a running minimum along each row) gives the
+full scan's mask.
 
 References are computed in the same process. The whole-image fields themselves differ run to
 run in the last bit of the incidence's float32 (OpenCV's SIMD and scalar paths follow the
@@ -16,7 +17,7 @@ import numpy as np
 import pytest
 
 from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
-from agentic_env.sim.realism.depth_stereo import StillStereoDepth, _window_min
+from agentic_env.sim.realism.depth_stereo import StillStereoDepth
 from agentic_env.sim.realism.depth_tof import FIELD_REACH, TofFields
 from agentic_env.sim.realism.depth_tof_static import TILE, StaticTofDepth, changed_windows
 from agentic_env.sim.realism.sensors import make_sensor
@@ -197,20 +198,9 @@ def test_the_world_reuses_the_static_scene_for_the_shoulder_camera_only(make_sim
         np.testing.assert_array_equal(cached["wrist_depth"], plain["wrist_depth"])
 
 
-@pytest.mark.parametrize("length", [1, 2, 5, 64, 200, 1000])
-def test_the_windowed_minimum_is_the_minimum_over_each_window(length: int) -> None:
-    values = np.random.default_rng(length).random((7, 300), dtype=np.float32)
-    expected = np.stack([values[:, u:u + length].min(axis=1) for u in range(300)], axis=1)
-    got = _window_min(values, length)
-    assert np.all(got <= expected)  # a longer window (the next power of two) is allowed
-    reference = np.stack([values[:, u:u + 2 ** int(np.ceil(np.log2(length)))].min(axis=1)
-                          for u in range(300)], axis=1)
-    np.testing.assert_array_equal(got, reference)
-
-
 def test_stereo_occlusion_of_near_objects_matches_the_full_scan() -> None:
-    """Disparities up to the search's range at 640 px: the scan limited to the largest
-    disparity gives the full row scan's mask."""
+    """Disparities up to the search's range at 640 px: the running minimum gives the full
+    row scan's mask."""
     config = realsense_d405(640, 480)
     model = make_sensor(config, "lab").depth_model
     rng = np.random.default_rng(0)
@@ -227,6 +217,30 @@ def test_stereo_occlusion_of_near_objects_matches_the_full_scan() -> None:
     beyond[:, :-1] = np.minimum.accumulate(right[:, ::-1], axis=1)[:, ::-1][:, 1:]
     expected = valid & ((right > beyond + np.float32(0.5)) | (right < 0))
     assert disparity.max() > 100 and expected.mean() > 0.01
+    np.testing.assert_array_equal(model._occluded(depth, valid), expected)
+
+
+def test_stereo_occlusion_is_the_pixel_by_pixel_hiding_test() -> None:
+    """Each pixel's mask is the literal test: a valid pixel u is hidden when it lands left of
+    the right image, or when a pixel v > u of its row lands left of it there by more than
+    half a pixel (v - d[v] < u - d[u] - 0.5), with the model's own float32 disparities."""
+    model = make_sensor(realsense_d405(W, H), "lab").depth_model
+    rng = np.random.default_rng(7)
+    depth = np.full((24, 160), 0.35, np.float32)
+    for _ in range(10):
+        top, left = rng.integers(0, 20), rng.integers(0, 150)
+        depth[top:top + 6, left:left + rng.integers(2, 12)] = rng.uniform(0.04, 0.3)
+    depth[rng.random(depth.shape) < 0.05] = 0.0
+    valid = depth > 0
+    with np.errstate(divide="ignore"):
+        disparity = np.where(valid, np.float32(model.focal * model.params["baseline"]) / depth,
+                             np.float32(0.0)).astype(np.float32)
+    right = np.arange(depth.shape[1], dtype=np.float32) - disparity
+    expected = np.zeros(depth.shape, bool)
+    for row, col in zip(*np.nonzero(valid), strict=True):
+        later = right[row, col + 1:] + np.float32(0.5)
+        expected[row, col] = bool(right[row, col] < 0 or np.any(right[row, col] > later))
+    assert 0.01 < expected.mean() < 0.5
     np.testing.assert_array_equal(model._occluded(depth, valid), expected)
 
 
