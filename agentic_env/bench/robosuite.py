@@ -1,7 +1,7 @@
 """``agentic-env bench-robosuite``: env steps per second against robosuite, in both worlds.
 
-Runs, in turns (``--rounds`` times, the best of each kept, so that background load hits them
-alike):
+Runs, in turns (``--rounds`` times; each round's ratios are measured back to back, so that
+background load hits them alike, and their median is the figure):
 
 * this env (``joint_position`` control at 20 Hz, both cameras RGB + depth at 640x480, every
   observation rendered and checked) in the **ideal** world and in the **realistic** one, on
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import statistics
 import subprocess
 import time
 from pathlib import Path
@@ -110,18 +111,24 @@ def _robosuite_steps(python: Path, steps: int, seed: int) -> dict[str, Any]:
 
 
 def run(python: Path, steps: int, rounds: int, seed: int) -> dict[str, Any]:
-    """Every simulator ``rounds`` times in turn; the best steps/s and reset of each, and the
-    ratios of this env's worlds to robosuite."""
-    best: dict[str, dict[str, Any]] = {}
+    """Every simulator ``rounds`` times in turn. Each round's ratios of this env's worlds to
+    robosuite (``per_round``: measured back to back, under the same load), their median
+    (``ratio_to_robosuite``: one outlier round, e.g. a background burst during one
+    simulator's turn, moves it little), and each simulator's median steps/s and fastest
+    reset (``simulators``)."""
+    measured: list[dict[str, dict[str, Any]]] = []
     for _ in range(rounds):
-        measured = {realism: _own_steps(realism, steps, seed) for realism in REALISM_LEVELS}
-        measured["robosuite"] = _robosuite_steps(python, steps, seed)
-        for name, figures in measured.items():
-            kept = best.setdefault(name, dict(figures))
-            kept["steps_per_s"] = max(kept["steps_per_s"], figures["steps_per_s"])
-            kept["reset_s"] = min(kept["reset_s"], figures["reset_s"])
-    robosuite = best["robosuite"]["steps_per_s"]
+        turn = {realism: _own_steps(realism, steps, seed) for realism in REALISM_LEVELS}
+        turn["robosuite"] = _robosuite_steps(python, steps, seed)
+        measured.append(turn)
+    per_round = [{realism: turn[realism]["steps_per_s"] / turn["robosuite"]["steps_per_s"]
+                  for realism in REALISM_LEVELS} for turn in measured]
+    simulators = {name: {**measured[0][name],
+                         "steps_per_s": statistics.median(t[name]["steps_per_s"]
+                                                          for t in measured),
+                         "reset_s": min(t[name]["reset_s"] for t in measured)}
+                  for name in measured[0]}
     return {"resolution": list(RESOLUTION), "control_hz": CONTROL_HZ, "steps": steps,
-            "rounds": rounds, "simulators": best,
-            "ratio_to_robosuite": {realism: best[realism]["steps_per_s"] / robosuite
+            "rounds": rounds, "simulators": simulators, "per_round": per_round,
+            "ratio_to_robosuite": {realism: statistics.median(r[realism] for r in per_round)
                                    for realism in REALISM_LEVELS}}

@@ -45,17 +45,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     version = result["simulators"]["robosuite"].get("version", "?")
     print(f"env steps/s, two RGB-D cameras at {RESOLUTION[0]}x{RESOLUTION[1]}, "
-          f"{CONTROL_HZ} Hz, best of {args.rounds} rounds of {args.steps} steps")
+          f"{CONTROL_HZ} Hz, median of {args.rounds} rounds of {args.steps} steps")
     for name, figures in result["simulators"].items():
         label = f"robosuite {version} Lift (Panda)" if name == "robosuite" else f"this env, {name}"
         print(f"  {label:<36} {figures['steps_per_s']:7.1f} steps/s   reset "
               f"{figures['reset_s']:.2f} s")
+    for number, ratios in enumerate(result["per_round"], start=1):
+        print(f"  round {number}: " + ", ".join(f"{realism} / robosuite {ratio:.2f}x"
+                                                for realism, ratio in ratios.items()))
     for realism, ratio in result["ratio_to_robosuite"].items():
         check = ""
         if realism == "realistic":
             check = (f"  (target >= {ROBOSUITE_RATIO_TARGET:g}: "
                      f"{'PASS' if ratio >= ROBOSUITE_RATIO_TARGET else 'MISS'})")
-        print(f"  {realism} / robosuite: {ratio:.2f}x{check}")
+        print(f"  {realism} / robosuite (median of rounds): {ratio:.2f}x{check}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {args.out}")
