@@ -22,7 +22,7 @@ FOLDERS = {"agentic_env": ROOT, "agentic_env.agents": REPO / "agents",
 #: never import each other.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors",),
-    ("geometry", "entry_points", "visualize", "text"),
+    ("geometry", "entry_points", "visualize", "text", "stats"),
     ("robot",),
     ("contract",),
     ("primitives",),

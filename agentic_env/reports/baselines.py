@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.paper_tables import PaperRow
 from agentic_env.oracle.profile import load_profile
-from agentic_env.reports.paper_tables import mmrv, spearman
+from agentic_env.stats import mmrv, spearman
 
 _EMULATED = "emulated:"
 
@@ -67,8 +67,8 @@ class Score:
     Attributes:
         name: the predictor.
         rows: rows scored.
-        spearman / mmrv: as :func:`~agentic_env.reports.paper_tables.spearman` and
-            :func:`~agentic_env.reports.paper_tables.mmrv` (``None`` where undefined).
+        spearman / mmrv: as :func:`~agentic_env.stats.spearman` and
+            :func:`~agentic_env.stats.mmrv` (``None`` where undefined).
         mae: mean absolute error of the rates, in [0, 1].
     """
 

@@ -1,4 +1,5 @@
-"""Metrics over stored episodes: success with Wilson intervals, score/time/token means,
+"""Metrics over stored episodes: success with Wilson intervals
+(:func:`~agentic_env.stats.wilson_interval`), score/time/token means,
 first-failing-module breakdowns, compounding under injected error, module-benchmark tables.
 
 Every function takes plain row mappings (as :class:`~agentic_env.harness.db.ResultStore`
@@ -7,7 +8,6 @@ returns them), so they are easy to test on known inputs.
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -16,39 +16,12 @@ from typing import Any
 
 from agentic_env.agents.base import failure_sources
 from agentic_env.errors import InvalidConfigError
+from agentic_env.stats import wilson_interval
 
-#: Two-sided 95 % normal quantile.
-Z95 = 1.959963984540054
 #: Breakdown column for a failed episode with no recorded failure source.
 UNATTRIBUTED = "unattributed"
 
 Row = Mapping[str, Any]
-
-
-def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion.
-
-    Args:
-        successes: successes, 0..n.
-        n: trials; ``n == 0`` gives the uninformative ``(0.0, 1.0)``.
-        z: normal quantile (default 95 % two-sided).
-
-    Returns:
-        ``(low, high)`` in [0, 1].
-    """
-    if n <= 0:
-        return 0.0, 1.0
-    if not 0 <= successes <= n:
-        raise ValueError(f"successes must be in 0..{n}, got {successes}")
-    p = successes / n
-    denominator = 1.0 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    # the bounds at 0 and n successes are exactly 0 and 1 (rounding would put them a hair
-    # inside, above the rate or below it)
-    low = 0.0 if successes == 0 else max(0.0, centre - half)
-    high = 1.0 if successes == n else min(1.0, centre + half)
-    return low, high
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@
 loses to it on ρ most of the time. Here both are judged by one yardstick, the binomial
 log-likelihood of the paper's own k of n under the predictor's rate, summed over the same
 rows (paired), and the baseline is given the simulation's noise: each of
-:data:`~agentic_env.reports.agreement.BOOTSTRAP_DRAWS` draws simulates it at the
+:data:`~agentic_env.stats.BOOTSTRAP_DRAWS` draws simulates it at the
 simulation's trial counts (k* ~ Binomial(n_sim, rate)) and smooths it as the simulation is
 smoothed (Jeffreys: (k + ½) / (n + 1), so a 0/n row has a rate the paper's successes can
 have). :func:`compare` gives, per baseline, the simulation's log-likelihood, the baseline's
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from agentic_env.reports.agreement import BOOTSTRAP_DRAWS, JEFFREYS
+from agentic_env.stats import BOOTSTRAP_DRAWS, JEFFREYS
 
 #: Share of noise-matched draws the simulation must be ahead in to beat a baseline (one-sided
 #: 95 %), stated before any comparison.

@@ -1,17 +1,19 @@
 """The paper's Table II (the module benchmark) beside the simulation's module benchmark.
 
-:data:`TABLE_TWO` copies the paper's reported success rates (as facts, with their source
-table). Offline, each paper row is *emulated*: the sim-oracle answers every module with an
-injected error rate of one minus the paper's success rate (:func:`emulating_spec`; a module
-the paper marks "–", no usable result, gets rate 1). The module benchmark then grades that
-emulation on simulator instances like any model, and each cell is checked as a paper finding
-(:mod:`agentic_env.harness.findings`): the paper's rate must lie within the 95 % Wilson
-interval of the benchmark's measurement. An agreeing row says the benchmark's grading
-measures a model with the paper's error profile at the paper's numbers; a disagreeing cell
-points at a module whose grading in the simulator differs from the paper's protocol (e.g.
-the grasp labels come from simulated picks, which a perfect answer does not always match).
-Latencies are not compared (the sim-oracle's are not a model's), nor the detector's box IoU
-(the sim-oracle's boxes are exact whenever its point is).
+:data:`TABLE_TWO` holds the paper's reported success rates, read from the model profiles that
+copied them (:mod:`agentic_env.oracle.profile`: each profile named after a row holds that row's
+numbers, each with its paper, table, row and column), so each number has one copy; the code
+holds only the rows' order. Offline, each paper row is *emulated*: the sim-oracle answers every
+module with an injected error rate of one minus the paper's success rate
+(:func:`emulating_spec`; a module the paper marks "–", no usable result, gets rate 1). The
+module benchmark then grades that emulation on simulator instances like any model, and each cell
+is checked as a paper finding (:mod:`agentic_env.harness.findings`): the paper's rate must lie
+within the 95 % Wilson interval of the benchmark's measurement. An agreeing row says the
+benchmark's grading measures a model with the paper's error profile at the paper's numbers; a
+disagreeing cell points at a module whose grading in the simulator differs from the paper's
+protocol (e.g. the grasp labels come from simulated picks, which a perfect answer does not
+always match). Latencies are not compared (the sim-oracle's are not a model's), nor the
+detector's box IoU (the sim-oracle's boxes are exact whenever its point is).
 """
 
 from __future__ import annotations
@@ -21,8 +23,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentic_env.bench.modules import MODULE_ORDER
+from agentic_env.errors import InvalidConfigError
 from agentic_env.harness import findings
-from agentic_env.reports.metrics import module_table, wilson_interval
+from agentic_env.oracle.profile import ModelProfile, load_profile, profile_names
+from agentic_env.reports.metrics import module_table
+from agentic_env.stats import wilson_interval
 
 #: Where the numbers come from.
 SOURCE = "AgenticLab Table II"
@@ -42,27 +47,60 @@ class PaperRow:
     success: Mapping[str, float | None]
 
 
-def _row(model: str, *percent: float | None) -> PaperRow:
-    """A row from the paper's success rates in %, in Table II's module order."""
-    return PaperRow(model, {m: None if v is None else v / 100.0
-                            for m, v in zip(MODULE_ORDER, percent, strict=True)})
+#: The rows of Table II, as the paper names its models, in the paper's order: each is the
+#: ``title`` of the packaged profile that holds its numbers.
+ROWS: tuple[str, ...] = ("Gemini 3 Pro", "Gemini 3 Flash", "Gemini Robotics", "Qwen3-VL-Plus",
+                         "Qwen-VL-Max", "GPT-5.2", "GPT-4o", "Claude-4.5-Opus",
+                         "Claude-4.5-Sonnet", "Qwen2.5-VL-7B")
+#: How a profile's number read from a row of Table II names its source
+#: (:attr:`agentic_env.oracle.profile.Number.source`).
+CITATION = "paper AgenticLab, table II, row {row}, column "
+#: How a profile marks a cell the paper prints as "–" (no usable result): the value 0 with
+#: a note on the reading that starts so.
+NO_RESULT = "('-':"
 
 
-#: Table II of the paper, success rates (%) of the task parser, action checker, object
+def _row(profile: ModelProfile) -> PaperRow:
+    """The Table II row ``profile`` copies: its modules' success rates, ``None`` where it
+    marks the paper's "–".
+
+    Raises:
+        InvalidConfigError: a module's success rate is not read from the profile's row of
+            Table II, or a "–" cell holds a rate other than 0.
+    """
+    success: dict[str, float | None] = {}
+    for module in MODULE_ORDER:
+        number = profile.modules[module].success if module in profile.modules else None
+        if number is None or not number.source.startswith(CITATION.format(row=profile.title)):
+            raise InvalidConfigError(
+                f"model profile {profile.name!r}: {module} success is not read from "
+                f"{SOURCE}, row {profile.title!r} ({number.source if number else 'absent'})")
+        absent = NO_RESULT in number.source
+        if absent and number.value != 0.0:
+            raise InvalidConfigError(f"model profile {profile.name!r}: {module} is the paper's "
+                                     f"'-' but holds the rate {number.value}")
+        success[module] = None if absent else number.value
+    return PaperRow(profile.title, success)
+
+
+def table_two() -> tuple[PaperRow, ...]:
+    """Table II's :data:`ROWS`, each read from the packaged profile titled after it.
+
+    Raises:
+        InvalidConfigError: a row has no profile, or its profile's rates are not the row's
+            (:func:`_row`).
+    """
+    profiles = {profile.title: profile for profile in map(load_profile, profile_names())}
+    missing = [row for row in ROWS if row not in profiles]
+    if missing:
+        raise InvalidConfigError(f"{SOURCE}: no model profile is titled {', '.join(missing)}")
+    return tuple(_row(profiles[row]) for row in ROWS)
+
+
+#: Table II of the paper: the success rates of the task parser, action checker, object
 #: detector (pointing), grasp planner and goal checker; "–" (no usable result) is ``None``.
 #: (The paper's times and the detector's box IoU are not compared, see the module docstring.)
-TABLE_TWO: tuple[PaperRow, ...] = (
-    _row("Gemini 3 Pro", 92.3, 98.4, 66.7, 77.8, 100.0),
-    _row("Gemini 3 Flash", 92.3, 100.0, 88.1, 74.1, 100.0),
-    _row("Gemini Robotics", 75.0, 95.1, 57.1, 55.0, 100.0),
-    _row("Qwen3-VL-Plus", 30.8, 74.6, 88.1, 66.7, 96.9),
-    _row("Qwen-VL-Max", 17.3, 64.8, 81.0, 59.2, 84.4),
-    _row("GPT-5.2", 46.2, 58.2, 16.6, 75.9, 100.0),
-    _row("GPT-4o", 48.1, 68.9, 14.3, 44.4, 93.8),
-    _row("Claude-4.5-Opus", 78.9, 64.8, 9.6, 70.4, 93.8),
-    _row("Claude-4.5-Sonnet", 40.4, 40.4, 61.9, 54.7, 78.1),
-    _row("Qwen2.5-VL-7B", None, 25.8, 73.8, None, 50.0),
-)
+TABLE_TWO: tuple[PaperRow, ...] = table_two()
 
 
 def paper_row(name: str) -> PaperRow:

@@ -9,16 +9,16 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from agentic_env.reports import baselines, failures, noise_matched
-from agentic_env.reports.blocks import Block, Heading, Para, Table
-from agentic_env.reports.ledger import Prediction
-from agentic_env.reports.ledger_history import history
-from agentic_env.reports.paper_tables import (
+from agentic_env.harness.paper_tables import (
     COST_TOLERANCE,
     Comparison,
     RowComparison,
     row_episodes,
 )
+from agentic_env.reports import baselines, failures, noise_matched
+from agentic_env.reports.blocks import Block, Heading, Para, Table
+from agentic_env.reports.ledger import Prediction
+from agentic_env.reports.ledger_history import history
 from agentic_env.reports.target_section import matched_lines
 from agentic_env.reports.targets import run_calls_of
 

@@ -33,7 +33,8 @@ TREE_ROOTS: tuple[str, ...] = ("agentic_env", "agents", "scenes", "assets",
 #: The code that scores a run (its verdicts, baselines and findings; the paper's findings and
 #: tables are declared and the findings checked in the harness, which reads them from sweeps).
 SCORING_ROOTS: tuple[str, ...] = ("agentic_env/reports", "agentic_env/harness/findings.py",
-                                  "agentic_env/harness/paper_tables.py")
+                                  "agentic_env/harness/paper_tables.py",
+                                  "agentic_env/stats.py")
 _SKIP_PARTS = ("__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache")
 _SKIP_SUFFIXES = (".pyc", ".pyo", ".tmp")
 _HASH_CHARS = 16

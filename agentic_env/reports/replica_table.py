@@ -43,8 +43,8 @@ from agentic_env.oracle.difficulty import Sighting
 from agentic_env.oracle.emulated import box_models, cause_models, difficulty_models
 from agentic_env.oracle.profile import ModelProfile, load_profile, profile_names
 from agentic_env.oracle.replica import packaged_replica
-from agentic_env.reports.metrics import wilson_interval
 from agentic_env.reports.paper_modules import SOURCE, TABLE_TWO, PaperRow
+from agentic_env.stats import wilson_interval
 
 #: The setting of the module measurements (Table II) and of the detector's sightings.
 REFERENCE_SETTING = "lab"

@@ -22,13 +22,13 @@ from types import SimpleNamespace
 from typing import Any
 
 from agentic_env.errors import InvalidConfigError
-from agentic_env.harness import findings
+from agentic_env.harness import findings, paper_tables
 from agentic_env.harness.db import ResultStore
 from agentic_env.harness.episode import EpisodeSpec
 from agentic_env.harness.findings import Finding, parse_findings
 from agentic_env.harness.interventions import format_table, intervention_rows
 from agentic_env.harness.paper_tables import PaperTable, parse_paper_table
-from agentic_env.reports import metrics, paper_tables, plots
+from agentic_env.reports import metrics, plots
 from agentic_env.reports.blocks import Block, Cell, Code, Figure, Heading, Link, Para, Table
 from agentic_env.reports.ledger import Prediction
 from agentic_env.reports.paper_section import ledger_blocks, paper_table_section

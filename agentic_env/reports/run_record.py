@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agentic_env.harness.paper_tables import PaperTable
+from agentic_env.harness.paper_tables import PaperTable, row_episodes
 from agentic_env.reports.ledger import NOT_RECORDED, Run
-from agentic_env.reports.paper_tables import row_episodes
 from agentic_env.reports.targets import TargetTable, target_row_episodes
 
 #: k/n by row label.

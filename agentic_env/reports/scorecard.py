@@ -15,8 +15,8 @@ import pathlib
 from collections.abc import Sequence
 from typing import Any
 
-from agentic_env.harness import findings
-from agentic_env.reports import paper_tables, provenance, run_record
+from agentic_env.harness import findings, paper_tables
+from agentic_env.reports import provenance, run_record
 from agentic_env.reports.ledger import Entry, Prediction, Run, scoring_digest
 from agentic_env.reports.paper_section import baseline_scores, matched
 from agentic_env.reports.report import read_results

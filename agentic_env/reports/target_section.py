@@ -10,9 +10,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from agentic_env.harness.paper_tables import COST_TOLERANCE
 from agentic_env.reports import baselines, failures, noise_matched
 from agentic_env.reports.blocks import Block, Heading, Para, Table
-from agentic_env.reports.paper_tables import COST_TOLERANCE
 from agentic_env.reports.targets import TargetComparison, TargetRowResult, TargetTable
 
 _AGENTICLAB = "agenticlab"

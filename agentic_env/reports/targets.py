@@ -2,7 +2,7 @@
 the simulation that predict them, and the arithmetic each row must beat.
 
 One YAML file per paper table under ``predictions/targets/``, naming the predictions it
-scores (a sweep's own ``paper_table:`` is scored by :mod:`agentic_env.reports.paper_tables`
+scores (a sweep's own ``paper_table:`` is scored by :mod:`agentic_env.harness.paper_tables`
 instead)::
 
     id: alrm-table3
@@ -28,7 +28,7 @@ instead)::
 A row's episodes are those whose ``model`` column is the row's model label
 (:func:`~agentic_env.harness.episode.models_label`) and whose ``where`` columns match (a list
 = any of). :func:`compare` scores every row two-sided (the paper's trials against the
-simulation's episodes, :mod:`agentic_env.reports.agreement`), each baseline per row
+simulation's episodes, :mod:`agentic_env.stats`), each baseline per row
 (:func:`agentic_env.reports.baselines.open_loop_rate`), and across rows each predictor's ρ,
 MMRV and mean absolute error with what the simulation adds.
 """
@@ -44,15 +44,17 @@ from typing import Any
 from agentic_env.errors import InvalidConfigError, check_keys
 from agentic_env.harness.episode import models_label
 from agentic_env.harness.extras import require
+from agentic_env.harness.paper_tables import within_tolerance
 from agentic_env.reports import baselines, noise_matched
-from agentic_env.reports.agreement import (
+from agentic_env.stats import (
     RateAgreement,
     bootstrap_rank_intervals,
     compare_rates,
     leave_one_out,
+    mmrv,
+    spearman,
+    wilson_interval,
 )
-from agentic_env.reports.metrics import wilson_interval
-from agentic_env.reports.paper_tables import mmrv, spearman, within_tolerance
 
 #: Where the target tables live, relative to the repository root.
 TARGETS_DIR = "predictions/targets"

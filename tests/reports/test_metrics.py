@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from agentic_env.reports import metrics
+from agentic_env.stats import wilson_interval
 
 
 def _row(success: bool, score: float, failure: str | None = None, **extra: Any
@@ -16,31 +17,6 @@ def _row(success: bool, score: float, failure: str | None = None, **extra: Any
             **extra}
 
 
-@pytest.mark.parametrize(("k", "n", "low", "high"), [
-    # Reference values (Wilson 1927; e.g. R's prop.test(correct=FALSE) / statsmodels).
-    (0, 10, 0.0, 0.2775327),
-    (10, 10, 0.7224673, 1.0),
-    (5, 10, 0.2365931, 0.7634069),
-    (15, 20, 0.5312991, 0.8881383),
-    (1, 3, 0.0614919, 0.7923403),
-])
-def test_wilson_interval_matches_reference_values(k, n, low, high):
-    assert metrics.wilson_interval(k, n) == pytest.approx((low, high), abs=1e-6)
-
-
-def test_wilson_interval_edge_cases():
-    assert metrics.wilson_interval(0, 0) == (0.0, 1.0)
-    # exactly 0 and 1 at no and all successes: a plot's error bars (rate - low) never go
-    # negative (rounding put the bound a hair above 0 for e.g. n = 11)
-    assert all(metrics.wilson_interval(0, n)[0] == 0.0 for n in range(1, 100))
-    assert all(metrics.wilson_interval(n, n)[1] == 1.0 for n in range(1, 100))
-    with pytest.raises(ValueError, match="successes"):
-        metrics.wilson_interval(4, 3)
-    for n in (10, 13):  # all or none: exact bounds (error bars never go negative)
-        assert metrics.wilson_interval(n, n)[1] == 1.0
-        assert metrics.wilson_interval(0, n)[0] == 0.0
-
-
 def test_group_stats_counts_means_and_std():
     rows = [_row(True, 1.0, task="a", cost_usd=0.02), _row(False, 0.5, "checker", task="a"),
             _row(False, 0.0, "error", task="a", wall_s=40.0), _row(True, 1.0, task="b")]
@@ -48,7 +24,7 @@ def test_group_stats_counts_means_and_std():
     assert a.group == ("a",) and b.group == ("b",)
     assert (a.n, a.successes, a.errors) == (3, 1, 1)
     assert a.success_rate == pytest.approx(1 / 3)
-    assert (a.ci_low, a.ci_high) == pytest.approx(metrics.wilson_interval(1, 3))
+    assert (a.ci_low, a.ci_high) == pytest.approx(wilson_interval(1, 3))
     assert a.mean_score == pytest.approx(0.5)
     assert a.std_score == pytest.approx(0.5)
     assert a.mean_wall_s == pytest.approx(20.0)

@@ -86,3 +86,20 @@ def test_an_emulated_profile_measures_its_table_two_row(tmp_path, profile: str,
     checked = {cell.module: cell.verdict.agrees for cell in cells if cell.n}
     assert checked == {"checker": True, "grasp": True, "goal": True}, format_comparison(
         compare(instances, [paper_row(row)], {row: spec}))
+
+
+def test_the_rates_are_the_profiles_one_copy() -> None:
+    """Each cell is its profile's number read from the row (the paper's "–" the profile's 0
+    with its note), and a profile that does not copy a Table II row gives none."""
+    from agentic_env.errors import InvalidConfigError
+    from agentic_env.oracle.profile import load_profile
+    from agentic_env.reports.paper_modules import ROWS, _row
+
+    assert [row.model for row in TABLE_TWO] == list(ROWS)
+    gpt = load_profile("gpt-4o")
+    assert paper_row("GPT-4o").success == {m: gpt.modules[m].success.value for m in MODULE_ORDER}
+    qwen = load_profile("qwen2.5-vl-7b").modules["parser"].success
+    assert qwen.value == 0.0 and paper_row("Qwen2.5-VL-7B").success["parser"] is None
+    assert paper_row("Qwen2.5-VL-7B").success["goal"] == pytest.approx(0.5)
+    with pytest.raises(InvalidConfigError, match="not read from AgenticLab Table II"):
+        _row(load_profile("gpt-5-cap"))

@@ -1,6 +1,5 @@
-"""A paper's end-to-end table beside the prediction: Wilson intervals, Spearman, SIMPLER's
-MMRV on hand-computed cases, the table's parsing, the shipped Table I sweep and the report's
-block."""
+"""A paper's end-to-end table beside the prediction: Wilson intervals and verdicts per row,
+the table's parsing, the resampled rates, the shipped Table I sweep and the report's block."""
 
 from __future__ import annotations
 
@@ -11,10 +10,9 @@ import pytest
 from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.db import Finished, ResultStore
 from agentic_env.harness.episode import EpisodeResult
-from agentic_env.harness.paper_tables import PaperTable, parse_paper_table
+from agentic_env.harness.paper_tables import PaperTable, compare, parse_paper_table
 from agentic_env.harness.sweep import load_sweep, model_label, parse_sweep
 from agentic_env.oracle.profile import load_profile
-from agentic_env.reports.paper_tables import compare, mmrv, ranks, spearman
 from agentic_env.reports.report import write_report
 
 TABLE_ONE = pathlib.Path(__file__).resolve().parents[2] / "sweeps" / "paper" / \
@@ -32,39 +30,6 @@ def _episode(model: str, success: bool, sim_s: float = 0.0, model_s: float = 0.0
              tokens: int = 0, task: str = "sorting") -> dict[str, object]:
     return {"model": model, "task": task, "success": success, "sim_s": sim_s,
             "model_s": model_s, "input_tokens": tokens, "output_tokens": 0}
-
-
-def test_ranks_average_ties() -> None:
-    assert ranks([3, 1, 3]) == [2.5, 1.0, 2.5]
-    assert ranks([0.1, 0.0, 0.0, 0.0]) == [4.0, 2.0, 2.0, 2.0]
-
-
-def test_spearman_on_hand_computed_cases() -> None:
-    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
-    assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
-    # d = (0, 1, 1): 1 - 6 * 2 / (3 * 8) = 0.5
-    assert spearman([1, 2, 3], [1, 3, 2]) == pytest.approx(0.5)
-    # ties: ranks (1.5, 1.5, 3, 4) and (2, 1, 3, 4): 4.5 / sqrt(4.5 * 5)
-    assert spearman([0.0, 0.0, 0.5, 0.75], [0.1, 0.0, 0.5, 0.75]) == pytest.approx(
-        4.5 / (4.5 * 5) ** 0.5)
-    assert spearman([1.0], [2.0]) is None
-    assert spearman([1, 1, 1], [1, 2, 3]) is None
-    with pytest.raises(ValueError, match="3 values against 2"):
-        spearman([1, 2, 3], [1, 2])
-
-
-def test_mmrv_on_hand_computed_cases() -> None:
-    # the same order: no violation
-    assert mmrv([0.9, 0.5, 0.1], [0.75, 0.5, 0.0]) == 0.0
-    # rows 1 and 2 swapped (real gap 0.4): row 0 violates nothing, rows 1 and 2 0.4 each
-    assert mmrv([0.9, 0.5, 0.1], [0.75, 0.10, 0.50]) == pytest.approx(0.8 / 3)
-    # a simulated tie against a real order counts (strict, as SIMPLER's code): only from
-    # the row the real runs put higher
-    assert mmrv([0.5, 0.5], [0.2, 0.6]) == pytest.approx(0.2)
-    # a violation weighs the real gap, the worst per row
-    assert mmrv([0.1, 0.2, 0.3], [0.3, 0.2, 0.1]) == pytest.approx((0.2 + 0.1 + 0.2) / 3)
-    with pytest.raises(ValueError):
-        mmrv([], [])
 
 
 def test_compare_rows_with_wilson_interval_times_over_successes_and_verdicts() -> None:
@@ -164,3 +129,22 @@ def test_report_shows_the_table_block_for_a_small_database(tmp_path) -> None:
     assert "against the paper's 4 trials per row" in text
     assert "Spearman's ρ = 1.00 [" in text and "MMRV = 0.00 [" in text
     assert "First failing module per row" in text and "| A + D | 3 | 3 |" in text
+
+
+def test_paper_tables_resample_the_rate_the_point_uses(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    from agentic_env.harness import paper_tables
+
+    seen: list[object] = []
+
+    def spy(sim: object, paper: object, statistics: object) -> list[None]:
+        seen.append(paper)
+        return [None, None]
+
+    monkeypatch.setattr(paper_tables, "bootstrap_rank_intervals", spy)
+    table = paper_tables.PaperTable.from_dict({"id": "t", "source": "T", "trials": 9, "rows": [
+        {"label": "a", "model": "m1", "success": 0.944},
+        {"label": "b", "model": "m2", "success": 0.5}]})
+    episodes = [{"model": m, "success": i < 5} for m in ("m1", "m2") for i in range(9)]
+    paper_tables.compare(table, episodes)
+    assert seen == [[(pytest.approx(0.944 * 9), 9), (4.5, 9)]]

@@ -15,12 +15,12 @@ from agentic_env.harness.episode import EpisodeResult
 from agentic_env.harness.sweep import parse_sweep
 from agentic_env.oracle.profile import load_profile
 from agentic_env.reports import ledger
-from agentic_env.reports.agreement import compare_rates
 from agentic_env.reports.baselines import module_rate, open_loop_rate, open_loop_seconds
 from agentic_env.reports.report import write_report
 from agentic_env.reports.scorecard import scorecard
 from agentic_env.reports.target_section import row_cells
 from agentic_env.reports.targets import compare, load_targets, parse_target, target_for
+from agentic_env.stats import compare_rates
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FLASH = "emulated:gemini-3-flash"

@@ -3,11 +3,10 @@ bootstrap and leave-one-out columns, the baselines and the ledger in the report'
 
 from __future__ import annotations
 
-from agentic_env.harness.paper_tables import PaperTable
+from agentic_env.harness.paper_tables import PaperTable, compare
 from agentic_env.reports.blocks import Para, Table
 from agentic_env.reports.ledger import Prediction
 from agentic_env.reports.paper_section import paper_table_section
-from agentic_env.reports.paper_tables import compare
 
 TABLE = PaperTable.from_dict({
     "id": "agenticlab-table1", "source": "AgenticLab Table I", "trials": 20,

@@ -1,4 +1,5 @@
-"""Two-sided agreement: Newcombe's interval and Fisher's test on published cases, the
+"""The statistics of a verdict on known inputs: Wilson intervals, Newcombe's interval and
+Fisher's test on published cases, Spearman and SIMPLER's MMRV on hand-computed cases, the
 bootstrap over both samples and leave-one-row-out."""
 
 from __future__ import annotations
@@ -8,16 +9,44 @@ import math
 import numpy as np
 import pytest
 
-from agentic_env.reports.agreement import (
+from agentic_env.stats import (
     EQUIVALENCE_MARGIN,
     bootstrap_rank_intervals,
     compare_rates,
     fisher_exact,
     jeffreys_draws,
     leave_one_out,
+    mmrv,
     newcombe_interval,
+    ranks,
+    spearman,
+    wilson_interval,
 )
-from agentic_env.reports.paper_tables import mmrv, spearman
+
+
+@pytest.mark.parametrize(("k", "n", "low", "high"), [
+    # Reference values (Wilson 1927; e.g. R's prop.test(correct=FALSE) / statsmodels).
+    (0, 10, 0.0, 0.2775327),
+    (10, 10, 0.7224673, 1.0),
+    (5, 10, 0.2365931, 0.7634069),
+    (15, 20, 0.5312991, 0.8881383),
+    (1, 3, 0.0614919, 0.7923403),
+])
+def test_wilson_interval_matches_reference_values(k, n, low, high):
+    assert wilson_interval(k, n) == pytest.approx((low, high), abs=1e-6)
+
+
+def test_wilson_interval_edge_cases():
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    # exactly 0 and 1 at no and all successes: a plot's error bars (rate - low) never go
+    # negative (rounding put the bound a hair above 0 for e.g. n = 11)
+    assert all(wilson_interval(0, n)[0] == 0.0 for n in range(1, 100))
+    assert all(wilson_interval(n, n)[1] == 1.0 for n in range(1, 100))
+    with pytest.raises(ValueError, match="successes"):
+        wilson_interval(4, 3)
+    for n in (10, 13):  # all or none: exact bounds (error bars never go negative)
+        assert wilson_interval(n, n)[1] == 1.0
+        assert wilson_interval(0, n)[0] == 0.0
 
 
 def test_newcombe_matches_the_published_example() -> None:
@@ -80,26 +109,6 @@ def test_the_bootstrap_is_centred_on_the_published_rate() -> None:
         jeffreys_draws(rng, [(11, 10)], 5)
 
 
-def test_paper_tables_resample_the_rate_the_point_uses(monkeypatch: pytest.MonkeyPatch
-                                                         ) -> None:
-    from agentic_env.harness.paper_tables import PaperTable
-    from agentic_env.reports import paper_tables
-
-    seen: list[object] = []
-
-    def spy(sim: object, paper: object, statistics: object) -> list[None]:
-        seen.append(paper)
-        return [None, None]
-
-    monkeypatch.setattr(paper_tables, "bootstrap_rank_intervals", spy)
-    table = PaperTable.from_dict({"id": "t", "source": "T", "trials": 9, "rows": [
-        {"label": "a", "model": "m1", "success": 0.944},
-        {"label": "b", "model": "m2", "success": 0.5}]})
-    episodes = [{"model": m, "success": i < 5} for m in ("m1", "m2") for i in range(9)]
-    paper_tables.compare(table, episodes)
-    assert seen == [[(pytest.approx(0.944 * 9), 9), (4.5, 9)]]
-
-
 def test_agree_carries_its_equivalence_margin() -> None:
     weak = compare_rates(10, 20, 10, 20)
     assert weak.agrees and not weak.equivalent and weak.margin > 0.25
@@ -109,3 +118,36 @@ def test_agree_carries_its_equivalence_margin() -> None:
     assert strong.describe() == f"agree (equivalent within ±{100 * EQUIVALENCE_MARGIN:.0f} " \
         "points)"
     assert compare_rates(18, 20, 2, 20).describe() == "DISAGREE"
+
+
+def test_ranks_average_ties() -> None:
+    assert ranks([3, 1, 3]) == [2.5, 1.0, 2.5]
+    assert ranks([0.1, 0.0, 0.0, 0.0]) == [4.0, 2.0, 2.0, 2.0]
+
+
+def test_spearman_on_hand_computed_cases() -> None:
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    # d = (0, 1, 1): 1 - 6 * 2 / (3 * 8) = 0.5
+    assert spearman([1, 2, 3], [1, 3, 2]) == pytest.approx(0.5)
+    # ties: ranks (1.5, 1.5, 3, 4) and (2, 1, 3, 4): 4.5 / sqrt(4.5 * 5)
+    assert spearman([0.0, 0.0, 0.5, 0.75], [0.1, 0.0, 0.5, 0.75]) == pytest.approx(
+        4.5 / (4.5 * 5) ** 0.5)
+    assert spearman([1.0], [2.0]) is None
+    assert spearman([1, 1, 1], [1, 2, 3]) is None
+    with pytest.raises(ValueError, match="3 values against 2"):
+        spearman([1, 2, 3], [1, 2])
+
+
+def test_mmrv_on_hand_computed_cases() -> None:
+    # the same order: no violation
+    assert mmrv([0.9, 0.5, 0.1], [0.75, 0.5, 0.0]) == 0.0
+    # rows 1 and 2 swapped (real gap 0.4): row 0 violates nothing, rows 1 and 2 0.4 each
+    assert mmrv([0.9, 0.5, 0.1], [0.75, 0.10, 0.50]) == pytest.approx(0.8 / 3)
+    # a simulated tie against a real order counts (strict, as SIMPLER's code): only from
+    # the row the real runs put higher
+    assert mmrv([0.5, 0.5], [0.2, 0.6]) == pytest.approx(0.2)
+    # a violation weighs the real gap, the worst per row
+    assert mmrv([0.1, 0.2, 0.3], [0.3, 0.2, 0.1]) == pytest.approx((0.2 + 0.1 + 0.2) / 3)
+    with pytest.raises(ValueError):
+        mmrv([], [])

@@ -1,19 +1,22 @@
-"""Two-sided agreement between a simulated sample and a paper's sample.
+"""The statistics of a verdict: pure functions of counts and rates, shared by the paper's
+tables (:mod:`agentic_env.harness.paper_tables`), the target tables and the reports.
 
-A paper's success rate over its own trials is a sample too (AgenticLab's Table I rows are
-k of 20 trials), so a verdict compares two binomial samples rather than asking whether the
-paper's rate lies in the simulation's interval: :func:`newcombe_interval` bounds the
-difference of the two rates (Newcombe 1998, "Interval estimation for the difference between
-independent proportions", Stat. Med. 17, method 10: built from the two Wilson intervals) and
-:func:`fisher_exact` gives the exact two-sided p-value of equal rates; beside "agree",
-:attr:`RateAgreement.margin` says how large a difference the interval still allows (an
-"agree" at ±30 points is weak) and :attr:`RateAgreement.equivalent` whether it lies within the
-pre-stated :data:`EQUIVALENCE_MARGIN`. Across rows, :func:`bootstrap_rank_intervals` redraws
-both samples' true rates from their Jeffreys posteriors (Beta(k + ½, n − k + ½), so a row at
-0/n or n/n varies too), centred on the very rates the point statistic uses (the paper's
-published rate times its trials, not a rounded count), to put 95 % intervals on Spearman's ρ
-and SIMPLER's MMRV, and :func:`leave_one_out` shows how far one row moves a statistic
-estimated from the rows.
+One sample: :func:`wilson_interval` bounds a binomial rate. Two samples: a paper's success
+rate over its own trials is a sample too (AgenticLab's Table I rows are k of 20 trials), so a
+verdict compares two binomial samples rather than asking whether the paper's rate lies in
+the simulation's interval: :func:`newcombe_interval` bounds the difference of the two rates
+(Newcombe 1998, "Interval estimation for the difference between independent proportions",
+Stat. Med. 17, method 10: built from the two Wilson intervals) and :func:`fisher_exact`
+gives the exact two-sided p-value of equal rates; beside "agree", :attr:`RateAgreement.margin`
+says how large a difference the interval still allows (an "agree" at ±30 points is weak) and
+:attr:`RateAgreement.equivalent` whether it lies within the pre-stated
+:data:`EQUIVALENCE_MARGIN`. Across rows, :func:`spearman` (on :func:`ranks`) and SIMPLER's
+:func:`mmrv` say how well one column of rates orders the rows as another does;
+:func:`bootstrap_rank_intervals` redraws both samples' true rates from their Jeffreys
+posteriors (Beta(k + ½, n − k + ½), so a row at 0/n or n/n varies too), centred on the very
+rates the point statistic uses (the paper's published rate times its trials, not a rounded
+count), to put 95 % intervals on such a statistic, and :func:`leave_one_out` shows how far
+one row moves a statistic estimated from the rows.
 """
 
 from __future__ import annotations
@@ -21,11 +24,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from statistics import fmean
 
 import numpy as np
 
-from agentic_env.reports.metrics import wilson_interval
-
+#: Two-sided 95 % normal quantile.
+Z95 = 1.959963984540054
 #: Bootstrap redraws of both samples.
 BOOTSTRAP_DRAWS = 2000
 #: The difference of two rates that counts as "the same" (equivalence): ±15 points, stated
@@ -34,6 +38,32 @@ BOOTSTRAP_DRAWS = 2000
 EQUIVALENCE_MARGIN = 0.15
 #: The Jeffreys prior's pseudo-counts (Beta(½, ½)).
 JEFFREYS = 0.5
+
+
+def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion.
+
+    Args:
+        successes: successes, 0..n.
+        n: trials; ``n == 0`` gives the uninformative ``(0.0, 1.0)``.
+        z: normal quantile (default 95 % two-sided).
+
+    Returns:
+        ``(low, high)`` in [0, 1].
+    """
+    if n <= 0:
+        return 0.0, 1.0
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes must be in 0..{n}, got {successes}")
+    p = successes / n
+    denominator = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    # the bounds at 0 and n successes are exactly 0 and 1 (rounding would put them a hair
+    # inside, above the rate or below it)
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return low, high
 
 
 def newcombe_interval(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float]:
@@ -174,3 +204,63 @@ def leave_one_out(predicted: Sequence[float], paper: Sequence[float],
               if (v := statistic([*predicted[:i], *predicted[i + 1:]],
                                  [*paper[:i], *paper[i + 1:]])) is not None]
     return (min(values), max(values)) if values else None
+
+
+def ranks(values: Sequence[float]) -> list[float]:
+    """1-based ranks, ascending, ties given their average rank (``[3, 1, 3] -> [2.5, 1,
+    2.5]``)."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    result = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for position in range(start, end + 1):
+            result[order[position]] = (start + end) / 2 + 1
+        start = end + 1
+    return result
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Spearman's rank correlation: Pearson's correlation of the average ranks (so ties are
+    handled), in [-1, 1]; ``None`` with fewer than two pairs or a constant column.
+
+    Raises:
+        ValueError: ``x`` and ``y`` differ in length.
+    """
+    if len(x) != len(y):
+        raise ValueError(f"spearman: {len(x)} values against {len(y)}")
+    if len(x) < 2:
+        return None
+    rx, ry = ranks(x), ranks(y)
+    mx, my = fmean(rx), fmean(ry)
+    sxy = math.fsum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
+    sxx = math.fsum((a - mx) ** 2 for a in rx)
+    syy = math.fsum((b - my) ** 2 for b in ry)
+    if sxx == 0 or syy == 0:
+        return None
+    return sxy / math.sqrt(sxx * syy)
+
+
+def mmrv(simulated: Sequence[float], real: Sequence[float]) -> float:
+    """SIMPLER's Mean Maximum Rank Violation (Li et al., "Evaluating Real-World Robot
+    Manipulation Policies in Simulation", 2024): for each row i, the largest real-success gap
+    ``|real_i - real_j|`` over the rows j whose order the simulation gets wrong
+    (``(sim_i > sim_j) != (real_i > real_j)``, strict as in SIMPLER's code, so a tie on one
+    side against an order on the other counts), averaged over the rows. In [0, 1] for rates;
+    0: the simulation orders every pair as the real runs do (or errs only between rows the
+    real runs score alike).
+
+    Raises:
+        ValueError: the sequences differ in length or are empty.
+    """
+    if len(simulated) != len(real) or not simulated:
+        raise ValueError(f"mmrv: needs two non-empty sequences of one length, got "
+                         f"{len(simulated)} and {len(real)}")
+    worst = []
+    for i in range(len(simulated)):
+        violations = [abs(real[i] - real[j]) for j in range(len(simulated))
+                      if (simulated[i] > simulated[j]) != (real[i] > real[j])]
+        worst.append(max(violations, default=0.0))
+    return fmean(worst)
