@@ -1,13 +1,6 @@
-"""``agentic-env bench-real``: observation latency through RealEnv + twin vs the sim env.
-
-Both envs observe the same simulated cell (Tabletop, one seed) at the same configured
-resolution. The sim env renders at that resolution directly; RealEnv asks the twin drivers
-for frames at the devices' native resolutions and formats (Azure Kinect 1280x720 BGRA, D405
-848x480), then converts, crops, resizes, adjusts intrinsics, applies the calibration and
-reads the arm and the gripper (over the pseudo-terminal serial link). The figures split
-RealEnv's time into the twin's capture (rendering native frames: on hardware the devices do
-this) and the real pipeline itself (:mod:`agentic_env.bench.real`).
-"""
+"""``agentic-env bench-real``: its arguments and printout; the measurement (RealEnv + twin
+against the sim env, observation latency split into capture and pipeline) is
+:mod:`agentic_env.bench.real`."""
 
 from __future__ import annotations
 
