@@ -425,7 +425,7 @@ def benchmark_sightings(tasks: Sequence[str] = ("sorting", "stacking"), setting:
                 px = int(item.label["visible_px"])
                 found.append(Sighting(px if px >= min_visible_px else 0,
                                       sum(n >= min_visible_px
-                                          for n in item.label["lookalikes_px"]), setting))
+                                          for n in item.label["lookalikes_px"])))
     return found
 
 

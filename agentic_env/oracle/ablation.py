@@ -6,9 +6,11 @@ A mechanism is one way an emulated model's errors follow what a call is sent:
 * ``parser``, ``checker``, ``goal``, ``grasp``: that module's cause model
   (:mod:`agentic_env.oracle.causes`), replaced by the constant coin of its Table II rate
   (``[causes.<module>] enabled = 0``);
-* ``difficulty``: the detector's and Localizer's odds by visible pixels, look-alikes and
-  light (:mod:`agentic_env.oracle.difficulty`), flattened (every odds multiplier 1), so a
-  pointing errs at its Table II rate everywhere;
+* ``difficulty``: the detector's and Localizer's odds by visible pixels and look-alikes
+  (:mod:`agentic_env.oracle.difficulty`), flattened (every odds multiplier 1);
+* ``quality``: the share of their success the measured quality of the frame sent leaves
+  (:mod:`agentic_env.oracle.image_quality`), switched off (``image_quality = 0``); with
+  ``difficulty`` too, a pointing errs at its Table II rate everywhere;
 * ``boxes``: the loose boxes of :mod:`agentic_env.oracle.boxes`, replaced by tight ones
   (``[boxes] enabled = 0``);
 * ``all``: every one of them.
@@ -26,9 +28,10 @@ from agentic_env.errors import InvalidConfigError
 from agentic_env.oracle.profile import ModelProfile, Number
 
 #: The mechanisms ``ablate=`` may name (besides ``all``).
-MECHANISMS: tuple[str, ...] = ("parser", "checker", "goal", "grasp", "difficulty", "boxes")
+MECHANISMS: tuple[str, ...] = ("parser", "checker", "goal", "grasp", "difficulty", "quality",
+                                "boxes")
 #: The difficulty weights that multiply odds (``reference_px`` is a threshold, kept).
-_ODDS_PREFIXES = ("per_halving", "per_lookalike", "light.")
+_ODDS_PREFIXES = ("per_halving", "per_lookalike")
 _ABLATED = "switched off by ablate= (an untargeted prediction's ablation)"
 
 
@@ -63,7 +66,9 @@ def ablated(profile: ModelProfile, names: Iterable[str]) -> ModelProfile:
     if "difficulty" in mechanisms:
         difficulty = MappingProxyType({
             key: Number(1.0, assumption=_ABLATED) if key.startswith(_ODDS_PREFIXES) else n
-            for key, n in profile.difficulty.items()})
+            for key, n in difficulty.items()})
+    if "quality" in mechanisms:
+        difficulty = MappingProxyType({**difficulty, "image_quality": off})
     boxes: Mapping[str, Number] = profile.boxes
     if "boxes" in mechanisms and boxes:
         boxes = MappingProxyType({**boxes, "enabled": off})

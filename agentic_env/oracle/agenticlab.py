@@ -43,7 +43,7 @@ import numpy as np
 
 from agentic_env.agents.models.base import ModelQuery
 from agentic_env.oracle.causes import crop_situation, verdict_sight
-from agentic_env.oracle.detection import Detector
+from agentic_env.oracle.detection import Detector, sent_frame
 from agentic_env.oracle.listing import true_kinds
 from agentic_env.oracle.naming import describe, thing_geoms
 from agentic_env.oracle.visibility import view_of
@@ -222,7 +222,7 @@ class AgenticLabOracle:
                                    if accept else f"the mark misses the {describe(target)}"}}}
 
     def _detector(self, query: ModelQuery) -> dict[str, Any]:
-        return self._oracle.part(Detector).detect(query.fields, "detector")
+        return self._oracle.part(Detector).detect(query.fields, "detector", sent_frame(query))
 
     # -- grasp evaluation --------------------------------------------------------------------
 

@@ -22,7 +22,13 @@ from agentic_env.oracle.difficulty import same_category, sighting
 from agentic_env.oracle.naming import describe, thing_geoms
 
 if TYPE_CHECKING:
+    from agentic_env.agents.models.base import ModelQuery
     from agentic_env.oracle.context import OracleContext
+
+
+def sent_frame(query: ModelQuery) -> np.ndarray | None:
+    """The first image ``query`` was sent (8-bit RGB, (H, W, 3)), ``None`` when none was."""
+    return query.images[0].pixels if query.images else None
 
 
 class Detector:
@@ -35,7 +41,8 @@ class Detector:
     def __init__(self, oracle: OracleContext) -> None:
         self._oracle = oracle
 
-    def detect(self, fields: Mapping[str, Any], module: str) -> dict[str, Any]:
+    def detect(self, fields: Mapping[str, Any], module: str,
+               frame: np.ndarray | None = None) -> dict[str, Any]:
         """Point and box of ``fields["target"]`` in the camera image, in pixels whatever
         format the query asked for (the answer says so); a wrong object at ``module``'s
         error rate (of the kind drawn, :meth:`mistaken`, where kinds are weighed).
@@ -44,7 +51,8 @@ class Detector:
         segmentation, none when fewer than the oracle's ``min_visible_px``, and never the
         inside of a closed drawer (its floor, or what lies in it). Where the oracle weighs
         difficulty, the error rate depends on the target's
-        :class:`~agentic_env.oracle.difficulty.Sighting` in that image. The box (x0, y0,
+        :class:`~agentic_env.oracle.difficulty.Sighting` in that image, ``frame`` (the 8-bit
+        RGB image sent, ``None`` when there was none) giving its quality. The box (x0, y0,
         x1, y1; exclusive upper bounds) is the tight box of the pixels reported, loosened by
         ``module``'s box model where it has one; the point lies in those pixels' core.
         """
@@ -57,7 +65,8 @@ class Detector:
         mask = oracle.sight.target_mask(segmentation, target, part)
         visible = int(mask.sum())
         if oracle.wrong(module, seen=lambda: sighting(
-                oracle.env, segmentation, target, visible, max(oracle.min_visible_px, 1))):
+                oracle.env, segmentation, target, visible, max(oracle.min_visible_px, 1),
+                frame)):
             kind = oracle.error_kind(module)
             mask = (self._other_mask(segmentation, target) if kind is None
                     else self.mistaken(kind, segmentation, target, mask))

@@ -5,13 +5,16 @@ see and less often on an easy one, with its profile's measured rate kept on aver
 
 * a :class:`Sighting` is the documented difficulty of one target in one image: its visible
   pixels, the same-category look-alikes in view (another fruit, another letter block:
-  :func:`same_category`) and the setting's light;
+  :func:`same_category`) and the image's measured quality
+  (:mod:`agentic_env.oracle.image_quality`);
 * a :class:`DifficultyModel` turns it into a rate: the measured rate's odds times one odds
   multiplier per feature (the profile's assumed weights), times a normalising constant
   solved so that the rate averaged over the module benchmark's detector situations
   (:data:`BENCHMARK_SIGHTINGS`, the setting of AgenticLab's Table II) equals the measured
-  rate. The setting's light multiplies on top of the normalised odds (the reference setting's
-  is 1), so another setting's mean rate is not the measured one.
+  rate. The image's quality then scales the success that rate leaves by the share a
+  published detector keeps under the matching corruption (COCO-C); the benchmark's own
+  frames are that share's reference (severity 0), so the mean over the benchmark's
+  situations stays the measured rate and a worse frame elsewhere errs more.
 
 The benchmark's situations are data, made by
 :func:`agentic_env.bench.modules.benchmark_sightings` (its docstring says how to
@@ -23,13 +26,14 @@ from __future__ import annotations
 
 import math
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from agentic_env.oracle.image_quality import ImageQuality, QualityModel, measure
 from agentic_env.oracle.naming import scene_things, thing_geoms
 from agentic_env.oracle.odds import expit, logit, solve_mean
 
@@ -48,12 +52,13 @@ class Sighting:
         visible_px: the target's pixels in the image sent (0: not seen at all).
         lookalikes: other objects of the target's category the image shows at least the
             visibility threshold of.
-        setting: the scene's setting (``lab``, ``kitchen``, ``outdoor``).
+        quality: the image's measured quality; ``None`` when no frame was sent (the
+            quality term then leaves the rate as it is).
     """
 
     visible_px: int
     lookalikes: int
-    setting: str
+    quality: ImageQuality | None = None
 
 
 def same_category(env: SimEnv, target: str) -> set[str]:
@@ -75,7 +80,7 @@ def lookalike_pixels(env: SimEnv, segmentation: np.ndarray, target: str) -> list
 
 
 def sighting(env: SimEnv, segmentation: np.ndarray, target: str, visible_px: int,
-             min_visible_px: int) -> Sighting:
+             min_visible_px: int, frame: np.ndarray | None = None) -> Sighting:
     """``target``'s :class:`Sighting` in an image of geom ids ``segmentation`` (H, W).
 
     Args:
@@ -85,9 +90,11 @@ def sighting(env: SimEnv, segmentation: np.ndarray, target: str, visible_px: int
         visible_px: the target's pixels the model sees there (0 when fewer than the
             visibility threshold, or inside a closed drawer).
         min_visible_px: a look-alike with fewer pixels than this is not in view.
+        frame: the 8-bit RGB image (H, W, 3) the module was sent, whose quality is
+            measured; ``None`` when none was.
     """
     alikes = sum(px >= min_visible_px for px in lookalike_pixels(env, segmentation, target))
-    return Sighting(int(visible_px), alikes, env.scene_config.setting)
+    return Sighting(int(visible_px), alikes, None if frame is None else measure(frame))
 
 
 @dataclass(frozen=True)
@@ -99,16 +106,17 @@ class DifficultyModel:
         per_halving: odds multiplier per halving of the visible pixels below
             ``reference_px`` (1: size does not matter).
         per_lookalike: odds multiplier per same-category look-alike in view.
-        light: setting -> odds multiplier (the reference setting's is 1).
         situations: the module benchmark's detector situations (visible px, look-alikes),
             over which the mean rate is kept.
+        quality: the share of success an image's quality leaves; ``None``: switched off
+            (the profile's ``image_quality = 0``).
     """
 
     reference_px: float
     per_halving: float
     per_lookalike: float
-    light: Mapping[str, float]
     situations: Sequence[tuple[int, int]]
+    quality: QualityModel | None = None
     _normalisers: dict[float, float] = field(default_factory=dict, compare=False, repr=False)
 
     def log_odds(self, visible_px: int, lookalikes: int) -> float:
@@ -130,9 +138,11 @@ class DifficultyModel:
         """The error probability of a call whose base rate is ``rate`` on ``seen``."""
         if rate <= 0.0 or rate >= 1.0:
             return rate
-        shift = self.normaliser(rate) + self.log_odds(seen.visible_px, seen.lookalikes) \
-            + math.log(self.light.get(seen.setting, 1.0))
-        return expit(logit(rate) + shift)
+        shift = self.normaliser(rate) + self.log_odds(seen.visible_px, seen.lookalikes)
+        error = expit(logit(rate) + shift)
+        if self.quality is None or seen.quality is None:
+            return error
+        return 1.0 - (1.0 - error) * self.quality.performance(seen.quality)
 
 
 def benchmark_situations() -> tuple[tuple[int, int], ...]:

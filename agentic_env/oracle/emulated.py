@@ -60,6 +60,7 @@ from agentic_env.oracle.backend import SimOracle
 from agentic_env.oracle.boxes import BoxModel, right_mean
 from agentic_env.oracle.causes import CAUSE_ROLES, CauseModel, build_model
 from agentic_env.oracle.difficulty import DifficultyModel, benchmark_situations
+from agentic_env.oracle.image_quality import quality_model
 from agentic_env.oracle.latency import LatencyModel, VirtualClock
 from agentic_env.oracle.profile import PLAN_MEASURE, PLAN_ROLES, ModelProfile, ModuleProfile
 from agentic_env.oracle.replica import packaged_replica
@@ -165,9 +166,8 @@ def difficulty_models(profile: ModelProfile) -> dict[str, DifficultyModel]:
         reference_px=weights["reference_px"].value,
         per_halving=weights["per_halving"].value,
         per_lookalike=weights["per_lookalike"].value,
-        light={key.removeprefix("light."): n.value for key, n in weights.items()
-               if key.startswith("light.")},
-        situations=benchmark_situations())
+        situations=benchmark_situations(),
+        quality=quality_model() if weights["image_quality"].value else None)
     return {role: model for role in DIFFICULTY_ROLES if role in profile.roles}
 
 

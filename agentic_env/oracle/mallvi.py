@@ -31,7 +31,7 @@ import numpy as np
 from agentic_env.agents.models.base import ModelQuery
 from agentic_env.agents.runtime.listing import Kind
 from agentic_env.oracle.causes import crop_situation, verdict_sight
-from agentic_env.oracle.detection import Detector
+from agentic_env.oracle.detection import Detector, sent_frame
 from agentic_env.oracle.difficulty import Sighting
 from agentic_env.oracle.listing import true_kinds
 from agentic_env.oracle.naming import describe, thing_geoms
@@ -222,7 +222,7 @@ def answer(oracle: OracleContext, query: ModelQuery) -> dict[str, Any]:
     """The sim-oracle's answer to a query of one of MALLVI's roles."""
     roles = oracle.part(MallviOracle)
     handlers = {"decomposer": roles.decomposer, "descriptor": roles.descriptor,
-                "localizer": roles.localizer,
+                "localizer": lambda fields: roles.localizer(fields, sent_frame(query)),
                 "thinker": roles.thinker, "reflector": roles.reflector,
                 "single_agent": roles.single_agent}
     return handlers[query.module](query.fields)
@@ -307,7 +307,7 @@ class MallviOracle:
         Descriptor names every object, it does not pick one)."""
         counts = [px for px in self._oracle.sight.pixels(names, camera, size).values()
                   if px >= self._oracle.sight.min_visible_px]
-        return Sighting(min(counts, default=0), 0, self._env.scene_config.setting)
+        return Sighting(min(counts, default=0), 0)
 
     def _where(self, name: str) -> np.ndarray | None:
         """Base-frame position (3,) of ``name``, m: its body's, else the mean of its
@@ -332,9 +332,11 @@ class MallviOracle:
             return
         objects.pop(int(rng.integers(len(objects))))
 
-    def localizer(self, fields: Mapping[str, Any]) -> dict[str, Any]:
-        """The detector's answer, with the localizer's error rate."""
-        return self._detector.detect(fields, "localizer")
+    def localizer(self, fields: Mapping[str, Any],
+                  frame: np.ndarray | None = None) -> dict[str, Any]:
+        """The detector's answer, with the localizer's error rate (``frame``: the image
+        sent, whose quality counts)."""
+        return self._detector.detect(fields, "localizer", frame)
 
     def thinker(self, fields: Mapping[str, Any]) -> dict[str, Any]:
         """Pick phase: candidates that truly grasp the source, best first. Place phase: the

@@ -33,9 +33,10 @@ Sections (all but ``title`` may come from the defaults):
   answer's errors afresh (below 1 a model mostly repeats its answer, and its mistake, about
   the same scene; :mod:`agentic_env.oracle.backend`);
 * ``difficulty``: the odds multipliers that make the detector's (and Localizer's) error rate
-  depend on the target's visible pixels, look-alikes in view and the setting's light, the
-  measured rate kept on average over the module benchmark (``reference_px``,
-  ``per_halving``, ``per_lookalike``, ``light.<setting>``; :mod:`agentic_env.oracle.difficulty`);
+  depend on the target's visible pixels and look-alikes in view, the measured rate kept on
+  average over the module benchmark (``reference_px``, ``per_halving``, ``per_lookalike``),
+  and ``image_quality`` (1: the measured quality of the frame sent scales the success left,
+  :mod:`agentic_env.oracle.image_quality`; 0: off); :mod:`agentic_env.oracle.difficulty`;
 * ``causes.<measured>``: the slopes of the model that makes a module's error rate follow
   what each call was sent (the verdicts' visible pixels, view and predicate kind; the grasp
   crop's clutter and occlusion; the parser's goal size), and its ablation switch
@@ -106,7 +107,7 @@ PLAN_ROLES: Mapping[str, tuple[str, ...]] = MappingProxyType({
 _TOP_KEYS = ("title", "modules", "tokens", "roles", "kinds", "perception",
              "planner_turn_share", "turn_roles", "assumptions", "measures", "built_from",
              "reask_redraw", "difficulty", "latency", "causes", "boxes")
-_DIFFICULTY_KEYS = ("reference_px", "per_halving", "per_lookalike", "light")
+_DIFFICULTY_KEYS = ("reference_px", "per_halving", "per_lookalike", "image_quality")
 _MODULE_KEYS = ("success", "seconds", "input_tokens", "output_tokens", "box_iou")
 #: The ``[boxes]`` keys and each one's range.
 _BOX_RANGES = {"enabled": (0, 1), "grow": (0.0, 1.0), "max_shrink": (0.0, 0.49)}
@@ -157,8 +158,8 @@ class ModelProfile:
         min_visible_px: an object with fewer pixels than this in the image sent is not seen.
         reask_redraw: probability in [0, 1] that a re-ask in an unchanged situation draws
             afresh.
-        difficulty: ``reference_px``, ``per_halving``, ``per_lookalike`` and
-            ``light.<setting>`` (odds multipliers, > 0) of the detector's difficulty.
+        difficulty: ``reference_px``, ``per_halving``, ``per_lookalike`` (odds multipliers,
+            > 0) and ``image_quality`` (0 or 1) of the detector's difficulty.
         planner_turn_share: share in [0, 1] of the error rate one planner turn carries.
         turn_roles: roles asked once per step of a plan (they err at that share of their
             module's rate).
@@ -368,18 +369,14 @@ def _boxes(where: str, raw: Any) -> dict[str, Number]:
 
 
 def _difficulty(where: str, raw: Mapping[str, Any]) -> dict[str, Number]:
-    """The ``[difficulty]`` table's numbers, the light's as ``light.<setting>``."""
+    """The ``[difficulty]`` table's numbers."""
     check_keys(raw, _DIFFICULTY_KEYS, f"{where} [difficulty]")
-    light = raw.get("light")
-    if not isinstance(light, Mapping):
-        raise InvalidConfigError(f"{where}: missing table [difficulty.light]")
     numbers = {"reference_px": _number(f"{where} difficulty.reference_px",
                                        raw.get("reference_px"), 1, 1e6)}
     for key in ("per_halving", "per_lookalike"):
         numbers[key] = _number(f"{where} difficulty.{key}", raw.get(key), 1e-3, 1e3)
-    for setting, value in light.items():
-        numbers[f"light.{setting}"] = _number(f"{where} difficulty.light.{setting}", value,
-                                              1e-3, 1e3)
+    numbers["image_quality"] = _number(f"{where} difficulty.image_quality",
+                                       raw.get("image_quality"), 0, 1)
     return numbers
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import mujoco
 import numpy as np
@@ -15,6 +16,7 @@ from agentic_env.agents.models.registry import parse_model_spec
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.oracle import EmulatedModel, SimOracle, load_profile
 from agentic_env.oracle.difficulty import DifficultyModel, Sighting, benchmark_situations
+from agentic_env.oracle.image_quality import quality_model
 from agentic_env.oracle.emulated import difficulty_models
 from agentic_env.sim.state import shift_free_body
 
@@ -104,22 +106,25 @@ def test_the_spec_sets_the_redraw_and_emulated_models_read_their_profile(
 
 
 def _model(situations: list[tuple[int, int]]) -> DifficultyModel:
-    return DifficultyModel(1024, 1.5, 1.5, {"lab": 1.0, "outdoor": 1.5}, situations)
+    return DifficultyModel(1024, 1.5, 1.5, situations, quality_model())
 
 
 def test_difficulty_raises_the_rate_of_hard_targets_and_keeps_the_mean() -> None:
     situations = [(5000, 0), (3000, 1), (600, 0), (80, 2), (2000, 0), (1500, 3)]
     model = _model(situations)
     for rate in (0.05, 0.12, 0.5):
-        rates = [model.rate(rate, Sighting(px, n, "lab")) for px, n in situations]
+        rates = [model.rate(rate, Sighting(px, n)) for px, n in situations]
         assert np.mean(rates) == pytest.approx(rate, abs=1e-9)
-        easy = model.rate(rate, Sighting(5000, 0, "lab"))
-        hidden = model.rate(rate, Sighting(80, 0, "lab"))
-        crowded = model.rate(rate, Sighting(5000, 3, "lab"))
+        easy = model.rate(rate, Sighting(5000, 0))
+        hidden = model.rate(rate, Sighting(80, 0))
+        crowded = model.rate(rate, Sighting(5000, 3))
         assert easy < rate < hidden and easy < crowded
-        assert model.rate(rate, Sighting(5000, 0, "outdoor")) > easy
-    assert model.rate(0.0, Sighting(80, 3, "lab")) == 0.0
-    assert model.rate(1.0, Sighting(5000, 0, "lab")) == 1.0
+        noisy = replace(quality_model().reference, noise=0.1)
+        assert model.rate(rate, Sighting(5000, 0, noisy)) > easy
+        assert model.rate(rate, Sighting(5000, 0, quality_model().reference)) \
+            == pytest.approx(easy)
+    assert model.rate(0.0, Sighting(80, 3)) == 0.0
+    assert model.rate(1.0, Sighting(5000, 0)) == 1.0
 
 
 def test_the_packaged_benchmark_situations_keep_every_profiles_detector_rate() -> None:
@@ -129,7 +134,7 @@ def test_the_packaged_benchmark_situations_keep_every_profiles_detector_rate() -
         profile = load_profile(name)
         rate = 1.0 - profile.modules["detector"].success.value
         model = difficulty_models(profile)["detector"]
-        mean = np.mean([model.rate(rate, Sighting(px, n, "lab")) for px, n in situations])
+        mean = np.mean([model.rate(rate, Sighting(px, n)) for px, n in situations])
         assert mean == pytest.approx(rate, abs=1e-9)
 
 
