@@ -13,7 +13,8 @@ over MCP (:mod:`~agentic_env.bench.tools`), the harness itself
 (:mod:`~agentic_env.bench.sweep`) and demonstration collection
 (:mod:`~agentic_env.bench.collect`).
 
-They run episodes with :mod:`agentic_env.harness` and are run by the ``agentic-env bench*``
-commands (:mod:`agentic_env.cli.bench`, argument parsing and printing only);
-:mod:`agentic_env.reports` reads what they store.
+They run episodes with :mod:`agentic_env.harness`, record each into the harness's results
+database (:mod:`~agentic_env.bench.store`) and are run by the ``agentic-env bench*`` commands
+(:mod:`agentic_env.cli.bench`, argument parsing and printing only); :mod:`agentic_env.reports`
+reads what they store (``agentic-env report DB``).
 """

@@ -3,7 +3,8 @@
 The episodes of the benchmark's parts (:func:`task_groups`: every task x setting x
 paraphrase category; :func:`checker_groups`: injected checker errors in the ``full`` and
 ``goal`` verification modes), run on the harness's process pool (:func:`run_all`, with its
-crash rule: an episode that raises, or whose worker dies or overruns, is an error result),
+crash rule: an episode that raises, or whose worker dies or overruns, is an error result;
+each episode recorded into a results database as it finishes, :mod:`agentic_env.bench.store`),
 and the table of their figures (:func:`summarise`, :func:`format_rows`). The intervention
 part is :mod:`agentic_env.bench.interventions`.
 """
@@ -11,24 +12,30 @@ part is :mod:`agentic_env.bench.interventions`.
 from __future__ import annotations
 
 import math
+import pathlib
 import statistics
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tqdm import tqdm
 
+from agentic_env.bench.store import recorded
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 from agentic_env.harness.pool import run_pool
 from agentic_env.harness.sweep import DEFAULT_EPISODE_FN
 
 
-def run_all(specs: list[EpisodeSpec], workers: int) -> list[EpisodeResult]:
+def run_all(specs: list[EpisodeSpec], workers: int, db: str | pathlib.Path | None = None
+            ) -> list[EpisodeResult]:
     """Run ``specs`` (without traces) on ``workers`` spawned processes of the harness's pool
     (:func:`agentic_env.harness.pool.run_pool`), with a progress bar; the results in the
-    order of ``specs``."""
-    results = {finished.key: finished.result
-               for finished in tqdm(run_pool(specs, DEFAULT_EPISODE_FN, None, workers),
-                                    total=len(specs), desc="episodes", unit="ep")}
+    order of ``specs``. With ``db``, each episode is recorded into that results database as
+    it finishes (:func:`agentic_env.bench.store.recorded`)."""
+    finished = run_pool(specs, DEFAULT_EPISODE_FN, None, workers)
+    if db is not None:
+        finished = recorded(db, finished)
+    results = {item.key: item.result
+               for item in tqdm(finished, total=len(specs), desc="episodes", unit="ep")}
     return [results[spec.key()] for spec in specs]
 
 

@@ -5,7 +5,8 @@ tool registry, then through the MCP SDK's client against ``agentic-env serve`` o
 over streamable HTTP (on 127.0.0.1). ``get_instruction`` does no work, so its times are the
 protocol's overhead; ``get_robot_state`` takes one observation (both cameras rendered), for
 scale. The table gives median and 90th-percentile wall time
-per call in milliseconds and the median overhead over in-process.
+per call in milliseconds and the median overhead over in-process. Each path's episode is
+recorded into one results database (:func:`measure`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -34,9 +34,13 @@ def _stats(samples: list[float]) -> dict[str, float]:
             "p90_ms": 1e3 * ordered[int(0.9 * (len(ordered) - 1))]}
 
 
-def in_process(task: str, seed: int, calls: int) -> dict[str, dict[str, float]]:
-    """Per tool: wall time of ``ToolEpisode.call`` (validation + the function), seconds."""
+def in_process(task: str, seed: int, calls: int, db: Path) -> dict[str, dict[str, float]]:
+    """Per tool: wall time of ``ToolEpisode.call`` (validation + the function), seconds; the
+    episode (agent ``bench``, never finished: a failure) is then scored and recorded into the
+    results database ``db``."""
+    from agentic_env.harness.db import ResultStore
     from agentic_env.harness.episode import EpisodeSpec
+    from agentic_env.harness.execute import worker_name
     from agentic_env.harness.tools.backends import open_episode
 
     episode = open_episode(EpisodeSpec(task=task, seed=seed, agent="bench"))
@@ -51,6 +55,8 @@ def in_process(task: str, seed: int, calls: int) -> dict[str, dict[str, float]]:
                 episode.call(name, arguments)
                 samples.append(time.perf_counter() - start)
             results[name] = _stats(samples)
+        with ResultStore(db) as store:
+            episode.store(store, f"{worker_name()}:in-process")
         return results
     finally:
         episode.close()
@@ -121,13 +127,14 @@ def over_http(task: str, seed: int, calls: int, db: Path) -> dict[str, dict[str,
         server.wait(timeout=60)
 
 
-def measure(task: str, seed: int, calls: int) -> dict[str, dict[str, dict[str, float]]]:
+def measure(task: str, seed: int, calls: int, db: Path
+            ) -> dict[str, dict[str, dict[str, float]]]:
     """Path (``in-process``, ``mcp stdio``, ``mcp http``) -> tool -> median and
-    90th-percentile wall time per call (ms), each path on its own database in a temporary
-    folder."""
-    paths: dict[str, Callable[[Path], dict[str, dict[str, float]]]] = {
-        "in-process": lambda db: in_process(task, seed, calls),
-        "mcp stdio": lambda db: over_stdio(task, seed, calls, db),
-        "mcp http": lambda db: over_http(task, seed, calls, db)}
-    with tempfile.TemporaryDirectory() as folder:
-        return {label: run(Path(folder) / "bench.sqlite") for label, run in paths.items()}
+    90th-percentile wall time per call (ms); each path's episode is recorded into the results
+    database ``db`` (the servers' under a key of their own each, ``agentic-env serve``'s)."""
+    paths: dict[str, Callable[[], dict[str, dict[str, float]]]] = {
+        "in-process": lambda: in_process(task, seed, calls, db),
+        "mcp stdio": lambda: over_stdio(task, seed, calls, db),
+        "mcp http": lambda: over_http(task, seed, calls, db)}
+    db.parent.mkdir(parents=True, exist_ok=True)
+    return {label: run() for label, run in paths.items()}

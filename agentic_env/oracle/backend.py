@@ -29,17 +29,14 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from agentic_env.agents.models.base import PLANNER_ERRORS, Completion, ModelError, ModelQuery, Usage
 from agentic_env.agents.models.modules import module_names
 from agentic_env.errors import InvalidConfigError
 from agentic_env.oracle.answers import answer_for
-from agentic_env.oracle.boxes import BoxModel
-from agentic_env.oracle.causes import CauseModel
-from agentic_env.oracle.context import OracleContext
+from agentic_env.oracle.context import OracleContext, OracleOptions
 from agentic_env.oracle.described import DescribedNames
-from agentic_env.oracle.difficulty import DifficultyModel
 from agentic_env.tasks.base import SymbolicTask
 
 if TYPE_CHECKING:
@@ -58,14 +55,10 @@ class SimOracle:
         seed: seed of the error injection.
         names: ``ids`` (answer with the simulator's ids) or ``described`` (invent names by
             looks, :mod:`agentic_env.oracle.described`).
-        kinds: module -> its error kinds' relative weights (see :class:`OracleContext`).
-        min_visible_px: an object with fewer pixels than this in the image sent is not seen.
-        reask_redraw: probability in [0, 1] that a re-ask in an unchanged situation draws
-            its errors afresh (1, the default: independent draws on every call).
-        difficulty: module -> its difficulty model (see :class:`OracleContext`).
-        sees_image_only: scene listings hold only what the image sent shows.
-        causes: role -> its cause model (see :class:`OracleContext`).
-        boxes: role -> how loose its boxes are (see :class:`OracleContext`; none: tight).
+        **options: how it answers (:class:`~agentic_env.oracle.context.OracleOptions`: error
+            kinds, visibility threshold, re-ask redraw probability, difficulty, cause and
+            box models, scene listings of the image only), handed to its
+            :class:`OracleContext`.
 
     Queries are read in ids (every name a model introduced in the episode is bound to its id
     through the episode's :class:`~agentic_env.oracle.name_book.NameBook`) and answers written
@@ -79,13 +72,7 @@ class SimOracle:
     name = "sim-oracle"
 
     def __init__(self, env: SimEnv, error_rates: Mapping[str, float] | None = None,
-                 seed: int = 0, names: str = "ids", *,
-                 kinds: Mapping[str, Mapping[str, float]] | None = None,
-                 min_visible_px: int = 1, reask_redraw: float = 1.0,
-                 difficulty: Mapping[str, DifficultyModel] | None = None,
-                 sees_image_only: bool = False,
-                 causes: Mapping[str, CauseModel] | None = None,
-                 boxes: Mapping[str, BoxModel] | None = None) -> None:
+                 seed: int = 0, names: str = "ids", **options: Unpack[OracleOptions]) -> None:
         if not isinstance(env.task, SymbolicTask):
             raise InvalidConfigError(f"the sim-oracle needs a task with a PDDL model; "
                                      f"{env.task.name!r} has none")
@@ -96,11 +83,11 @@ class SimOracle:
                     f"sim-oracle error rate {module}={rate}: modules are "
                     f"{', '.join(module_names())}, "
                     f"planner error kinds {', '.join(PLANNER_ERRORS)}, rates in [0, 1]")
+        reask_redraw = options.get("reask_redraw", 1.0)
         if not 0.0 <= reask_redraw <= 1.0:
             raise InvalidConfigError(f"sim-oracle reask_redraw={reask_redraw}: a probability "
                                      "in [0, 1]")
-        self._context = OracleContext(env, rates, seed, kinds, min_visible_px, reask_redraw,
-                                      difficulty, sees_image_only, causes, boxes)
+        self._context = OracleContext(env, rates, seed, **options)
         self._described = DescribedNames(env, seed) if names == "described" else None
 
     def record_situations(self, sink: list[tuple[str, Any]] | None) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
 import numpy as np
 
@@ -42,6 +42,38 @@ POSITION_GRID = 0.01
 QUATERNION_GRID = 0.1
 
 
+class OracleOptions(TypedDict, total=False):
+    """How a sim-oracle answers beyond its error rates and seed: the keyword arguments of
+    :class:`OracleContext` and :class:`~agentic_env.oracle.backend.SimOracle` (every one
+    optional; its default in brackets).
+
+    Attributes:
+        kinds: module -> its error kinds' relative weights (> 0); a module without them errs
+            its answer's own way. A verdict's kinds never change its rate: the only error a
+            verdict can make is the one its truth allows. [none]
+        min_visible_px: an object with fewer pixels than this in the image a role was sent
+            is not seen (1: any pixel will do). [1]
+        reask_redraw: probability in [0, 1] that a call in a situation asked before draws
+            its errors afresh (1: independent draws on every call). [1.0]
+        difficulty: module -> the model that makes its error rate depend on how hard the
+            target is to see (:mod:`agentic_env.oracle.difficulty`). [none]
+        sees_image_only: answers that list the scene list only what the image sent shows
+            (else every object of the task). [False]
+        causes: role -> the model that makes its error rate depend on what its call was sent
+            (:mod:`agentic_env.oracle.causes`); other roles err at their plain rate. [none]
+        boxes: role -> how loose the boxes its answers draw are
+            (:mod:`agentic_env.oracle.boxes`); other roles' boxes are tight. [none]
+    """
+
+    kinds: Mapping[str, Mapping[str, float]] | None
+    min_visible_px: int
+    reask_redraw: float
+    difficulty: Mapping[str, DifficultyModel] | None
+    sees_image_only: bool
+    causes: Mapping[str, CauseModel] | None
+    boxes: Mapping[str, BoxModel] | None
+
+
 class OracleContext:
     """What the sim-oracle's answers read: the simulator, the injected-error draw and one
     random stream (privileged; only the sim-oracle backend holds it).
@@ -50,21 +82,10 @@ class OracleContext:
         env: the simulator (a symbolic task).
         error_rates: module or error kind -> probability in [0, 1] of a wrong answer.
         seed: seed of the error injection.
-        kinds: module -> its error kinds' relative weights (> 0); a module without them errs
-            its answer's own way. A verdict's kinds never change its rate: the only error a
-            verdict can make is the one its truth allows.
-        min_visible_px: an object with fewer pixels than this in the image a role was sent
-            is not seen (1: any pixel will do).
-        reask_redraw: probability in [0, 1] that a call in a situation asked before draws
-            its errors afresh (1: independent draws on every call).
-        difficulty: module -> the model that makes its error rate depend on how hard the
-            target is to see (:mod:`agentic_env.oracle.difficulty`).
-        sees_image_only: answers that list the scene list only what the image sent shows
-            (else every object of the task).
-        causes: role -> the model that makes its error rate depend on what its call was sent
-            (:mod:`agentic_env.oracle.causes`); other roles err at their plain rate.
-        boxes: role -> how loose the boxes its answers draw are
-            (:mod:`agentic_env.oracle.boxes`); other roles' boxes are tight.
+        **options: how it answers (:class:`OracleOptions`).
+
+    Raises:
+        TypeError: an option :class:`OracleOptions` does not name.
 
     Attributes:
         env: the simulator the answers read.
@@ -80,25 +101,25 @@ class OracleContext:
     """
 
     def __init__(self, env: SimEnv, error_rates: Mapping[str, float], seed: int,
-                 kinds: Mapping[str, Mapping[str, float]] | None = None,
-                 min_visible_px: int = 1, reask_redraw: float = 1.0,
-                 difficulty: Mapping[str, DifficultyModel] | None = None,
-                 sees_image_only: bool = False,
-                 causes: Mapping[str, CauseModel] | None = None,
-                 boxes: Mapping[str, BoxModel] | None = None) -> None:
+                 **options: Unpack[OracleOptions]) -> None:
+        unknown = sorted(set(options) - set(OracleOptions.__annotations__))
+        if unknown:
+            raise TypeError(f"OracleContext got unknown options {', '.join(unknown)}; valid: "
+                            f"{', '.join(OracleOptions.__annotations__)}")
         self.env = env
-        self.sees_image_only = sees_image_only
+        self.sees_image_only = options.get("sees_image_only", False)
         self.names: NameBook = name_book(env)
         self.rng = np.random.default_rng(seed)
-        self.min_visible_px = min_visible_px
-        self.reask_redraw = reask_redraw
-        self.sight = Visibility(env, min_visible_px, self.facts)
+        self.min_visible_px = options.get("min_visible_px", 1)
+        self.reask_redraw = options.get("reask_redraw", 1.0)
+        self.sight = Visibility(env, self.min_visible_px, self.facts)
         self.record: list[tuple[str, Any]] | None = None
         self._rates = dict(error_rates)
-        self._kinds = {module: dict(weights) for module, weights in (kinds or {}).items()}
-        self._difficulty = dict(difficulty or {})
-        self._causes = dict(causes or {})
-        self._boxes = dict(boxes or {})
+        self._kinds = {module: dict(weights)
+                       for module, weights in (options.get("kinds") or {}).items()}
+        self._difficulty = dict(options.get("difficulty") or {})
+        self._causes = dict(options.get("causes") or {})
+        self._boxes = dict(options.get("boxes") or {})
         self._parts: dict[type, Any] = {}
         self._seed = seed
         self._situations: dict[str, int] = {}

@@ -51,7 +51,7 @@ class PaperRow:
 #: ``title`` of the packaged profile that holds its numbers.
 ROWS: tuple[str, ...] = ("Gemini 3 Pro", "Gemini 3 Flash", "Gemini Robotics", "Qwen3-VL-Plus",
                          "Qwen-VL-Max", "GPT-5.2", "GPT-4o", "Claude-4.5-Opus",
-                         "Claude-4.5-Sonnet", "Qwen2.5-VL-7B")
+                         "Claude-4.5-Sonnet", "Qwen2.5-VL-7B", "Molmo-7B")
 #: How a profile's number read from a row of Table II names its source
 #: (:attr:`agentic_env.oracle.profile.Number.source`).
 CITATION = "paper AgenticLab, table II, row {row}, column "

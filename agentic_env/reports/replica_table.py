@@ -46,8 +46,6 @@ from agentic_env.oracle.replica import packaged_replica
 from agentic_env.reports.paper_modules import SOURCE, TABLE_TWO, PaperRow
 from agentic_env.stats import wilson_interval
 
-#: The setting of the module measurements (Table II) and of the detector's sightings.
-REFERENCE_SETTING = "lab"
 #: The header's statement of what the comparison is.
 BY_CONSTRUCTION = (
     "Equal by construction: each module's normaliser was solved on this replica so that its "
@@ -148,7 +146,7 @@ def _probabilities(profile: ModelProfile, module: str) -> tuple[list[float], str
     rate = 1.0 - profile.modules[module].success.value
     if module == "detector":
         model = difficulty_models(profile)["detector"]
-        return ([model.rate(rate, Sighting(px, n, REFERENCE_SETTING))
+        return ([model.rate(rate, Sighting(px, n))
                  for px, n in model.situations],
                 "benchmark sightings, difficulty model (no cause model)")
     causal = cause_models(profile).get(module)

@@ -5,10 +5,10 @@ of the same spec, prints a Markdown table (task, setting, seed, model; success a
 score in sim and on the robot) and, across the pairs, how well sim predicts real:
 
 * Pearson's correlation of the progress scores;
-* MMRV, the mean maximum rank violation of SIMPLER (Li et al., 2024): for each item ``i``,
-  the largest ``|real_i - real_j|`` over the items ``j`` that sim ranks the other way round
-  than real does, averaged over items. 0 means sim orders the items as real does; it is in
-  the units of the score.
+* MMRV, the mean maximum rank violation of SIMPLER (Li et al., 2024;
+  :func:`agentic_env.stats.mmrv`): for each item ``i``, the largest ``|real_i - real_j|``
+  over the items ``j`` that sim orders otherwise than real does, averaged over items. 0 means
+  sim orders the items as real does; it is in the units of the score.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from agentic_env import stats
 from agentic_env.harness.trial import REAL_KEY_SUFFIX, UNSCORED
 
 
@@ -52,16 +53,9 @@ def pearson(sim: Sequence[float], real: Sequence[float]) -> float | None:
 
 
 def mmrv(sim: Sequence[float], real: Sequence[float]) -> float | None:
-    """Mean maximum rank violation (SIMPLER), ``None`` with fewer than two pairs."""
-    x, y = np.asarray(sim, float), np.asarray(real, float)
-    if len(x) < 2:
-        return None
-    worst = []
-    for i in range(len(x)):
-        violations = [abs(y[i] - y[j]) for j in range(len(x))
-                      if j != i and (x[i] < x[j]) != (y[i] < y[j])]
-        worst.append(max(violations, default=0.0))
-    return float(np.mean(worst))
+    """SIMPLER's mean maximum rank violation of the pairs' scores
+    (:func:`agentic_env.stats.mmrv`), ``None`` with fewer than two pairs (nothing to order)."""
+    return None if len(sim) < 2 else stats.mmrv(sim, real)
 
 
 def render_report(pairs: Sequence[TrialPair]) -> str:

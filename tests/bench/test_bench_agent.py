@@ -1,11 +1,14 @@
-"""bench-agent's bookkeeping: table rows, and crashes recorded by the harness's pool instead
-of aborting the run."""
+"""bench-agent's bookkeeping: table rows, and crashes recorded by the harness's pool (and in
+the results database) instead of aborting the run."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from agentic_env.bench.agent import format_rows, run_all, summarise
+from agentic_env.harness.db import ResultStore
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 
 
@@ -20,13 +23,18 @@ def test_summary_row_averages_episodes() -> None:
     assert "50%" in format_rows([row]).splitlines()[1]
 
 
-def test_a_crashing_episode_becomes_an_error_result_in_its_place() -> None:
+def test_a_crashing_episode_becomes_an_error_result_in_its_place(tmp_path: Path) -> None:
     crash = EpisodeSpec("sorting", agent="no-such-agent", realism="ideal")
     other = EpisodeSpec("sorting", seed=1, agent="no-such-agent-either", realism="ideal")
-    results = run_all([crash, other], workers=1)
+    db = tmp_path / "bench_agent.db"
+    results = run_all([crash, other], workers=1, db=db)
     assert [r.spec for r in results] == [crash, other]
     assert not results[0].success and results[0].failure == "error"
     assert "unknown agent 'no-such-agent'" in results[0].error
+    with ResultStore(db) as store:  # recorded as the sweep runner records a crash
+        rows = store.episodes()
+    assert [(r["key"], r["failure"]) for r in rows] == [(crash.key(), "error"),
+                                                         (other.key(), "error")]
 
 
 def test_seeds_and_settings_are_parsed_with_errors_that_name_valid_values() -> None:

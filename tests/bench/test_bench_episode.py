@@ -12,6 +12,8 @@ import pytest
 from agentic_env.bench.episode import COMPONENTS, ComponentClock, timed_components
 from agentic_env.cli.bench.episode import main
 from agentic_env.envs.sim_env import SimEnv
+from agentic_env.harness.db import ResultStore
+from agentic_env.harness.episode import EpisodeSpec
 
 
 def test_nested_timed_functions_count_once() -> None:
@@ -41,10 +43,15 @@ def test_timing_patches_are_undone() -> None:
 
 
 def test_a_short_benchmark_prints_ratios_and_components(tmp_path: Path, capsys) -> None:
-    out = tmp_path / "bench.json"
+    out, db = tmp_path / "bench.json", tmp_path / "bench_episode.db"
     assert main(["--tasks", "reorientation", "--seeds", "0", "--settings", "--out",
-                 str(out)]) == 0
+                 str(out), "--db", str(db)]) == 0
     printed = capsys.readouterr().out
+    assert printed.strip().splitlines()[-1].endswith(f"report: agentic-env report {db}")
+    with ResultStore(db) as store:  # the measured episode, not the warm-up's run of it
+        (row,) = store.episodes()
+    assert row["key"] == EpisodeSpec("reorientation", seed=0).key() and row["success"]
+    assert row["trace_dir"] is None  # the traces were in a temporary folder
     assert "wall/sim" in printed and "worst wall/sim" in printed
     assert all(component[:11] in printed for component in COMPONENTS)
     data = json.loads(out.read_text())

@@ -32,7 +32,7 @@ def oracle(env: SimEnv, kind: str | None = None) -> AlrmOracle:
     """ALRM's answers, every planner and executor answer wrong by ``kind`` (none: right)."""
     rates = {"task_planner": 1.0, "task_executor": 1.0} if kind else {}
     kinds = {role: {kind: 1.0} for role in rates}
-    return AlrmOracle(OracleContext(env, rates, 0, kinds))
+    return AlrmOracle(OracleContext(env, rates, 0, kinds=kinds))
 
 
 def planner(env: SimEnv, kind: str | None = None) -> dict:

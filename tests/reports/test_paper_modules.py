@@ -20,13 +20,26 @@ def _instances(spec: str, module: str, successes: int, n: int) -> list[dict]:
 
 
 def test_the_table_is_the_papers() -> None:
-    assert len(TABLE_TWO) == 10
+    assert len(TABLE_TWO) == 11
     flash = paper_row("gemini 3 flash")
     assert [flash.success[m] for m in MODULE_ORDER] == pytest.approx(
         [0.923, 1.0, 0.881, 0.741, 1.0])
     assert paper_row("Qwen2.5-VL-7B").success["parser"] is None
     with pytest.raises(KeyError, match="rows: Gemini 3 Pro"):
         paper_row("GPT-3")
+
+
+def test_molmo_is_the_tables_last_row() -> None:
+    """The paper's last row, Molmo-7B: "–" for the task parser and grasp planner, 33.9 / 76.2
+    / 43.8 % for the action checker, detector (pointing) and goal checker."""
+    molmo = TABLE_TWO[-1]
+    assert molmo == paper_row("molmo-7b") and molmo.model == "Molmo-7B"
+    assert molmo.success["parser"] is None and molmo.success["grasp"] is None
+    assert [molmo.success[m] for m in ("checker", "detector", "goal")] == pytest.approx(
+        [0.339, 0.762, 0.438])
+    rates = parse_model_spec(emulating_spec(molmo)).error_rates
+    assert rates == pytest.approx({"parser": 1.0, "checker": 0.661, "detector": 0.238,
+                                   "grasp": 1.0, "goal": 0.562})
 
 
 def test_emulating_spec_injects_the_failure_rates() -> None:

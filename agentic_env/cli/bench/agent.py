@@ -10,7 +10,9 @@ no rates skips part 2) in the ``full`` and ``goal`` verification modes on the ab
 in the first setting, so the compounding of module errors and the verification ablation show
 in one table. Part 3 (``--interventions``, :mod:`agentic_env.cli.bench.interventions`) runs
 trial kinds with events and prints the intervention table. Episodes run in spawned worker
-processes (:mod:`agentic_env.bench.agent`); results are also written as JSON.
+processes (:mod:`agentic_env.bench.agent`); each is recorded into the results database
+``--db`` (default ``runs/bench_agent.db``; ``agentic-env report DB`` shows them), and the
+tables and episodes are also written as JSON (``--out``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from agentic_env.agents.base import agent_entry
 from agentic_env.agents.models.registry import parse_module_map
 from agentic_env.bench.agent import checker_groups, format_rows, run_all, summarise, task_groups
 from agentic_env.bench.interventions import intervention_groups
+from agentic_env.cli.bench import add_db_argument, print_report_command
 from agentic_env.cli.bench import interventions as bench_interventions
 from agentic_env.cli.realism import add_realism_argument
 from agentic_env.cli.run import parse_agent_options
@@ -95,6 +98,7 @@ def _parser() -> argparse.ArgumentParser:
     add_realism_argument(parser)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("bench_agent.json"))
+    add_db_argument(parser, "bench_agent")
     return parser
 
 
@@ -121,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     parts = (intervention_groups(kinds, args.tasks, settings[0], seeds, args.model,
                                  args.error_model, args.repeats, common) if kinds else {})
     specs = [spec for group in [*groups.values(), *parts.values()] for spec in group]
-    results = dict(zip(specs, run_all(specs, args.workers), strict=True))
+    results = dict(zip(specs, run_all(specs, args.workers, args.db), strict=True))
     print(f"\nPer episode ({args.agent}, {args.model}, full verification):")
     for label in main_labels:
         for spec in groups[label]:
@@ -144,4 +148,5 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps({"rows": rows, "interventions": tables, "episodes": [
         results[s].to_dict() for s in specs]}, indent=1, default=str))
     print(f"\nwrote {args.out}")
+    print_report_command(args.db)
     return 0

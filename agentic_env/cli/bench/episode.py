@@ -14,8 +14,11 @@ loaded machine wall time grows with the load, CPU time hardly. Part 2 runs one e
 setting with the trace video on and off and prints the ratio of their wall times.
 
 Episodes run one after another in this process, after one warm-up episode that pays the
-imports and first-use costs (printed, not counted). Timings depend on the machine's load:
-compare ratios measured in the same run (:mod:`agentic_env.bench.episode`).
+imports and first-use costs (printed, not counted, not recorded). Timings depend on the
+machine's load: compare ratios measured in the same run (:mod:`agentic_env.bench.episode`).
+Every measured episode is recorded into the results database ``--db`` (default
+``runs/bench_episode.db``; ``agentic-env report DB`` shows them; part 2's run with video
+replaces the same spec's run without), and the tables are also written as JSON (``--out``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +43,18 @@ from agentic_env.bench.episode import (
     timed_episode,
     video_row,
 )
+from agentic_env.bench.store import in_process
+from agentic_env.cli.bench import add_db_argument, print_report_command
 from agentic_env.cli.realism import add_realism_argument
-from agentic_env.harness.episode import EpisodeSpec
+from agentic_env.harness.db import ResultStore
+from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 from agentic_env.tasks import BENCHMARK_TASKS
+
+
+def _record(store: ResultStore, result: EpisodeResult) -> None:
+    """Record a measured episode (replacing an earlier run of its spec), without its trace
+    folder: the traces are written to a temporary folder, gone when the command ends."""
+    store.record(in_process(replace(result, trace_dir=None), result.wall_s), replace=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,11 +70,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--video-seed", type=int, default=VIDEO_EPISODE[1])
     add_realism_argument(parser)
     parser.add_argument("--out", type=Path, default=Path("bench_episode.json"))
+    add_db_argument(parser, "bench_episode")
     args = parser.parse_args(argv)
     clock = ComponentClock()
     episodes: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="bench-episode-") as folder, \
-            timed_components(clock):
+            timed_components(clock), ResultStore(args.db) as store:
         root = Path(folder)
         warm_up, _ = timed_episode(EpisodeSpec("reorientation"), clock, root, video=True)
         print(f"warm-up episode (imports, first renders; not counted): {warm_up.wall_s:.1f} s",
@@ -72,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             for seed in args.seeds:
                 spec = EpisodeSpec(task, seed=seed, realism=args.realism)
                 result, seconds = timed_episode(spec, clock, root, video=False)
+                _record(store, result)
                 runs.append((result, seconds))
                 episodes.append({"part": "no video", **episode_entry(result, seconds)})
                 print(f"  {task:<14} seed {seed:<3} {result.wall_s:6.2f} s wall "
@@ -84,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
                                realism=args.realism)
             off, _ = timed_episode(spec, clock, root, video=False)
             on, on_seconds = timed_episode(spec, clock, root, video=True)
+            _record(store, off)
+            _record(store, on)
             episodes.append({"part": "video", **episode_entry(on, on_seconds)})
             video_rows.append(video_row(setting, off, on, on_seconds))
             print(f"  {setting:<14} video off {off.wall_s:6.2f} s, on {on.wall_s:6.2f} s",
@@ -99,4 +116,5 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps({"tasks": task_rows, "video": video_rows,
                                     "episodes": episodes}, indent=1, default=str))
     print(f"\nwrote {args.out}")
+    print_report_command(args.db)
     return 0
