@@ -184,3 +184,19 @@ def test_the_harness_builds_the_world_with_the_specs_effects() -> None:
                        world_effects=("contact",), max_actions=1)
     result = run_episode(spec, on_agent_event=look)
     assert result.error is None and result.actions == 1 and seen == {frozenset({"contact"})}
+
+
+def test_a_run_records_its_episodes_for_the_report(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """One reorientation trial in both worlds: two episodes in the results database, and the
+    last line names the report command that reads it."""
+    from agentic_env.harness.db import ResultStore
+
+    db = tmp_path / "world.db"
+    assert main(["--seeds", "7:1", "--settings", "lab", "--tasks", "reorientation",
+                 "--agents", "agenticlab", "--effects", "none", "--workers", "1",
+                 "--out", str(tmp_path / "world.json"), "--db", str(db)]) == 0
+    with ResultStore(db) as store:
+        rows = store.episodes()
+    assert len(rows) == 2 and {row["task"] for row in rows} == {"reorientation"}
+    assert capsys.readouterr().out.strip().splitlines()[-1].endswith(f"agentic-env report {db}")

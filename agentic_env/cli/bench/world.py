@@ -20,7 +20,9 @@ and prints per agent x task x setting (:mod:`agentic_env.bench.world`,
   realistic world still fails somewhere;
 * every realistic failure with its cause, first failing source and sentence.
 
-Episodes run in spawned worker processes; the results are also written as JSON::
+Episodes run in spawned worker processes; every one is recorded in the results database
+``--db`` (default ``runs/bench_world.db``; ``agentic-env report DB`` shows them) and the
+results are also written as JSON::
 
     agentic-env bench-world --seeds 52000:2 --bound-seeds 52002:8 --workers 2
     agentic-env bench-world --seeds 52000:1 --effects none --settings lab --tasks sorting
@@ -47,6 +49,7 @@ from agentic_env.bench.world_budget import (
     world_cells,
     world_of,
 )
+from agentic_env.cli.bench import add_db_argument, print_report_command
 from agentic_env.cli.bench.agent import parse_seeds, parse_settings
 from agentic_env.errors import InvalidConfigError
 from agentic_env.sim.realism.world import WORLD_EFFECTS
@@ -100,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
                              "sorting, lab), beside --seeds (default none)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("bench_world.json"))
+    add_db_argument(parser, "bench_world")
     parser.add_argument("--results", type=Path, default=None,
                         help="print the budget of a results file this command wrote instead "
                              "of running episodes (the other options are ignored)")
@@ -126,9 +130,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.results is None:
         everywhere = args.effects_on == "all"
         results = run_all(world_specs(args.agents, args.tasks, settings, seeds,
-                                      effects if everywhere else (), bound_seeds), args.workers)
+                                      effects if everywhere else (), bound_seeds), args.workers,
+                          args.db)
         if not everywhere:
-            results += run_all(effect_specs(results, effects), args.workers)
+            results += run_all(effect_specs(results, effects), args.workers, args.db)
             source += ", effects alone on the trials the realistic world broke"
     cells = world_cells(results)
     print(f"\nPerfect sim-oracle, {source}; world fails = realistic failures / ideal "
@@ -151,4 +156,5 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text(json.dumps({"episodes": [episode_record(r) for r in results]}, indent=2)
                             + "\n")
         print(f"results: {args.out}")
+        print_report_command(args.db)
     return 0
