@@ -81,6 +81,15 @@ def run_one(spec_data: dict[str, Any], fn_path: str, trace_root: str | None) -> 
                     worker=worker_name())
 
 
+def run_and_release(spec_data: dict[str, Any], fn_path: str, trace_root: str | None
+                    ) -> Finished:
+    """:func:`run_one`, then :func:`release_memory`: the task function of runners whose
+    worker processes outlive an episode and run the next (Ray's workers)."""
+    finished = run_one(spec_data, fn_path, trace_root)
+    release_memory()
+    return finished
+
+
 @functools.cache
 def _malloc_trim() -> Callable[[int], int] | None:
     """glibc's ``malloc_trim`` (``None`` where the C library has none: musl, macOS)."""

@@ -1,4 +1,6 @@
-"""Ray runner: the same :func:`~agentic_env.harness.execute.run_one` as Ray tasks.
+"""Ray runner: the same :func:`~agentic_env.harness.execute.run_one` as Ray tasks, each
+followed by :func:`~agentic_env.harness.execute.release_memory` in its worker (Ray reuses a
+worker for the next task, as the local pool does).
 
 ``address`` is what :func:`ray.init` takes (``"auto"``, ``"ray://head:10001"``...) or
 ``"local"`` for a fresh single-machine instance. If Ray is already initialised in this
@@ -15,7 +17,7 @@ from typing import Any
 
 from agentic_env.harness.db import Finished
 from agentic_env.harness.episode import EpisodeSpec
-from agentic_env.harness.execute import error_result, run_one
+from agentic_env.harness.execute import error_result, run_and_release
 from agentic_env.harness.extras import require
 
 
@@ -35,7 +37,7 @@ def run_ray(specs: Iterable[EpisodeSpec], fn_path: str, trace_root: str | None, 
     if not ray.is_initialized():
         ray.init(address=None if address == "local" else address, include_dashboard=False,
                  log_to_driver=False)
-    remote = ray.remote(num_cpus=1, max_retries=0)(run_one)
+    remote = ray.remote(num_cpus=1, max_retries=0)(run_and_release)
     window = max_in_flight or max(1, 2 * int(ray.cluster_resources().get("CPU", 1)))
     queue = list(specs)[::-1]
     pending: dict[Any, tuple[EpisodeSpec, float]] = {}

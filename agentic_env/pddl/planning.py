@@ -246,19 +246,35 @@ def _parse(domain: str, problem: str | None) -> Problem:
     When parsing fails (not cached), the domain is parsed on its own to attribute the error to
     the right text (and to list the domain's names in the message).
     """
-    _unified_planning()
-    from unified_planning.io import PDDLReader
-
     try:
-        return PDDLReader().parse_problem_string(domain, problem)
+        return _read(domain, problem)
     except Exception as exc:  # the reader raises many types; all mean "bad PDDL"
         error = exc
     try:
-        domain_only = PDDLReader().parse_problem_string(domain)
+        domain_only = _read(domain, None)
     except Exception as exc:
         raise PDDLError(describe_error(exc, "domain", domain, None)) from exc
     assert problem is not None  # the domain alone parsed, so the problem failed
     raise PDDLError(describe_error(error, "problem", problem, domain_only)) from error
+
+
+def _read(domain: str, problem: str | None) -> Problem:
+    """unified-planning's PDDL reader on the two texts, its parser's memo emptied after.
+
+    The reader's grammar is pyparsing with packrat memoisation, which unified-planning (and
+    matplotlib's mathtext) switch on for the whole process: the memo keeps the parse's
+    failed alternatives, exceptions whose tracebacks hold every calling frame, so without
+    emptying it a finished episode's env, agent and observations stayed alive until other
+    parses pushed them out (two stale environments per worker between episodes).
+    """
+    _unified_planning()
+    import pyparsing
+    from unified_planning.io import PDDLReader
+
+    try:
+        return PDDLReader().parse_problem_string(domain, problem)
+    finally:
+        pyparsing.ParserElement.reset_cache()
 
 
 def validate(domain: str, problem: str) -> None:

@@ -69,3 +69,17 @@ def test_worker_rss_does_not_keep_an_episodes_freed_heap() -> None:
     # without the trim the worker keeps every freed block resident: +CHURN_MIB
     assert second - first < CHURN_MIB / 2, (first, second, third)
     assert third - first < CHURN_MIB / 2, (first, second, third)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or _malloc_trim() is None,
+                    reason="needs glibc's malloc_trim and /proc")
+def test_a_ray_task_trims_its_worker_too() -> None:
+    """Ray's task function (:func:`run_and_release`) trims the worker after the episode, so
+    a Ray worker that runs the next task holds no more of the last one than a pool worker."""
+    from agentic_env.harness.execute import run_and_release
+
+    spec = EpisodeSpec(task="sorting", seed=0).to_dict()
+    before = _rss_mib()
+    finished = run_and_release(spec, "test_pool_memory:churning_episode", None)
+    assert finished.result.error is None
+    assert _rss_mib() - before < CHURN_MIB / 2

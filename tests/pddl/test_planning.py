@@ -435,3 +435,27 @@ def test_importing_the_module_does_not_import_unified_planning() -> None:
     )
     assert out.stdout.strip() == "False"
 
+
+
+def test_parsing_keeps_no_caller_alive(stacking: str) -> None:
+    """The PDDL parser's packrat memo (switched on process-wide by unified-planning) holds
+    exceptions whose tracebacks reach the caller's frames; the memo is emptied after each
+    parse, so what the caller held (an episode's env, its frames) dies with the caller."""
+    import gc
+    import weakref
+
+    class Held:
+        pass
+
+    def caller() -> weakref.ref:
+        held = Held()  # a local of a frame the parse runs under
+        objects = {"green-cube-1": "green-cube", "pink-plate-1": "plate"}
+        text = problem_text("stacking", f"p{id(held)}", objects,
+                            ["hand-empty", "clear green-cube-1", "clear pink-plate-1"],
+                            ["on-top-of green-cube-1 pink-plate-1"])
+        validate(stacking, text)  # a text never parsed before: the cache cannot answer
+        return weakref.ref(held)
+
+    ref = caller()
+    gc.collect()
+    assert ref() is None
