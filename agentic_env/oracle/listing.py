@@ -6,15 +6,21 @@ its PDDL type (:data:`KIND_OF_TYPE`; a movable thing otherwise), plus the table 
 oracle that sees only the image (an emulated model) lists only what the image sent shows
 (:meth:`~agentic_env.oracle.visibility.Visibility.shown`: the visibility threshold,
 never a closed drawer's inside). Errors are injected at the ``detector``'s seeded rate: one
-listed thing gets a wrong kind.
+listed thing gets a wrong kind (for an emulated model, the least visible one, at the rate
+its sighting in the image sent gives).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from agentic_env.agents.models.base import ModelQuery
 from agentic_env.agents.runtime.listing import Kind
+from agentic_env.oracle.detection import sent_frame
+from agentic_env.oracle.difficulty import Sighting
+from agentic_env.oracle.image_quality import measure
 from agentic_env.tasks.stacking import TABLE
 from agentic_env.tasks.subtasks import object_words
 
@@ -40,20 +46,33 @@ def true_kinds(objects: dict[str, str]) -> dict[str, Kind]:
 
 def answer(oracle: OracleContext, query: ModelQuery) -> dict[str, Any]:
     """The listing of the episode's scene: name, true kind and words of each thing (one
-    wrong kind at the ``detector``'s error rate)."""
+    wrong kind at the ``detector``'s error rate).
+
+    An oracle that sees only the image lists what the image shows, and its error follows the
+    image like a pointing's (:meth:`~agentic_env.oracle.context.OracleContext.wrong` with a
+    :class:`~agentic_env.oracle.difficulty.Sighting`): the least visible listed thing's
+    pixels and the frame's quality set the rate, and that thing is the one mistyped."""
     kinds = true_kinds(oracle.task.pddl_objects())
+    things = sorted(name for name in kinds if name != TABLE)
+    hardest: str | None = None
+    seen: Callable[[], Sighting] | None = None
     if oracle.sees_image_only:
         size = query.images[0].pixels.shape[:2] if query.images else (0, 0)
-        shown = oracle.shown([n for n in kinds if n != TABLE],
-                             str(query.fields.get("camera", "shoulder")),
-                             (int(size[0]), int(size[1])))
-        kinds = {name: kind for name, kind in kinds.items() if name in shown or name == TABLE}
-    if oracle.wrong("detector"):
-        things = sorted(name for name in kinds if name != TABLE)
-        if things:
-            name = things[int(oracle.rng.integers(len(things)))]
-            others = [k for k in Kind if k not in (kinds[name], Kind.TABLE)]
-            kinds[name] = others[int(oracle.rng.integers(len(others)))]
+        counts = oracle.sight.pixels(things, str(query.fields.get("camera", "shoulder")),
+                                     (int(size[0]), int(size[1])))
+        things = [n for n in things
+                  if n not in counts or counts[n] >= oracle.sight.min_visible_px]
+        kinds = {name: kind for name, kind in kinds.items() if name in things or name == TABLE}
+        visible = {name: counts[name] for name in things if name in counts}
+        if visible:
+            hardest = min(visible, key=lambda name: (visible[name], name))
+            frame = sent_frame(query)
+            seen = partial(Sighting, visible[hardest], 0,
+                           None if frame is None else measure(frame))
+    if things and oracle.wrong("detector", seen=seen):
+        name = hardest or things[int(oracle.rng.integers(len(things)))]
+        others = [k for k in Kind if k not in (kinds[name], Kind.TABLE)]
+        kinds[name] = others[int(oracle.rng.integers(len(others)))]
     words = object_words(sorted(kinds))
     return {"objects": [{"name": name, "kind": kind.value, "description": words[name]}
                         for name, kind in kinds.items()]}

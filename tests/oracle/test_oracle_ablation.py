@@ -11,8 +11,8 @@ from agentic_env.agents.models.registry import parse_model_spec
 from agentic_env.errors import InvalidConfigError
 from agentic_env.oracle.ablation import MECHANISMS, ablated, check_mechanisms
 from agentic_env.oracle.difficulty import Sighting
-from agentic_env.oracle.image_quality import quality_model
 from agentic_env.oracle.emulated import box_models, cause_models, difficulty_models
+from agentic_env.oracle.image_quality import quality_model
 from agentic_env.oracle.profile import load_profile
 
 

@@ -22,7 +22,7 @@ CROSSWORD = {"block-1": "block", "block-2": "block", "slot-1": "slot", "slot-2":
 
 def listing(objects: dict[str, str], wrong: bool = False) -> dict[str, str]:
     context = SimpleNamespace(task=SimpleNamespace(pddl_objects=lambda: objects),
-                              wrong=lambda module: wrong and module == "detector",
+                              wrong=lambda module, **_: wrong and module == "detector",
                               rng=np.random.default_rng(0), sees_image_only=False)
     query = ModelQuery("detector", LISTING_TEMPLATE, "", fields={"list": True})
     return {e["name"]: e["kind"] for e in answer(context, query)["objects"]}  # type: ignore[arg-type]
@@ -93,3 +93,40 @@ def test_a_closed_drawers_inside_is_never_listed(monkeypatch: pytest.MonkeyPatch
     finally:
         env.close()
 
+
+
+def test_an_emulated_listing_mistypes_the_least_visible_thing_at_its_sightings_rate(
+        sorting_env) -> None:
+    """An emulated model's listing error follows the image: the rate is the difficulty
+    model's for the least visible listed thing in the frame sent, and that thing is the one
+    given a wrong kind."""
+    from agentic_env.oracle import load_profile
+    from agentic_env.oracle.difficulty import sighting
+    from agentic_env.oracle.emulated import difficulty_models
+
+    env = sorting_env
+    obs = env.observe()
+    profile = load_profile("gpt-4o")
+    rate = 1.0 - profile.modules["detector"].success.value
+    difficulty = difficulty_models(profile)
+    oracle = OracleContext(env, {"detector": rate}, seed=3, difficulty=difficulty,
+                           sees_image_only=True, min_visible_px=40)
+    truth = true_kinds(env.task.pddl_objects())
+    segmentation = env.segmentation("shoulder")
+    pixels = {n: int(np.isin(segmentation, thing_geoms(env, n)).sum()) for n in truth
+              if n != "table" and thing_geoms(env, n)}
+    shown = {n: px for n, px in pixels.items() if px >= 40}
+    hardest = min(shown, key=lambda n: (shown[n], n))
+    query = ModelQuery("detector", LISTING_TEMPLATE, "",
+                       images=(ModelImage("shoulder_rgb", obs["shoulder_rgb"]),),
+                       fields={"list": True, "camera": "shoulder"})
+    n, wrong, names = 300, 0, set()
+    for _ in range(n):
+        changed = {e["name"] for e in answer(oracle, query)["objects"]
+                   if Kind(e["kind"]) != truth[e["name"]]}
+        wrong += bool(changed)
+        names |= changed
+    expected = difficulty["detector"].rate(rate, sighting(
+        env, segmentation, hardest, shown[hardest], 10**9, obs["shoulder_rgb"]))
+    assert names == {hardest}
+    assert abs(wrong / n - expected) < 3.5 * (expected * (1 - expected) / n) ** 0.5 + 0.01

@@ -16,8 +16,8 @@ from agentic_env.agents.models.registry import parse_model_spec
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.oracle import EmulatedModel, SimOracle, load_profile
 from agentic_env.oracle.difficulty import DifficultyModel, Sighting, benchmark_situations
-from agentic_env.oracle.image_quality import quality_model
 from agentic_env.oracle.emulated import difficulty_models
+from agentic_env.oracle.image_quality import quality_model
 from agentic_env.sim.state import shift_free_body
 
 
