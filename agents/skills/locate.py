@@ -2,12 +2,12 @@
 
 The shoulder camera is asked first. When it does not find the target, or the arm hides much
 of the view around it, the skill clears the view: the arm goes home, then, if that is not
-enough, to a parking pose that keeps it out of the shoulder camera's view of the workspace.
-Still not found, it surveys with the wrist camera from a bounded set of look poses chosen to
-see the table the shoulder camera could not (behind tall objects, inside containers and open
-drawers), and only then reports ``NOT_FOUND`` with every view it tried. A glimpse at the edge
-of a view is looked at again from straight above. Base frame throughout (z up, table top
-z = 0), metres and radians.
+enough, to a parking pose that keeps it out of the shoulder camera's view of the target (of
+the workspace when the target is not seen at all). Still not found, it surveys with the
+wrist camera from a bounded set of look poses chosen to see the table the shoulder camera
+could not (behind tall objects, inside containers and open drawers), and only then reports
+``NOT_FOUND`` with every view it tried. A glimpse at the edge of a view is looked at again
+from straight above. Base frame throughout (z up, table top z = 0), metres and radians.
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def locate(io: SkillIO, detector: Detector, name: str, part: str = "object",
         tried.append("the shoulder view with the arm home")
     moves = max_moves if search else 0
     if moves > 0 and (detection is None or _hidden(io.obs, detection)):
-        parking = clear_view_pose(io.obs, io.workspace)
+        parking = clear_view_pose(io.obs, io.workspace, detection)
         if parking is not None:
             moves -= 1
             if io.act(move_to(parking), f"park the arm out of view of {name}").get("ok"):
@@ -232,31 +232,65 @@ def hidden_share(obs: Mapping[str, np.ndarray], q: np.ndarray, workspace: Worksp
     """Share (0..1) of a grid over the workspace's table area that the arm at joint
     positions ``q`` (6,) rad hides from the shoulder camera (rays sampled against the arm's
     model)."""
-    camera = np.asarray(obs["shoulder_extrinsics"], float)[:3, 3]
     xs = np.linspace(workspace.low[0], workspace.high[0], VIEW_GRID)
     ys = np.linspace(workspace.low[1], workspace.high[1], VIEW_GRID)
-    ends = np.array([[x, y, 0.03] for x in xs for y in ys])
+    return blocked_share(obs, q, np.array([[x, y, 0.03] for x in xs for y in ys]))
+
+
+def blocked_share(obs: Mapping[str, np.ndarray], q: np.ndarray, ends: np.ndarray) -> float:
+    """Share (0..1) of the rays from the shoulder camera to ``ends`` (N, 3; base frame, m)
+    that the arm at joint positions ``q`` (6,) rad blocks (each ray sampled at
+    :data:`RAY_SAMPLES` points against the arm's model, short of its end)."""
+    camera = np.asarray(obs["shoulder_extrinsics"], float)[:3, 3]
     steps = np.linspace(0.05, 0.98, RAY_SAMPLES)[:, None, None]
-    samples = camera + steps * (ends - camera)  # (samples, rays, 3)
+    samples = camera + steps * (np.asarray(ends, float) - camera)  # (samples, rays, 3)
     on_robot = kinematics().robot_points(samples.reshape(-1, 3), q)
     return float(np.mean(on_robot.reshape(RAY_SAMPLES, -1).any(axis=0)))
 
 
-def clear_view_pose(obs: Mapping[str, np.ndarray], workspace: Workspace) -> np.ndarray | None:
+def detection_rays(obs: Mapping[str, np.ndarray], detection: Detection) -> np.ndarray | None:
+    """Ends (N, 3; base frame, m) of rays from the shoulder camera through a
+    :data:`VIEW_GRID` x :data:`VIEW_GRID` grid over ``detection``'s box (its point without
+    one), each as far as the target's seen points lie (their median distance from the
+    camera): what the arm must not stand in for the camera to see the whole target. ``None``
+    when no point of the target is seen."""
+    seen = target_cloud(obs, "shoulder", detection.point, detection.box)
+    if len(seen) == 0:
+        return None
+    intrinsics = np.asarray(obs["shoulder_intrinsics"], float)
+    extrinsics = np.asarray(obs["shoulder_extrinsics"], float)
+    u0, v0, u1, v1 = detection.box or (*detection.point, *detection.point)
+    u, v = np.meshgrid(np.linspace(u0, u1, VIEW_GRID), np.linspace(v0, v1, VIEW_GRID))
+    rays = np.stack([(u.ravel() + 0.5 - intrinsics[0, 2]) / intrinsics[0, 0],
+                     (v.ravel() + 0.5 - intrinsics[1, 2]) / intrinsics[1, 1],
+                     np.ones(u.size)], axis=1) @ extrinsics[:3, :3].T
+    rays /= np.linalg.norm(rays, axis=1, keepdims=True)
+    distance = float(np.median(np.linalg.norm(seen.points - extrinsics[:3, 3], axis=1)))
+    return extrinsics[:3, 3] + distance * rays
+
+
+def clear_view_pose(obs: Mapping[str, np.ndarray], workspace: Workspace,
+                    detection: Detection | None = None) -> np.ndarray | None:
     """A top-down TCP pose (4x4) from :data:`PARKING_SPOTS` whose arm configuration hides
-    less of the workspace from the shoulder camera than the arm does now; the best such,
-    ``None`` when none is better (or none is reachable)."""
+    less from the shoulder camera than the arm does now: of the target ``detection`` shows
+    (the rays through its box, :func:`detection_rays`) when given and seen, else of the
+    workspace; the best such, ``None`` when none is better (or none is reachable)."""
     q_now = np.asarray(obs["joint_positions"], float)
-    best, best_share = None, hidden_share(obs, q_now, workspace)
+    ends = None if detection is None else detection_rays(obs, detection)
+
+    def share(q: np.ndarray) -> float:
+        return hidden_share(obs, q, workspace) if ends is None else blocked_share(obs, q, ends)
+
+    best, best_share = None, share(q_now)
     yaw = tcp_yaw(obs["tcp_pose"])
     for spot in PARKING_SPOTS:
         pose = top_down_pose(np.array(spot), yaw)
         solution = kinematics().solve(pose, q_now)
         if not solution.converged:
             continue
-        share = hidden_share(obs, solution.q, workspace)
-        if share < best_share - 0.02:
-            best, best_share = pose, share
+        parked = share(solution.q)
+        if parked < best_share - 0.02:
+            best, best_share = pose, parked
     return best
 
 
