@@ -261,28 +261,75 @@ def bench_observation(env: SimEnv, count: int, repeats: int) -> dict[str, Any]:
     }
 
 
-def bench_world_cost(envs: dict[str, SimEnv], count: int, repeats: int) -> dict[str, Any]:
+def bench_world_cost(envs: dict[str, SimEnv], count: int, repeats: int,
+                     moving: bool = False, seed: int = 0) -> dict[str, Any]:
     """Time ``env.observe()`` of the same workcell in each world, the worlds taking turns
     observation by observation (so that background load hits them alike).
 
     Args:
         envs: per world name (``ideal``, ``realistic``), an env reset to the same layout.
+        count: observations per repeat of each world.
+        repeats: timed repeats (the best one is kept).
+        moving: before each observation (untimed), every env runs one control period
+            towards the same random joint and gripper targets (uniform within the
+            ``joint_position`` action space, drawn from ``seed``): the arm moves every
+            step, as under a random low-level agent, so no view repeats the previous one.
+            A diverged env is reset to ``seed``'s layout. Otherwise the scene is still.
+        seed: seed of the random targets and of a reset after divergence.
 
     Returns:
         Milliseconds per observation of each world (best repeat), and the realistic world's
         cost over the ideal one's, overall and per repeat.
     """
-    bodies: dict[str, Callable[[], object]] = {name: env.observe for name, env in envs.items()}
-    for body in bodies.values():
-        body()
-    timing = _interleaved(bodies, count, chunk=1, repeats=repeats)
+    if moving:
+        timing = _moving_observations(envs, count, repeats, seed)
+    else:
+        bodies: dict[str, Callable[[], object]] = {name: env.observe
+                                                   for name, env in envs.items()}
+        for body in bodies.values():
+            body()
+        timing = _interleaved(bodies, count, chunk=1, repeats=repeats)
     return {
         "observations": count,
         "repeats": repeats,
+        "arm_moving": moving,
         **{f"{name}_ms": timing.best[name] * 1e3 for name in envs},
         "cost_ratio": timing.best["realistic"] / timing.best["ideal"],
         "cost_ratio_per_repeat": [t["realistic"] / t["ideal"] for t in timing.per_repeat],
     }
+
+
+def _moving_observations(envs: dict[str, SimEnv], count: int, repeats: int,
+                         seed: int) -> Interleaved:
+    """:func:`_interleaved`'s timings of ``env.observe`` per world (chunks of one), each
+    observation after one untimed control period towards random targets, the same for
+    every world (:func:`bench_world_cost`)."""
+    rng = np.random.default_rng(seed)
+    space = next(iter(envs.values())).action_space
+    low, high = np.asarray(space.low, float), np.asarray(space.high, float)
+
+    def advance(env: SimEnv, action: np.ndarray) -> None:
+        if env.robot.send(action[:-1], float(action[-1])).diverged:
+            env.reset(seed=seed)
+
+    warmup = rng.uniform(low, high)
+    for env in envs.values():
+        advance(env, warmup)
+        env.observe()
+    per_repeat: list[dict[str, float]] = []
+    best_single = dict.fromkeys(envs, math.inf)
+    for _ in range(repeats):
+        total = dict.fromkeys(envs, 0.0)
+        for _ in range(count):
+            action = rng.uniform(low, high)
+            for name, env in envs.items():
+                advance(env, action)
+                elapsed = _time_loop(env.observe, 1)
+                total[name] += elapsed
+                best_single[name] = min(best_single[name], elapsed)
+        per_repeat.append({name: value / count for name, value in total.items()})
+    best = {name: min(totals[name] for totals in per_repeat) for name in envs}
+    return Interleaved(best, per_repeat, best_single)
 
 
 def _first_pick(env: SimEnv, task: TabletopTask, seed: int) -> dict[str, Any]:

@@ -55,9 +55,12 @@ def test_quick_bench_writes_report(tmp_path: Path, capsys: pytest.CaptureFixture
     assert report["import"]["heavy_modules_checked"] == list(HEAVY_MODULES)
 
     metrics = [target["metric"] for target in report["targets"]]
-    assert len(metrics) == 6
+    assert len(metrics) == 7
     world = report["realistic_world"]
     assert world["resolution"] == [640, 480] and world["cost_ratio"] > 1.0
+    assert world["arm_moving"] is False and world["moving"]["arm_moving"] is True
+    assert world["moving"]["cost_ratio"] > 1.0
+    assert sum("observation time, arm moving" in metric for metric in metrics) == 1
     for target in report["targets"]:
         assert math.isfinite(target["value"]) and isinstance(target["pass"], bool)
 

@@ -8,7 +8,10 @@ disparity ``d = f * baseline / z`` (pixels) at the configured resolution:
 * **Occlusion shadow (0)**: pixels the right imager cannot see: a background pixel is hidden
   when a nearer pixel to its right lands at or left of it in the right image (the band on the
   left of foreground objects, as wide as the disparity jump), and the left image band whose
-  match falls outside the right image.
+  match falls outside the right image. Only the pixels within the frame's disparity span
+  (largest less smallest disparity) to its right can hide a pixel, so the test takes the
+  least right-image column over that many pixels (a sparse table of minima, ~log2 of the
+  span in whole-image passes).
 * **Textureless holes (0)**: matching fails where the grey-level standard deviation within the
   matching window is below a threshold (the render's 8-bit luma stands in for the imagers'),
   on whole world-fixed surface patches (a stated share of them; :meth:`StereoDepthModel.apply`),
@@ -67,6 +70,12 @@ class StereoDepthModel:
     params: dict[str, Any]
 
     @property
+    def uses_grey(self) -> bool:
+        """Whether the frames depend on the render's luma: always (passive stereo matches
+        the lit scene's texture)."""
+        return True
+
+    @property
     def min_z(self) -> float:
         """Nearest depth the disparity search reaches at this resolution, metres."""
         p = self.params
@@ -98,15 +107,20 @@ class StereoDepthModel:
         """Everything of :meth:`apply` before its noise (same arguments but ``noise``)."""
         p = self.params
         valid = depth > 0
-        depth = self._fatten(depth, valid)
+        depth, far = self._fatten(depth, valid)
         textureless = self._textureless(grey)
         patch = surface.patch if surface.patch is not None else _image_patches(depth.shape, rng)
-        dropped = textureless & (patch < np.float32(p["textureless_invalid_fraction"]))
-        invalid = ~valid | self._occluded(depth, valid) | dropped
-        invalid |= depth < self.min_z
+        invalid = self._occluded(depth, far, valid)
+        # nearer than the minimum range, and no return (0, kept 0 by the fattening)
+        invalid |= depth < np.float32(self.min_z)
+        dropped = np.less(patch, np.float32(p["textureless_invalid_fraction"]))
+        dropped &= textureless
+        invalid |= dropped
         std = self.random_std(depth)
-        # x 1 elsewhere: the same bits as a whole-image product with a 1-or-factor field
-        np.multiply(std, np.float32(p["textureless_noise_factor"]), out=std, where=textureless)
+        # x 1 elsewhere: the same bits as a whole-image product with a 1-or-factor field (a
+        # masked copy of the product, cheaper than a masked product)
+        cv2.copyTo(std * np.float32(p["textureless_noise_factor"]), textureless.view(np.uint8),
+                   std)
         return StereoFields(depth, std, invalid)
 
     def finish(self, fields: StereoFields, noise: np.ndarray) -> np.ndarray:
@@ -119,7 +133,8 @@ class StereoDepthModel:
         out /= unit
         np.round(out, out=out)
         out *= unit
-        invalid = (out < self.depth_min) | (out > self.depth_max)
+        invalid = out < np.float32(self.depth_min)
+        invalid |= out > np.float32(self.depth_max)
         invalid |= fields.invalid
         # +0.0 where invalid: a branch-free bit mask (all bits kept where valid), several times
         # faster than boolean-mask assignment on the scattered holes of low texture
@@ -127,38 +142,48 @@ class StereoDepthModel:
         bits &= np.subtract(invalid, 1, dtype=np.uint32)
         return out
 
-    def _fatten(self, depth: np.ndarray, valid: np.ndarray) -> np.ndarray:
-        """Foreground depth spread half the matching window across depth jumps."""
+    def _fatten(self, depth: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Foreground depth spread half the matching window across depth jumps: the
+        fattened depth (m, 0 where ``valid`` is false, as ``depth``) and the same with +inf
+        there (no return reads as infinitely far)."""
         p = self.params
         half = p["matching_window"] // 2
-        # masked writes of the (few) holes and spread pixels: faster than whole-image selects
-        lifted = depth.copy()
-        np.copyto(lifted, np.float32(np.inf), where=~valid)
-        nearest = cv2.erode(lifted, np.ones((2 * half + 1, 2 * half + 1), np.uint8))
-        spread = np.subtract(depth, nearest, out=lifted) > np.float32(p["fattening_jump"])
+        # no return: never the nearest (a masked copy onto +inf: ~3x np.where)
+        far = np.full(depth.shape, np.float32(np.inf))
+        cv2.copyTo(depth, valid.view(np.uint8), far)
+        nearest = cv2.erode(far, np.ones((2 * half + 1, 2 * half + 1), np.uint8))
+        spread = np.subtract(depth, nearest) > np.float32(p["fattening_jump"])
         spread &= valid
+        mask = spread.view(np.uint8)
         fattened = depth.astype(np.float32)
-        cv2.copyTo(nearest, spread.view(np.uint8), fattened)  # a masked copy without branches
-        return fattened
+        cv2.copyTo(nearest, mask, fattened)  # masked copies without branches
+        cv2.copyTo(nearest, mask, far)
+        return fattened, far
 
-    def _occluded(self, depth: np.ndarray, valid: np.ndarray) -> np.ndarray:
-        """Pixels the right imager (``+baseline`` along x) cannot see."""
+    def _occluded(self, depth: np.ndarray, far: np.ndarray, valid: np.ndarray) -> np.ndarray:
+        """Pixels the right imager (``+baseline`` along x) cannot see, of the (fattened)
+        ``depth`` (m, 0 where not ``valid``) and ``far``, the same with +inf there."""
         p = self.params
-        with np.errstate(divide="ignore"):  # no return (depth 0): replaced just below
-            disparity = np.divide(np.float32(self.focal * p["baseline"]), depth)
-        bits = disparity.view(np.uint32)
-        bits &= np.subtract(0, valid, dtype=np.uint32)  # +0.0 where there is no return
+        height, width = depth.shape
+        focal_baseline = np.float32(self.focal * p["baseline"])
+        disparity = np.divide(focal_baseline, far)  # +0.0 where there is no return
         # a pixel u is hidden by a pixel v > u landing left of it in the right image:
-        # v - d[v] < u - d[u] - 0.5: the least right-image column of the pixels to its
-        # right decides (a running minimum along each row, from its end)
-        right = np.subtract(np.arange(depth.shape[1], dtype=np.float32), disparity,
-                            out=disparity)  # column of each pixel in the right image
-        hidden = right < 0
-        beyond = np.minimum.accumulate(right[:, :0:-1], axis=1)[:, ::-1]
+        # v - d[v] < u - d[u] - 0.5, so v - u < d[v] - d[u] <= (largest - smallest disparity
+        # with a return): only the next `span` pixels of its row can hide it, and the least
+        # right-image column among them decides
+        smallest = focal_baseline / np.float32(depth.max())  # the farthest return's
+        span = int(np.ceil(float(disparity.max()) - float(smallest))) + 2 if valid.any() else 1
+        span = min(span, width)
+        # each row padded by `span` never-hiding columns (+inf), then read as one flat array
+        padded = np.full((height, width + span), np.float32(np.inf))
+        np.subtract(np.arange(width, dtype=np.float32), disparity,
+                    out=padded[:, :width])  # column of each pixel in the right image
+        right = padded.reshape(-1)
+        beyond = _window_minimum(right, span)
         beyond += np.float32(0.5)
-        hidden[:, :-1] |= right[:, :-1] > beyond
-        hidden &= valid
-        return hidden
+        hidden = right > beyond
+        hidden |= right < 0
+        return np.logical_and(hidden.reshape(padded.shape)[:, :width], valid)
 
     def _textureless(self, grey: np.ndarray) -> np.ndarray:
         """Pixels whose matching window has too little grey-level contrast (8-bit std)."""
@@ -166,8 +191,31 @@ class StereoDepthModel:
         size = (p["matching_window"], p["matching_window"])
         mean = cv2.boxFilter(grey, cv2.CV_32F, size)
         variance = cv2.sqrBoxFilter(grey, cv2.CV_32F, size)
-        variance -= mean * mean
+        variance -= np.multiply(mean, mean, out=mean)
         return variance < np.float32(p["texture_threshold"] ** 2)
+
+
+def _window_minimum(values: np.ndarray, span: int) -> np.ndarray:
+    """Per element ``i`` of the 1-D float32 ``values``, the least of ``values[i + 1]`` to
+    ``values[i + span]`` (+inf past the end; ``span`` >= 1): a sparse table, minima over
+    ``2^k`` elements built by doubling (``floor(log2 span)`` whole-array passes, where a
+    running minimum walks every row element by element). A new array."""
+    size = values.size
+    power = 1 << (span.bit_length() - 1)  # the largest power of two <= span
+    buffers = (np.empty_like(values), np.empty_like(values))
+    level, reach, step = values, 1, 0  # level[i]: the least of values[i:i + reach]
+    while reach < power:
+        target = buffers[step % 2]
+        np.minimum(level[:size - reach], level[reach:], out=target[:size - reach])
+        target[size - reach:] = level[size - reach:]
+        level, reach, step = target, 2 * reach, step + 1
+    out = buffers[step % 2]
+    # [i + 1, i + power] and [i + span - power + 1, i + span] cover [i + 1, i + span]
+    last = size - span
+    np.minimum(level[1:last + 1], level[span - power + 1:span - power + 1 + last],
+               out=out[:last])
+    out[last:] = np.inf
+    return out
 
 
 def _image_patches(shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
@@ -193,6 +241,11 @@ class StillStereoDepth:
     model: StereoDepthModel
     _last: tuple[np.ndarray, np.ndarray, np.ndarray, StereoFields] | None = field(
         default=None, init=False)
+
+    @property
+    def uses_grey(self) -> bool:
+        """Whether the frames depend on the render's luma (as :attr:`model`'s)."""
+        return self.model.uses_grey
 
     def apply(self, depth: np.ndarray, grey: np.ndarray, rng: np.random.Generator,
               noise: np.ndarray, surface: SurfaceSample) -> np.ndarray:

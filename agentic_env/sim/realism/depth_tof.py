@@ -36,6 +36,7 @@ render (metres along the optical axis, 0 = no return):
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from typing import Any, Self
 
@@ -54,6 +55,11 @@ _COLUMN_CURVATURE = _ROW_CURVATURE.T.copy()
 #: bins of 2 px, over the weak-return mask's incidence, binned central difference and
 #: spread, 3 bins, and the 3 x 3 edge tests, 1 px); with a margin.
 FIELD_REACH = 24
+#: Pixels of input around a pixel that its :meth:`TofDepthModel.signal_fields` depend on, at
+#: most: 7 (the incidence's bilinear spread, 1 bin, over the central differences of the bins
+#: it reads, 2 bins, each exact only with its own neighbours in the window, 1 bin; bins of
+#: 2 px, pixel p in bin p // 2), even.
+SIGNAL_REACH = 8
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,6 +83,16 @@ class TofFields:
     edge: np.ndarray
     nearest: np.ndarray
     farthest: np.ndarray
+
+    @functools.cached_property
+    def edge_index(self) -> np.ndarray:
+        """Flat indices (row-major) of the :attr:`edge` pixels, kept while the fields are
+        reused (who overwrites :attr:`edge` in place calls :meth:`edited`)."""
+        return np.flatnonzero(self.edge)
+
+    def edited(self) -> None:
+        """Forget what was derived from the arrays (they were overwritten in place)."""
+        self.__dict__.pop("edge_index", None)
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,6 +118,12 @@ class TofDepthModel:
     params: dict[str, Any]
     bias_scale: float = 0.0
     ambient_850nm: float = 0.0
+
+    @property
+    def uses_grey(self) -> bool:
+        """Whether the frames depend on the render's luma: only where the ambient infrared
+        exceeds the rated one (outdoors)."""
+        return self.ambient_ratio > 0
 
     @property
     def ambient_ratio(self) -> float:
@@ -142,9 +164,12 @@ class TofDepthModel:
         surfaces' ``albedo`` (0..1) and the render's linear ``luminance`` (0..1, the ambient
         light they reflect; module docstring)."""
         p = self.params
-        signal = np.maximum(albedo * cos_incidence, np.float32(1e-6))
+        signal = np.multiply(albedo, cos_incidence)
+        np.maximum(signal, np.float32(1e-6), out=signal)
         scale = np.float32(p["sigma_bound"] * p["reflectivity_min"] / p["range_max"] ** 2)
-        sigma = scale * depth * depth / signal
+        sigma = np.multiply(scale, depth)
+        sigma *= depth
+        sigma /= signal
         if self.ambient_ratio > 0:
             # B / S, with S = signal * (range_max / z)^2 / reflectivity_min
             background = np.float32(self.ambient_ratio / p["range_max"] ** 2) * luminance
@@ -206,31 +231,63 @@ class TofDepthModel:
         (H, W) (``albedo`` may be a scalar). The arrays may be a window of the image with its
         top-left pixel at ``origin`` (row, column; both even, as the window's size): each
         field at a pixel depends on the inputs within :data:`FIELD_REACH` pixels of it only,
-        so a window's fields equal the whole image's that far inside its cut edges."""
+        so a window's fields equal the whole image's that far inside its cut edges. Its two
+        stages: :meth:`signal_fields`, then :meth:`base_depth`."""
+        sigma, invalid, edge, nearest, farthest = self.signal_fields(depth, grey, albedo, origin)
+        return TofFields(self.base_depth(depth, invalid), sigma, invalid, edge, nearest,
+                         farthest)
+
+    def signal_fields(self, depth: np.ndarray, grey: np.ndarray,
+                      albedo: np.ndarray | np.float32, origin: tuple[int, int] = (0, 0)
+                      ) -> tuple[np.ndarray, ...]:
+        """:meth:`fields`' ``sigma``, ``invalid``, ``edge``, ``nearest`` and ``farthest``
+        (same arguments): each at a pixel depends on the inputs within :data:`SIGNAL_REACH`
+        pixels of it only."""
         p = self.params
-        invalid = depth <= 0
+        valid = depth > 0
+        invalid = ~valid
         far = np.float32(1e3)
-        lifted = depth.copy()
-        lifted[invalid] = far  # no return reads as far away for neighbours
+        # no return reads as far away for neighbours (a masked copy: ~3x np.where)
+        lifted = np.full(depth.shape, far)
+        cv2.copyTo(depth, valid.view(np.uint8), lifted)
         kernel = np.ones((3, 3), np.uint8)
         nearest = cv2.erode(lifted, kernel)
         farthest = cv2.dilate(depth, kernel)
         # a jump between neighbours of a coarser image spans several of the device's pixels
-        jump = p["edge_jump"] * max(1.0, _REFERENCE_WIDTH / self.width)
-        edge = (farthest - nearest > np.float32(jump)) & (nearest < far) & ~invalid
-        edge &= self._curvature(depth) > np.float32(jump)
+        jump = np.float32(p["edge_jump"] * max(1.0, _REFERENCE_WIDTH / self.width))
+        edge = np.subtract(farthest, nearest) > jump
+        edge &= nearest < far
+        edge &= valid
+        edge &= self._curvature(depth) > jump
 
         luminance = grey * np.float32(1 / 255) if self.ambient_ratio > 0 else 0.0
         sigma = self.random_std(depth, albedo, self.cos_incidence(lifted, origin), luminance)
-        invalid |= (sigma > np.float32(p["sigma_bound"])) & ~edge
+        bound = np.float32(p["sigma_bound"])
+        weak = sigma > bound
+        weak &= ~edge
+        invalid |= weak
+        np.minimum(sigma, bound, out=sigma)
+        return sigma, invalid, edge, nearest, farthest
 
+    def base_depth(self, depth: np.ndarray, invalid: np.ndarray) -> np.ndarray:
+        """:meth:`fields`' ``base`` (m) from the exact ``depth`` and its ``invalid`` mask
+        (may be a window, even-aligned): at a pixel it depends on both within
+        :attr:`multipath_reach` pixels of it only."""
+        p = self.params
         base = self._multipath(depth, invalid)
         base += depth
         if self.bias_scale:
             base += np.float32(self.bias_scale) * (
                 np.float32(p["systematic_offset"]) + np.float32(p["systematic_per_metre"]) * depth)
-        np.minimum(sigma, np.float32(p["sigma_bound"]), out=sigma)
-        return TofFields(base, sigma, invalid, edge, nearest, farthest)
+        return base
+
+    @property
+    def multipath_reach(self) -> int:
+        """Pixels of depth and mask around a pixel that its :meth:`base_depth` depends on, at
+        most (even): the bilinear spread back to full resolution (1 bin) over the binned
+        window's half (``window // 2`` bins), bins of 2 px."""
+        reach = 2 * (self._window // 2 + 1) + 1
+        return reach + reach % 2
 
     def finish(self, fields: TofFields, rng: np.random.Generator, noise: np.ndarray
                ) -> np.ndarray:
@@ -240,7 +297,7 @@ class TofDepthModel:
         p = self.params
         out = np.multiply(fields.sigma, noise)
         out += fields.base
-        edge = np.flatnonzero(fields.edge)  # row-major, as boolean-mask indexing visits them
+        edge = fields.edge_index  # row-major, as boolean-mask indexing visits them
         keep = rng.random(edge.size) < p["flying_keep"]
         mix = rng.random(edge.size).astype(np.float32)
         fore, back = fields.nearest.reshape(-1)[edge], fields.farthest.reshape(-1)[edge]
@@ -250,7 +307,8 @@ class TofDepthModel:
         out *= 1 / unit
         np.round(out, out=out)
         out *= unit
-        invalid = (out < np.float32(self.depth_min)) | (out > np.float32(self.depth_max))
+        invalid = out < np.float32(self.depth_min)
+        invalid |= out > np.float32(self.depth_max)
         invalid |= fields.invalid
         # +0.0 where invalid: a branch-free bit mask (all bits kept elsewhere), faster than a
         # boolean-mask assignment

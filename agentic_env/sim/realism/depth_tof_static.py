@@ -14,6 +14,15 @@ its cost. The previous frame is a second baseline, its fields kept with its inpu
 not move since (objects at rest, a still arm) needs no recompute either, and each frame takes
 the baseline that leaves less to recompute. The random draws (noise, mixed pixels) stay per
 frame and whole-image.
+
+A frame's windows are recomputed in two stages, each over its own reach: the signal fields
+(incidence, noise std, weak-return and mixed-pixel masks; :data:`~.depth_tof.SIGNAL_REACH`,
+8 px) around the changed tiles, then the base depth (multipath's local mean,
+:attr:`~.depth_tof.TofDepthModel.multipath_reach`, 12 px at 640 px) around every pixel whose
+depth or mask changed: the costly signal stage covers the changed tiles plus 16 px where one
+window over the whole reach took 48. The frames' fields live in this object's own arrays,
+updated in place; from the static scene they are first restored where an earlier frame
+changed them, not copied whole.
 """
 
 from __future__ import annotations
@@ -23,7 +32,12 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from agentic_env.sim.realism.depth_tof import FIELD_REACH, TofDepthModel, TofFields
+from agentic_env.sim.realism.depth_tof import (
+    FIELD_REACH,
+    SIGNAL_REACH,
+    TofDepthModel,
+    TofFields,
+)
 from agentic_env.sim.realism.surfaces import SurfaceMap, SurfaceSample
 
 #: Edge, pixels, of the tiles the changed inputs are found in (even).
@@ -34,23 +48,41 @@ _WHOLE_IMAGE_SHARE = 0.7
 Window = tuple[tuple[slice, slice], tuple[slice, slice]]
 
 
-def changed_windows(changed: np.ndarray, reach: int = FIELD_REACH, tile: int = TILE
-                    ) -> list[Window]:
-    """Windows of the image covering every pixel within ``reach`` pixels of a ``changed``
-    one ((H, W) bool): per connected group of tiles (``tile`` pixels, even) holding a
-    changed pixel and their neighbours, (the rows and columns to take, the rows and
-    columns to compute them from: those widened by ``reach`` pixels, even, within the
-    image). Empty when nothing changed."""
+def changed_windows(changed: np.ndarray, reach: int = FIELD_REACH, tile: int = TILE,
+                    spread: int | None = None) -> list[Window]:
+    """Windows of the image covering every pixel within ``spread`` pixels (default
+    ``reach``) of a ``changed`` one ((H, W) bool): per connected group of tiles (``tile``
+    pixels, even) holding a changed pixel and their neighbours, (the rows and columns to
+    take, the rows and columns to compute them from: those widened by ``reach`` pixels, even,
+    within the image). Empty when nothing changed."""
+    return tile_windows(changed_tiles(changed, tile), changed.shape, reach, tile, spread)
+
+
+def changed_tiles(changed: np.ndarray, tile: int = TILE) -> np.ndarray:
+    """(ceil(H / tile), ceil(W / tile)) uint8, 1 where the tile of ``changed`` ((H, W) bool)
+    holds a changed pixel."""
     height, width = changed.shape
     rows, cols = -(-height // tile), -(-width // tile)
     if (rows * tile, cols * tile) != changed.shape:
         changed = np.pad(changed, ((0, rows * tile - height), (0, cols * tile - width)))
+    changed = np.ascontiguousarray(changed)
+    if tile == 8:
+        # a tile row's 8 bytes read as one 64-bit word: OR over the tile's 8 rows
+        words = changed.view(np.uint64).reshape(rows, tile, cols)
+        return (np.bitwise_or.reduce(words, axis=1) != 0).view(np.uint8)
     # two axis-wise maxima of the 0/1 bytes: ~10x numpy's any over both tile axes at once
     tiles = changed.view(np.uint8).reshape(rows, tile, cols * tile).max(axis=1)
-    tiles = tiles.reshape(rows, cols, tile).max(axis=2)
+    return tiles.reshape(rows, cols, tile).max(axis=2)
+
+
+def tile_windows(tiles: np.ndarray, shape: tuple[int, int], reach: int = FIELD_REACH,
+                 tile: int = TILE, spread: int | None = None) -> list[Window]:
+    """:func:`changed_windows` of the :func:`changed_tiles` ``tiles`` of an image of
+    ``shape`` (H, W)."""
     if not tiles.any():
         return []
-    grow = -(-reach // tile)
+    height, width = shape
+    grow = -(-(reach if spread is None else spread) // tile)
     tiles = cv2.dilate(tiles, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
     count, _, stats, _ = cv2.connectedComponentsWithStats(tiles, connectivity=8)
     windows = []
@@ -95,11 +127,16 @@ class StaticTofDepth:
     surfaces: SurfaceMap
     _static: _Baseline | None = field(default=None, init=False)
     _last: _Baseline | None = field(default=None, init=False)
+    #: This object's own fields arrays (the frames' after the first change), and the
+    #: tiles (:func:`changed_tiles`' grid, 1 = so) where they may differ from the static
+    #: scene's.
+    _work: TofFields | None = field(default=None, init=False)
+    _dirty: np.ndarray | None = field(default=None, init=False)
 
     @property
-    def _uses_grey(self) -> bool:
-        """Whether the fields depend on the luma (ambient infrared beyond the rated one)."""
-        return self.model.ambient_ratio > 0
+    def uses_grey(self) -> bool:
+        """Whether the frames depend on the luma (ambient infrared beyond the rated one)."""
+        return self.model.uses_grey
 
     def apply(self, depth: np.ndarray, grey: np.ndarray, rng: np.random.Generator,
               noise: np.ndarray, surface: SurfaceSample) -> np.ndarray:
@@ -118,39 +155,61 @@ class StaticTofDepth:
             return model.fields(depth, grey, surfaces.albedo(depth))
         if self._static is None:
             static = surfaces.static_depth
-            static_grey = grey.copy() if self._uses_grey else None
+            static_grey = grey.copy() if self.uses_grey else None
             self._static = _Baseline(static, static_grey,
                                      model.fields(static, grey, surfaces.albedo(static)))
             self._last = self._static
-        area, baseline, windows = self._nearest_baseline(depth, grey)
+        area, baseline, tiles, windows = self._nearest_baseline(depth, grey)
         if not windows:
             return baseline.fields
         if area > _WHOLE_IMAGE_SHARE * depth.size:
-            frame = model.fields(depth, grey, surfaces.albedo(depth))
+            frame = self._work = model.fields(depth, grey, surfaces.albedo(depth))
+            self._dirty = np.ones_like(tiles)
         else:
-            # the previous frame's arrays are this class's own: updated in place
-            frame = self._update(baseline.fields, depth, grey, windows,
-                                 in_place=baseline is not self._static)
-        self._last = _Baseline(depth.copy(), grey.copy() if self._uses_grey else None, frame)
+            # the previous frame's arrays are this class's own (updated in place); from the
+            # static scene, they are first made its copy again where they differ from it
+            work = (self._work if baseline is not self._static and self._work is not None
+                    else self._restored())
+            frame = self._update(work, depth, grey, tiles, windows)
+        self._last = _Baseline(depth.copy(), grey.copy() if self.uses_grey else None, frame)
         return frame
 
+    def _restored(self) -> TofFields:
+        """:attr:`_work` made equal to the static scene's fields (a copy of them at first;
+        after, only around its :attr:`_dirty` tiles copied back)."""
+        static = self._static.fields if self._static is not None else None
+        if static is None:
+            raise RuntimeError("no baseline: the static scene's fields come first")
+        names = ("base", "sigma", "invalid", "edge", "nearest", "farthest")
+        if self._work is None:
+            self._work = TofFields(**{name: getattr(static, name).copy() for name in names})
+        elif self._dirty is not None:
+            for region, _ in tile_windows(self._dirty, static.base.shape, reach=0):
+                for name in names:
+                    getattr(self._work, name)[region] = getattr(static, name)[region]
+            self._work.edited()
+        self._dirty = None
+        return self._work
+
     def _nearest_baseline(self, depth: np.ndarray, grey: np.ndarray
-                          ) -> tuple[int, _Baseline, list[Window]]:
+                          ) -> tuple[int, _Baseline, np.ndarray, list[Window]]:
         """Of the previous frame and the static scene, the baseline whose windows around
-        the frame's changes (``depth`` m, ``grey`` luma) compute the fewest pixels: (that
-        count, the baseline, its windows); the previous frame first, and alone when the
-        frame equals it."""
-        choice: tuple[int, _Baseline, list[Window]] | None = None
+        the frame's changes (``depth`` m, ``grey`` luma) compute the fewest pixels of
+        :meth:`~.depth_tof.TofDepthModel.signal_fields`: (that count, the baseline, the
+        :func:`changed_tiles` of the frame against it, its windows); the previous frame
+        first, and alone when the frame equals it."""
+        choice: tuple[int, _Baseline, np.ndarray, list[Window]] | None = None
         for baseline in dict.fromkeys((self._last, self._static)):  # each once
             if baseline is None:
                 continue
             changed = depth != baseline.depth
             if baseline.grey is not None:
                 changed |= grey != baseline.grey
-            windows = changed_windows(changed)
+            tiles = changed_tiles(changed)
+            windows = tile_windows(tiles, depth.shape, SIGNAL_REACH)
             area = _window_area(windows)
             if choice is None or area < choice[0]:
-                choice = (area, baseline, windows)
+                choice = (area, baseline, tiles, windows)
             if not windows:
                 break
         if choice is None:
@@ -158,21 +217,44 @@ class StaticTofDepth:
         return choice
 
     def _update(self, fields: TofFields, depth: np.ndarray, grey: np.ndarray,
-                windows: list[Window], in_place: bool) -> TofFields:
-        """``fields`` with the frame's own (``depth`` m, ``grey`` luma, (H, W)) in
-        ``windows``: ``fields`` itself, its arrays overwritten there, when ``in_place``, else
-        new arrays (``fields`` not modified)."""
+                tiles: np.ndarray, windows: list[Window]) -> TofFields:
+        """:attr:`_work`'s ``fields`` with the frame's own (``depth`` m, ``grey`` luma,
+        (H, W), differing from ``fields``' inputs in the :func:`changed_tiles` ``tiles``),
+        its arrays overwritten in place, in two stages: the signal fields in ``windows``
+        (those of the tiles at :data:`SIGNAL_REACH`), then the base depth in windows around
+        every pixel within its reach of a changed input or mask (the weak-return mask changes
+        at most :data:`SIGNAL_REACH` pixels from a changed pixel). The tiles written around
+        join :attr:`_dirty`."""
         model, surfaces = self.model, self.surfaces
-        names = ("base", "sigma", "invalid", "edge", "nearest", "farthest")
-        out = {name: getattr(fields, name) if in_place else getattr(fields, name).copy()
-               for name in names}
+        names = ("sigma", "invalid", "edge", "nearest", "farthest")
         for taken, computed in windows:
             rows, cols = computed
-            part = model.fields(depth[computed], grey[computed],
-                                surfaces.albedo(depth[computed], computed),
-                                origin=(rows.start, cols.start))
-            inner = (slice(taken[0].start - rows.start, taken[0].stop - rows.start),
-                     slice(taken[1].start - cols.start, taken[1].stop - cols.start))
-            for name in names:
-                out[name][taken] = getattr(part, name)[inner]
-        return fields if in_place else TofFields(**out)
+            # the window's own contiguous copy: numpy's passes over a strided view of the
+            # image cost ~3x
+            window = np.ascontiguousarray(depth[computed])
+            part = model.signal_fields(window, grey[computed],
+                                       surfaces.albedo(window, computed),
+                                       origin=(rows.start, cols.start))
+            inner = _inner(taken, computed)
+            for name, array in zip(names, part, strict=True):
+                getattr(fields, name)[taken] = array[inner]
+        reach = model.multipath_reach
+        spread = SIGNAL_REACH + reach
+        for taken, computed in tile_windows(tiles, depth.shape, reach, spread=spread):
+            base = model.base_depth(np.ascontiguousarray(depth[computed]),
+                                    np.ascontiguousarray(fields.invalid[computed]))
+            fields.base[taken] = base[_inner(taken, computed)]
+        # every region written is a box around a group of these tiles (the signal fields'
+        # inside the base depth's)
+        grow = -(-spread // TILE)
+        written = cv2.dilate(tiles, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
+        self._dirty = written if self._dirty is None else np.bitwise_or(self._dirty, written)
+        fields.edited()
+        return fields
+
+
+def _inner(taken: tuple[slice, slice], computed: tuple[slice, slice]) -> tuple[slice, slice]:
+    """The rows and columns ``taken`` of the image as slices of the window ``computed``."""
+    rows, cols = computed
+    return (slice(taken[0].start - rows.start, taken[0].stop - rows.start),
+            slice(taken[1].start - cols.start, taken[1].stop - cols.start))

@@ -27,6 +27,9 @@ _DECODE = np.where(
 #: wrist) are built by doubling (:func:`_motion_blur`), whose cost does not grow with the
 #: kernel's area.
 _SHORT_BLUR = 12.0
+#: Largest share of a still camera's rows recomputed in place when its render changed there
+#: (beyond it, the whole frame anew).
+_BAND_SHARE = 0.7
 #: Nearest depth, m, the motion-blur bound assumes (nearer than either camera's range).
 _NEAREST_DEPTH = 0.05
 #: Linear values are encoded through this many table steps (finer than 8 bits in the darks).
@@ -107,7 +110,8 @@ class RgbModel:
                          1.055 / 2.4 * np.maximum(linear, 1e-9) ** (1 / 2.4 - 1))
         object.__setattr__(self, "_balance", balance)
         object.__setattr__(self, "_sigma", (255.0 * sigma * slope).astype(np.float32))
-        # the last still frame of :meth:`_exposed`: (render, image, noise std)
+        # the last still frame of :meth:`_exposed` ("frame": render, image, noise std) and
+        # the noise's scratch buffer ("scratch")
         object.__setattr__(self, "_still", {})
 
     def image_motion(self, depth: np.ndarray, camera_velocity: np.ndarray | None) -> np.ndarray:
@@ -129,20 +133,39 @@ class RgbModel:
         ``rgb``'s shape. The blur acts on the 8-bit image (an approximation of blurring
         linear light)."""
         image, sigma = self._exposed(rgb, depth, camera_velocity)
-        noisy = np.multiply(sigma, noise)
+        noisy = np.multiply(sigma, noise, out=self._scratch(sigma.shape))
         # the image plus its noise, rounded to the nearest level and saturated, in one pass
         return cv2.add(noisy, image, dtype=cv2.CV_8U)
+
+    def _scratch(self, shape: tuple[int, ...]) -> np.ndarray:
+        """A float32 buffer of ``shape`` kept between frames (its contents are not kept):
+        a fresh 3.7 MB array each frame costs its page faults."""
+        buffer = self._still.get("scratch")
+        if buffer is None or buffer.shape != shape:
+            buffer = self._still["scratch"] = np.empty(shape, np.float32)
+        return buffer
 
     def _exposed(self, rgb: np.ndarray, depth: np.ndarray,
                  camera_velocity: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         """The frame before its noise: the white-balanced, blurred 8-bit image (H, W, 3) and
         its noise std per element (float32, 8-bit levels). A still camera's (no blur) are
-        kept with its render and given again (not to be modified) while the render stays
-        the same: a still view, the static scene of a camera fixed to the world."""
+        kept with its render and given again (not to be modified; valid until the next
+        call) while the render stays the same (a still view, the static scene of a camera
+        fixed to the world), recomputed only in the band of rows that changed (an arm
+        moving in a fixed camera's view)."""
         still = not self._may_blur(camera_velocity)
         last = self._still.get("frame")
-        if still and last is not None and np.array_equal(last[0], rgb):
-            return last[1], last[2]
+        if still and last is not None and last[0].shape == rgb.shape:
+            rows = _changed_rows(last[0], rgb)
+            if rows is None:
+                return last[1], last[2]
+            if rows.stop - rows.start <= _BAND_SHARE * rgb.shape[0]:
+                # what moved in the view of a still camera: the rows that differ, in place
+                # (the kept arrays are this model's own; no pixel depends on another's)
+                last[0][rows] = rgb[rows]
+                cv2.LUT(rgb[rows], self._balance, dst=last[1][rows])
+                cv2.LUT(last[1][rows], self._sigma, dst=last[2][rows])
+                return last[1], last[2]
         image = cv2.LUT(rgb, self._balance)
         if not still:
             blur = self.image_motion(depth, camera_velocity) * self.exposure_time
@@ -165,6 +188,20 @@ class RgbModel:
         return bound * self.exposure_time >= 0.5
 
 
+def _changed_rows(last: np.ndarray, frame: np.ndarray) -> slice | None:
+    """The band of rows (first to last) where the images ``last`` and ``frame`` (same
+    shape, uint8) differ; ``None`` when they are equal."""
+    # each row read as 64-bit words where its bytes allow (a byte compare costs ~8x more)
+    width = last[0].size
+    if width % 8 == 0 and last.flags.c_contiguous and frame.flags.c_contiguous:
+        differs = (last.reshape(len(last), -1).view(np.uint64)
+                   != frame.reshape(len(frame), -1).view(np.uint64)).any(axis=1)
+    else:
+        differs = (last != frame).reshape(len(last), -1).any(axis=1)
+    rows = np.flatnonzero(differs)
+    return slice(int(rows[0]), int(rows[-1]) + 1) if rows.size else None
+
+
 def _short_blur(image: np.ndarray, blur: np.ndarray) -> np.ndarray:
     """``image`` (H, W, 3) uint8 convolved with :func:`_line_kernel` of the (2,) blur vector
     (pixels), borders reflected: with the kernel cut to its rows and columns holding a
@@ -181,24 +218,35 @@ def _short_blur(image: np.ndarray, blur: np.ndarray) -> np.ndarray:
 def _motion_blur(image: np.ndarray, blur: np.ndarray) -> np.ndarray:
     """Linear motion blur of ``image`` (H, W, 3) uint8 along the (2,) blur vector (u, v),
     pixels: the mean of ``2^k`` copies shifted evenly along it (``k = ceil(log2 length)``),
-    built by doubling — each step averages the image with itself shifted by half the
-    remaining span, in whole pixels, borders reflected. Cost grows with ``log2`` of the
-    length, not with the kernel's area as a 2-D convolution's does."""
+    the shifts built by doubling — step ``j`` pairs every copy so far with itself moved by
+    twice ``blur / 2^(j + 1)`` in whole pixels, so the copies sit at every sum of
+    ``+-blur / 2^(j + 1)`` — borders reflected once (the image padded by the copies' reach).
+    The copies are summed exactly in integers and the mean rounded once to the nearest level
+    (ties to even). Cost grows with ``log2`` of the length, not with the kernel's area as a
+    2-D convolution's does."""
     length = float(np.hypot(*blur))
-    steps = max(1, int(np.ceil(np.log2(length))))
-    height, width = image.shape[:2]
-    out = image
-    for step in range(1, steps + 1):
+    shifts = []
+    for step in range(1, max(1, int(np.ceil(np.log2(length)))) + 1):
         half = np.asarray(blur, dtype=np.float64) / 2.0**(step + 1)  # +- this, pixels
         du, dv = (int(round(value)) for value in half)
         if du == 0 and dv == 0:
             break
-        pad = max(abs(du), abs(dv))
-        padded = cv2.copyMakeBorder(out, pad, pad, pad, pad, cv2.BORDER_REFLECT)
-        ahead = padded[pad + dv:pad + dv + height, pad + du:pad + du + width]
-        behind = padded[pad - dv:pad - dv + height, pad - du:pad - du + width]
-        out = cv2.addWeighted(ahead, 0.5, behind, 0.5, 0.0)
-    return out
+        shifts.append((du, dv))
+    if not shifts:
+        return image
+    across = sum(abs(du) for du, _ in shifts)
+    down = sum(abs(dv) for _, dv in shifts)
+    # 2^k copies of 8-bit levels: exact in 16 bits up to k = 8
+    total = np.uint16 if len(shifts) <= 8 else np.int32
+    out = cv2.copyMakeBorder(image, down, down, across, across,
+                             cv2.BORDER_REFLECT).astype(total)
+    for du, dv in shifts:  # each step trims its own reach from every side
+        height, width = out.shape[0] - 2 * abs(dv), out.shape[1] - 2 * abs(du)
+        top, left = abs(dv), abs(du)
+        ahead = out[top + dv:top + dv + height, left + du:left + du + width]
+        behind = out[top - dv:top - dv + height, left - du:left - du + width]
+        out = cv2.add(ahead, behind)
+    return cv2.convertScaleAbs(out, alpha=1.0 / 2**len(shifts))
 
 
 def _line_kernel(blur: np.ndarray) -> np.ndarray:

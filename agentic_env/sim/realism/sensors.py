@@ -59,6 +59,11 @@ def sensor_params(name: str) -> dict[str, Any]:
 class DepthModel(Protocol):
     """A device's depth effects on an exact depth render."""
 
+    @property
+    def uses_grey(self) -> bool:
+        """Whether :meth:`apply` reads its ``grey`` (else any array of its size will do)."""
+        ...
+
     def apply(self, depth: np.ndarray, grey: np.ndarray, rng: np.random.Generator,
               noise: np.ndarray, surface: SurfaceSample) -> np.ndarray:
         """(H, W) float32 metres, 0 = no return, from the exact depth, the 8-bit luma of the
@@ -100,6 +105,9 @@ class CameraSensor:
         # pass empties a colour frame's outside pixels (~7x an indexed write of the corners)
         inside = np.where(outside, np.uint8(0), np.uint8(255))
         object.__setattr__(self, "_inside", np.repeat(inside[:, :, None], 3, axis=2))
+        no_grey = np.zeros((self.config.height, self.config.width), np.uint8)
+        no_grey.setflags(write=False)
+        object.__setattr__(self, "_no_grey", no_grey)
 
     def _normal_field(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
         """A standard-normal field of ``shape`` (a read-only view of the table)."""
@@ -139,10 +147,11 @@ class CameraSensor:
                 f"camera {cfg.name!r}: got rgb {rgb.shape} and depth {depth.shape}, expected "
                 f"{(cfg.height, cfg.width, 3)} and {(cfg.height, cfg.width)}")
         depth = depth.astype(np.float32, copy=False)
-        grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY)
-        out_depth = (depth_model or self.depth_model).apply(depth, grey, rng,
-                                           self._normal_field(rng, depth.shape),
-                                           surface or SurfaceSample())
+        model = depth_model or self.depth_model
+        # the luma only for a model that reads it (the Kinect's indoors does not)
+        grey = cv2.cvtColor(rgb, cv2.COLOR_RGB2GRAY) if model.uses_grey else self._no_grey
+        out_depth = model.apply(depth, grey, rng, self._normal_field(rng, depth.shape),
+                                surface or SurfaceSample())
         out_rgb = self.rgb_model.apply(rgb, depth, self._normal_field(rng, rgb.shape),
                                        camera_velocity)
         if self._outside.size:

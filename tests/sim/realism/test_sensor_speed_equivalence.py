@@ -203,3 +203,130 @@ def test_srgb_decoding_matches_the_table_for_any_shape(shape: tuple[int, ...]) -
     _assert_same_bytes(np.asarray(srgb_to_linear(values)), _DECODE[values])
     strided = np.random.default_rng(2).integers(0, 256, (H, W, 3), dtype=np.uint8)[::2, ::3]
     _assert_same_bytes(srgb_to_linear(strided), _DECODE[strided])
+
+
+@pytest.mark.parametrize("span", [1, 2, 3, 7, 64, 100, 130])
+def test_window_minimum_is_the_least_of_the_next_span_values(span: int) -> None:
+    from agentic_env.sim.realism.depth_stereo import _window_minimum
+
+    values = np.random.default_rng(span).normal(size=500).astype(np.float32)
+    expected = np.array([values[i + 1:i + 1 + span].min() if i + 1 < values.size else np.inf
+                         for i in range(values.size)], np.float32)
+    # past the end only the values that exist count (the rows' +inf padding makes it so)
+    got = _window_minimum(values, span)
+    last = values.size - span
+    _assert_same_bytes(got[:last], expected[:last])
+    assert np.all(np.isinf(got[last:]))
+
+
+def _blur_reference(image: np.ndarray, blur: np.ndarray) -> np.ndarray:
+    """The mean of every copy of the reflect-padded image shifted by a sum of the doubling
+    steps' +-half shifts, rounded once (ties to even), in float64."""
+    shifts = []
+    for step in range(1, int(np.ceil(np.log2(np.hypot(*blur)))) + 1):
+        du, dv = (int(round(value)) for value in blur / 2.0**(step + 1))
+        if du == 0 and dv == 0:
+            break
+        shifts.append((du, dv))
+    pad = sum(max(abs(du), abs(dv)) for du, dv in shifts)
+    padded = cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_REFLECT).astype(float)
+    total = np.zeros(image.shape)
+    height, width = image.shape[:2]
+    for signs in np.ndindex(*(2,) * len(shifts)):
+        du = sum((1 - 2 * s) * shift[0] for s, shift in zip(signs, shifts, strict=True))
+        dv = sum((1 - 2 * s) * shift[1] for s, shift in zip(signs, shifts, strict=True))
+        total += padded[pad + dv:pad + dv + height, pad + du:pad + du + width]
+    return np.rint(total / 2 ** len(shifts)).astype(np.uint8)
+
+
+@pytest.mark.parametrize("blur", [(40.0, 3.0), (-37.0, 22.0), (13.0, 0.0), (0.0, -25.0)])
+def test_a_long_motion_blur_is_the_exact_mean_of_its_shifted_copies(
+        blur: tuple[float, float]) -> None:
+    """Summed exactly in integers and rounded once: the float64 mean of the 2^k copies,
+    borders reflected once around the image."""
+    from agentic_env.sim.realism.rgb import _motion_blur
+
+    image = np.random.default_rng(3).integers(0, 256, (H, W, 3), dtype=np.uint8)
+    image[30:70, 50:110] = 250
+    vector = np.array(blur)
+    _assert_same_bytes(_motion_blur(image, vector), _blur_reference(image, vector))
+
+
+def _patches_reference(depth: np.ndarray, intrinsics: np.ndarray, pose: np.ndarray,
+                       seed: int) -> np.ndarray:
+    """Each 4-pixel block's sample back-projected, moved to the base frame, its shifted
+    cube hashed (as :func:`surface_patches` states it), one block at a time."""
+    from agentic_env.geometry.camera import depth_to_points
+    from agentic_env.sim.realism.surfaces import _HASH, PATCH_SIZE, _grid_offset
+
+    points = depth_to_points(depth, intrinsics).astype(np.float64) @ pose[:3, :3].T + pose[:3, 3]
+    out = np.zeros(depth.shape, np.float32)
+    mask = (1 << 64) - 1
+    for row in range(2, depth.shape[0], 4):
+        for col in range(2, depth.shape[1], 4):
+            if depth[row, col] <= 0:
+                continue
+            cell = np.floor(points[row, col] / PATCH_SIZE + _grid_offset(seed)).astype(np.int64)
+            value = int(np.bitwise_xor.reduce(cell * _HASH) ^ np.int64(seed)) & mask
+            for shift, factor in ((30, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB)):
+                value = ((value ^ (value >> shift)) * factor) & mask
+            value ^= value >> 31
+            out[row - 2:row + 2, col - 2:col + 2] = (value >> 40) / 2.0**24
+    return out
+
+
+def test_surface_patches_match_their_plain_formulation() -> None:
+    """The same cubes but where a sample lies within float rounding of a cube's face."""
+    from agentic_env.sim.realism.surfaces import surface_patches
+
+    config = realsense_d405(W, H)
+    _, depth = _scene("d405", 4)
+    pose = np.eye(4)
+    pose[:3, :3] = cv2.Rodrigues(np.array([0.4, -0.2, 0.1]))[0]
+    pose[:3, 3] = (0.31, -0.12, 0.45)
+    for seed in (3, 2**61 + 5):
+        fast = surface_patches(depth, config.intrinsics, pose, seed)
+        plain = _patches_reference(depth, config.intrinsics, pose, seed)
+        assert fast.dtype == np.float32 and fast.shape == depth.shape
+        assert np.mean(fast != plain) < 1e-3
+        assert 0.3 < np.mean(fast[depth > 0] < 0.5) < 0.7
+
+
+def _moved(after: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """Where a field changed: masks exactly, floats beyond a relative 1e-5 (the incidence's
+    last float32 bit follows OpenCV's SIMD or scalar path, i.e. the arrays' alignment)."""
+    if after.dtype == bool:
+        return after != before
+    return ~np.isclose(after, before, rtol=1e-5, atol=0.0)
+
+
+@pytest.mark.parametrize(("setting", "width"), [("lab", 320), ("outdoor", 320), ("lab", 640)])
+def test_tof_fields_depend_on_the_inputs_within_their_stated_reach(setting: str,
+                                                                   width: int) -> None:
+    """A depth (and luma) change at one pixel moves the signal fields only within
+    SIGNAL_REACH of it, and the base depth within SIGNAL_REACH + multipath_reach: the
+    margins :class:`~agentic_env.sim.realism.depth_tof_static.StaticTofDepth` recomputes
+    the two stages over."""
+    from agentic_env.sim.realism.depth_tof import SIGNAL_REACH
+
+    height = width * 3 // 4
+    model = make_sensor(azure_kinect_color(width, height), setting).depth_model
+    rng = np.random.default_rng(9)
+    depth = (1.0 + 0.002 * np.arange(height)[:, None] * 320 / width
+             + 0.001 * np.arange(width) * 320 / width).astype(np.float32)
+    grey = rng.integers(40, 200, (height, width), dtype=np.uint8)
+    albedo = rng.uniform(0.05, 0.9, (height, width)).astype(np.float32)
+    before = model.fields(depth, grey, albedo)
+    rows, cols = np.mgrid[0:height, 0:width]
+    for row, col in ((height // 2, width // 2), (61, 203), (150, 41)):
+        changed_depth, changed_grey = depth.copy(), grey.copy()
+        changed_depth[row - 1:row + 2, col - 1:col + 2] = 0.6  # a near speck: edges
+        changed_depth[row, col] = 0.0  # with a hole in it
+        changed_grey[row, col] = 255
+        after = model.fields(changed_depth, changed_grey, albedo)
+        distance = np.maximum(np.abs(rows - row), np.abs(cols - col)) - 1
+        for name in ("sigma", "invalid", "edge", "nearest", "farthest"):
+            moved = _moved(getattr(after, name), getattr(before, name))
+            assert moved.any() and distance[moved].max() <= SIGNAL_REACH, name
+        moved = _moved(after.base, before.base)
+        assert moved.any() and distance[moved].max() <= SIGNAL_REACH + model.multipath_reach

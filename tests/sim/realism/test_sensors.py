@@ -328,15 +328,18 @@ def test_a_short_motion_blur_is_the_line_kernels_convolution(blur: tuple[float, 
 def test_a_still_cameras_colour_frame_before_noise_is_reused_only_for_the_same_render(
         ) -> None:
     """The white-balanced image and its noise std kept from a still frame give, with the
-    next frame's noise, the image a fresh model gives; a new render, or a moving camera,
-    is computed anew."""
+    next frame's noise, the image a fresh model gives; a new render is computed anew in the
+    rows where it changed (or whole), a moving camera's whole."""
     sensor = make_sensor(realsense_d405(W, H), "kitchen")
     model = sensor.rgb_model
     rgb, depth = _textured(), _plane(0.3)
     rng = np.random.default_rng(5)
     moving = np.array([0.3, 0.1, 0.0, 0.0, 0.0, 0.5])
+    arm = rgb.copy()
+    arm[40:70, 30:90] = (20, 200, 40)  # something moved in a band of rows: redone in place
     for frame, velocity in ((rgb, None), (rgb, None), (rgb[::-1].copy(), None),
-                            (rgb, moving), (rgb, np.zeros(6)), (rgb, None)):
+                            (rgb, moving), (rgb, np.zeros(6)), (arm, None), (rgb, None),
+                            (rgb, None)):
         noise = rng.standard_normal(rgb.shape, np.float32)
         fresh = make_sensor(realsense_d405(W, H), "kitchen").rgb_model
         np.testing.assert_array_equal(model.apply(frame, depth, noise, velocity),

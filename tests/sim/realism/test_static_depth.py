@@ -155,6 +155,27 @@ def test_the_static_model_gives_the_whole_image_models_frame(seed: int) -> None:
         assert fast_rng.integers(1 << 62) == plain_rng.integers(1 << 62)  # same draws
 
 
+def test_a_moving_object_gives_the_whole_image_models_frames_step_by_step() -> None:
+    """A cube sliding and jumping over the static scene (the baselines taken in turn, the
+    own arrays restored from the static scene where they differed, the mixed pixels' index
+    kept only while the fields are): every frame, noise and draws are the whole-image
+    model's."""
+    surfaces, grey = _static_scene()
+    unit = make_sensor(azure_kinect_color(W, H), "lab").with_unit(np.random.default_rng(3))
+    static = StaticTofDepth(unit.depth_model, surfaces)
+    noise = np.random.default_rng(3).standard_normal((H, W), np.float32)
+    for step, (top, left) in enumerate(((150, 40), (154, 44), (30, 250), (34, 250), (150, 40),
+                                        (150, 40), (200, 120))):
+        depth = surfaces.static_depth.copy()
+        depth[top:top + 30, left:left + 40] = 0.85
+        fast_rng, plain_rng = np.random.default_rng(step), np.random.default_rng(step)
+        fast = static.apply(depth, grey, fast_rng, noise, SurfaceSample())
+        plain = unit.depth_model.apply(depth, grey, plain_rng, noise,
+                                       SurfaceSample(albedo=surfaces.albedo(depth)))
+        assert np.mean(fast != plain) < 1e-3, step
+        assert fast_rng.integers(1 << 62) == plain_rng.integers(1 << 62), step
+
+
 def test_changed_windows_cover_every_pixel_within_reach_of_a_change() -> None:
     changed = np.zeros((H, W), bool)
     assert changed_windows(changed) == []
@@ -199,8 +220,8 @@ def test_the_world_reuses_the_static_scene_for_the_shoulder_camera_only(make_sim
 
 
 def test_stereo_occlusion_of_near_objects_matches_the_full_scan() -> None:
-    """Disparities up to the search's range at 640 px: the running minimum gives the full
-    row scan's mask."""
+    """Disparities up to the search's range at 640 px: the minimum over the next pixels within
+    the frame's disparity span (a sparse table) gives the full row scan's mask."""
     config = realsense_d405(640, 480)
     model = make_sensor(config, "lab").depth_model
     rng = np.random.default_rng(0)
@@ -217,7 +238,7 @@ def test_stereo_occlusion_of_near_objects_matches_the_full_scan() -> None:
     beyond[:, :-1] = np.minimum.accumulate(right[:, ::-1], axis=1)[:, ::-1][:, 1:]
     expected = valid & ((right > beyond + np.float32(0.5)) | (right < 0))
     assert disparity.max() > 100 and expected.mean() > 0.01
-    np.testing.assert_array_equal(model._occluded(depth, valid), expected)
+    np.testing.assert_array_equal(model._occluded(depth, _far(depth, valid), valid), expected)
 
 
 def test_stereo_occlusion_is_the_pixel_by_pixel_hiding_test() -> None:
@@ -241,7 +262,12 @@ def test_stereo_occlusion_is_the_pixel_by_pixel_hiding_test() -> None:
         later = right[row, col + 1:] + np.float32(0.5)
         expected[row, col] = bool(right[row, col] < 0 or np.any(right[row, col] > later))
     assert 0.01 < expected.mean() < 0.5
-    np.testing.assert_array_equal(model._occluded(depth, valid), expected)
+    np.testing.assert_array_equal(model._occluded(depth, _far(depth, valid), valid), expected)
+
+
+def _far(depth: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """``depth`` with +inf where there is no return, as the fattening gives it."""
+    return np.where(valid, depth, np.float32(np.inf))
 
 
 def test_a_still_wrist_view_reuses_its_stereo_fields_and_patches(make_sim_env) -> None:
