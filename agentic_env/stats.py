@@ -147,6 +147,24 @@ def compare_rates(sim_k: int, sim_n: int, paper_k: int, paper_n: int) -> RateAgr
                          p_value=fisher_exact(sim_k, sim_n, paper_k, paper_n))
 
 
+def success_rate(successes: int, n: int) -> float:
+    """``successes / n``, 0 when ``n`` is 0."""
+    return successes / n if n else 0.0
+
+
+def rate_verdict(two_sided: RateAgreement | None, n: int, ci_low: float, ci_high: float,
+                 paper: float | None) -> bool | None:
+    """Whether a simulated rate agrees with a paper's: the two samples' verdict
+    (:class:`RateAgreement`) where the paper's trials are known, else whether ``paper`` lies
+    in the simulation's Wilson interval [``ci_low``, ``ci_high``]; ``None`` without episodes
+    (``n`` = 0) or a paper rate."""
+    if two_sided is not None:
+        return two_sided.agrees
+    if not n or paper is None:
+        return None
+    return ci_low - 1e-9 <= paper <= ci_high + 1e-9
+
+
 def bootstrap_rank_intervals(
         sim: Sequence[tuple[float, int]], paper: Sequence[tuple[float, int]],
         statistics: Sequence[Callable[[Sequence[float], Sequence[float]], float | None]],

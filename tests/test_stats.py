@@ -151,3 +151,15 @@ def test_mmrv_on_hand_computed_cases() -> None:
     assert mmrv([0.1, 0.2, 0.3], [0.3, 0.2, 0.1]) == pytest.approx((0.2 + 0.1 + 0.2) / 3)
     with pytest.raises(ValueError):
         mmrv([], [])
+
+
+def test_a_rate_verdict_is_two_sided_where_it_can_be_and_the_interval_otherwise() -> None:
+    from agentic_env.stats import compare_rates, rate_verdict, success_rate
+
+    assert success_rate(3, 4) == 0.75 and success_rate(0, 0) == 0.0
+    two_sided = compare_rates(9, 10, 1, 10)  # 90 % against 10 %: apart
+    assert rate_verdict(two_sided, 10, 0.0, 1.0, 0.1) is False  # the samples decide
+    assert rate_verdict(None, 10, 0.5, 0.8, 0.6) is True
+    assert rate_verdict(None, 10, 0.5, 0.8, 0.81) is False
+    assert rate_verdict(None, 0, 0.0, 1.0, 0.5) is None
+    assert rate_verdict(None, 10, 0.0, 1.0, None) is None

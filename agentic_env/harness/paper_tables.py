@@ -41,7 +41,9 @@ from agentic_env.stats import (
     compare_rates,
     leave_one_out,
     mmrv,
+    rate_verdict,
     spearman,
+    success_rate,
     wilson_interval,
 )
 
@@ -200,24 +202,21 @@ class RowComparison:
     @property
     def success(self) -> float:
         """The predicted success rate (0 when there are no episodes)."""
-        return self.successes / self.n if self.n else 0.0
+        return success_rate(self.successes, self.n)
 
     @property
     def wilson_agrees(self) -> bool | None:
         """The paper's success lies in the predicted Wilson interval (the one-sided, secondary
         verdict); ``None`` when no episode predicts the row."""
-        if not self.n:
-            return None
-        return self.ci_low - 1e-9 <= self.row.success <= self.ci_high + 1e-9
+        return rate_verdict(None, self.n, self.ci_low, self.ci_high, self.row.success)
 
     @property
     def agrees(self) -> bool | None:
         """The verdict: the two samples' difference is compatible with 0 (Newcombe 95 %);
         the Wilson verdict when the paper's trial count is unknown; ``None`` without
         episodes."""
-        if self.two_sided is not None:
-            return self.two_sided.agrees
-        return self.wilson_agrees
+        return rate_verdict(self.two_sided, self.n, self.ci_low, self.ci_high,
+                            self.row.success)
 
     @property
     def time_agrees(self) -> bool | None:

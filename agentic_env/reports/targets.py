@@ -52,7 +52,9 @@ from agentic_env.stats import (
     compare_rates,
     leave_one_out,
     mmrv,
+    rate_verdict,
     spearman,
+    success_rate,
     wilson_interval,
 )
 
@@ -242,17 +244,14 @@ class TargetRowResult:
     @property
     def success(self) -> float:
         """The simulated success rate (0 without episodes)."""
-        return self.successes / self.n if self.n else 0.0
+        return success_rate(self.successes, self.n)
 
     @property
     def agrees(self) -> bool | None:
         """Two-sided verdict; the paper's rate inside the Wilson interval when its trials
         are unknown; ``None`` without episodes or a paper rate."""
-        if self.two_sided is not None:
-            return self.two_sided.agrees
-        if not self.n or self.row.success is None:
-            return None
-        return self.ci_low - 1e-9 <= self.row.success <= self.ci_high + 1e-9
+        return rate_verdict(self.two_sided, self.n, self.ci_low, self.ci_high,
+                            self.row.success)
 
     @property
     def time_agrees(self) -> bool | None:
