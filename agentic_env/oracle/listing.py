@@ -13,7 +13,6 @@ its sighting in the image sent gives).
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from agentic_env.agents.models.base import ModelQuery
@@ -66,9 +65,12 @@ def answer(oracle: OracleContext, query: ModelQuery) -> dict[str, Any]:
         visible = {name: counts[name] for name in things if name in counts}
         if visible:
             hardest = min(visible, key=lambda name: (visible[name], name))
-            frame = sent_frame(query)
-            seen = partial(Sighting, visible[hardest], 0,
-                           None if frame is None else measure(frame))
+            px, frame = visible[hardest], sent_frame(query)
+
+            def sighted() -> Sighting:  # measured only when the draw needs it
+                return Sighting(px, 0, None if frame is None else measure(frame))
+
+            seen = sighted
     if things and oracle.wrong("detector", seen=seen):
         name = hardest or things[int(oracle.rng.integers(len(things)))]
         others = [k for k in Kind if k not in (kinds[name], Kind.TABLE)]
