@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agentic_env.cli.bench import soak
@@ -65,3 +66,21 @@ def test_per_process_fits_pin_the_growth_on_the_process_that_grew() -> None:
     assert sweep.flat() is False and sweep.flat_per_process() is False
     lines = "\n".join(soak._process_lines(with_planner))
     assert "1 other processes" in lines and "the largest 95 MiB" in lines
+
+
+def test_a_worker_fit_reads_its_floors_not_the_working_set_it_is_sampled_in() -> None:
+    rng = np.random.default_rng(3)
+    at = tuple(int(x) for x in np.repeat(np.arange(0, 200, 2), 3))
+    # Flat between episodes (600 MiB), up to +150 MiB inside one, sampled at random phases,
+    # with the peaks denser late in the run: a raw line through the samples rises.
+    swing = rng.uniform(0.0, 150.0, len(at)) * np.linspace(0.3, 1.0, len(at))
+    swing[::3] = 0.0  # a sample between episodes in every stored count
+    worker = soak.ProcessRSS(2, "worker", at, tuple(600.0 + swing))
+    run = soak.SweepRun(0, 200, 60.0, False, 0, 0, 1, "", at, worker.rss_mib, (worker,))
+    ((_, fit),) = run.process_fits()
+    assert fit is not None and fit[2] == pytest.approx(0.0, abs=1e-9)
+    assert run.fit() is not None and run.fit()[2] > 10.0, "the raw samples' line rises"
+    leaking = soak.ProcessRSS(3, "worker", at, tuple(600.0 + 0.3 * np.asarray(at) + swing))
+    run = soak.SweepRun(0, 200, 60.0, False, 0, 0, 1, "", at, leaking.rss_mib, (leaking,))
+    ((_, fit),) = run.process_fits()
+    assert fit is not None and fit[2] == pytest.approx(30.0, abs=2.0)
