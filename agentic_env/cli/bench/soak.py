@@ -58,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from agentic_env.cli.bench.procgroup import group_rss, live, rss_mib
 from agentic_env.cli.realism import add_realism_argument
 
 #: Tasks the episode and sweep parts run, in turn.
@@ -108,13 +109,6 @@ class SoakFigures:
     per: int
     crashes: int
     lost: int
-
-
-def rss_mib(pid: int | str = "self") -> float:
-    """A process's resident memory (this one's by default), MiB (Linux ``/proc``)."""
-    with open(f"/proc/{pid}/statm") as statm:
-        pages = int(statm.read().split()[1])
-    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def _figures(at: Sequence[int], rss: Sequence[float], per: int, crashes: int,
@@ -368,51 +362,6 @@ def _stored(db: Path) -> int | None:
         return None
 
 
-def _members(pgid: int) -> dict[int, int]:
-    """The live (not zombie) processes of process group ``pgid``: pid -> parent pid."""
-    pids = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as stat:
-                state, ppid, group = stat.read().rsplit(")", 1)[1].split()[:3]
-        except (OSError, ValueError):
-            continue  # gone meanwhile
-        if int(group) == pgid and state != "Z":
-            pids[int(name)] = int(ppid)
-    return pids
-
-
-def _group(pgid: int) -> list[int]:
-    """The live (not zombie) processes of process group ``pgid``."""
-    return list(_members(pgid))
-
-
-def _role(pid: int, ppid: int, leader: int) -> str:
-    """:attr:`ProcessRSS.role` of ``pid`` in the group of the sweep process ``leader``."""
-    if pid == leader:
-        return "sweep"
-    if ppid == leader:
-        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-            command = cmdline.read()
-        if b"spawn_main" in command and b"resource_tracker" not in command:
-            return "worker"
-    return "other"
-
-
-def _group_rss(pgid: int) -> dict[int, tuple[str, float]]:
-    """The live processes of the group of the sweep process ``pgid``: pid -> (its
-    :attr:`ProcessRSS.role`, its resident memory in MiB)."""
-    sample = {}
-    for pid, ppid in _members(pgid).items():
-        try:
-            sample[pid] = (_role(pid, ppid, pgid), rss_mib(pid))
-        except (OSError, ValueError, IndexError):
-            continue  # exited between the listing and the read
-    return sample
-
-
 def _run_sweep(command: list[str], log: Path, db: Path, kill_at: int | None,
                poll_s: float, sample_s: float) -> SweepRun:
     """Run ``command`` in a new process group (output to ``log``), polling ``db`` every
@@ -430,7 +379,7 @@ def _run_sweep(command: list[str], log: Path, db: Path, kill_at: int | None,
         now = _stored(db)
         stored = stored if now is None else now
         if time.monotonic() >= sample_due:
-            sample = _group_rss(process.pid)
+            sample = group_rss(process.pid)
             at.append(stored)
             rss.append(sum(mib for _, mib in sample.values()))
             for pid, (role, mib) in sample.items():
@@ -445,12 +394,12 @@ def _run_sweep(command: list[str], log: Path, db: Path, kill_at: int | None,
         time.sleep(poll_s)
     exit_code, wall_s = process.wait(), time.monotonic() - started
     deadline = time.monotonic() + 10.0
-    while _group(process.pid) and time.monotonic() < deadline:
+    while live(process.pid) and time.monotonic() < deadline:
         time.sleep(0.2)
     summary = [line for line in log.read_text(errors="replace").splitlines()
                if " episodes declared, " in line]
     return SweepRun(start, _stored(db) or 0, wall_s, killed, exit_code,
-                    len(_group(process.pid)), processes,
+                    len(live(process.pid)), processes,
                     summary[-1].rsplit("\r", 1)[-1] if summary else "(none)", tuple(at),
                     tuple(rss), tuple(ProcessRSS(pid, role, tuple(xs), tuple(ys))
                                       for pid, (role, xs, ys) in series.items()))
