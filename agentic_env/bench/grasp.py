@@ -19,6 +19,7 @@ import logging
 import time
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -245,3 +246,38 @@ def compare_report(task: str, worlds: dict[str, list[PickResult]],
         lines.append("    by " + ("source" if world == "realistic" and sources else "reason")
                      + ": " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     return "\n".join(lines)
+
+
+def figures(results: list[PickResult], sources: dict[str, str] | None = None
+            ) -> dict[str, Any]:
+    """One world's picks as the results database stores them: ``picks`` and ``lifted``
+    (counts) and ``success_rate`` (0..1), overall and ``per_kind`` (kind -> ``{"picks",
+    "lifted"}``); the grasp-planning time per candidate set (``grasp_ms_mean``,
+    ``grasp_ms_median``, ``grasp_ms_max``, ``grasp_cpu_ms_mean``, ms; ``None`` without
+    picks); every failure (``seed``, ``name``, ``reason`` and, with ``sources``
+    (:func:`attribute_failures`), its ``source``) and the failures counted ``by_cause``
+    (the source where known, else the reason)."""
+    per_kind: dict[str, dict[str, int]] = {}
+    for r in results:
+        cell = per_kind.setdefault(kind_of(r.name), {"picks": 0, "lifted": 0})
+        cell["picks"] += 1
+        cell["lifted"] += int(r.lifted)
+    times = np.array([r.grasp_seconds for r in results]) * 1000.0
+    cpu = np.array([r.grasp_cpu_seconds for r in results]) * 1000.0
+    failures = [{"seed": r.seed, "name": r.name, "reason": r.reason,
+                 "source": (sources or {}).get(f"{r.seed} {r.name}")}
+                for r in results if not r.lifted]
+    by_cause: dict[str, int] = defaultdict(int)
+    for failure in failures:
+        by_cause[failure["source"] or failure["reason"]] += 1
+    lifted = sum(r.lifted for r in results)
+
+    def ms(values: np.ndarray, how: Any) -> float | None:
+        return round(float(how(values)), 3) if values.size else None
+
+    return {"picks": len(results), "lifted": lifted,
+            "success_rate": lifted / len(results) if results else 0.0,
+            "per_kind": dict(sorted(per_kind.items())),
+            "grasp_ms_mean": ms(times, np.mean), "grasp_ms_median": ms(times, np.median),
+            "grasp_ms_max": ms(times, np.max), "grasp_cpu_ms_mean": ms(cpu, np.mean),
+            "failures": failures, "by_cause": dict(sorted(by_cause.items()))}

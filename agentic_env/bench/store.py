@@ -8,14 +8,21 @@ shows a sweep's, and a benchmark stopped half-way leaves the episodes it finishe
 benchmark is a measurement: an episode it runs again (a later run, or the same spec twice in
 one run) replaces the one stored under its key, so the database holds what the last run
 printed.
+
+The measurement benchmarks (``bench-grasp``, ``bench-calibration``, ``bench-collect``) run no
+episodes of a spec: each records its figures as a
+:class:`~agentic_env.harness.db.Measurement` (:func:`record_measurements`), keyed by the
+benchmark and its parameters, which the same report shows in its measurements section; the
+same measurement made again replaces the stored one.
 """
 
 from __future__ import annotations
 
 import pathlib
 from collections.abc import Iterable, Iterator
+from typing import Any
 
-from agentic_env.harness.db import Finished, ResultStore
+from agentic_env.harness.db import Finished, Measurement, ResultStore
 from agentic_env.harness.episode import EpisodeResult
 from agentic_env.harness.execute import worker_name
 
@@ -35,6 +42,23 @@ def in_process(result: EpisodeResult, run_s: float) -> Finished:
     return Finished(key=result.spec.key(), result=result, run_s=run_s, worker=worker_name())
 
 
+def measurement(bench: str, params: dict[str, Any], figures: dict[str, Any],
+                run_s: float) -> Measurement:
+    """A measurement made in this process as the database records it; ``run_s``: the wall
+    time of the run that made it, seconds."""
+    return Measurement(bench=bench, params=params, figures=figures, run_s=run_s,
+                       worker=worker_name())
+
+
+def record_measurements(db: str | pathlib.Path, items: Iterable[Measurement]) -> None:
+    """Record ``items`` into the database ``db`` (created if missing), each replacing the
+    measurement stored under the same benchmark and parameters."""
+    with ResultStore(db) as store:
+        for item in items:
+            store.record_measurement(item)
+
+
 def report_command(db: str | pathlib.Path) -> str:
-    """The command that shows the episodes of ``db`` (``agentic-env report DB``)."""
+    """The command that shows the episodes and measurements of ``db`` (``agentic-env report
+    DB``)."""
     return f"agentic-env report {db}"

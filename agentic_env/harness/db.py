@@ -1,5 +1,6 @@
 """SQLite results store: one row per episode, one per model call, one per module-benchmark
-instance.
+instance, one per measurement of a measurement benchmark (``bench-grasp``,
+``bench-calibration``, ``bench-collect``: figures, not episodes).
 
 The database runs in WAL mode and every finished episode is written in a single
 transaction (its row and all its call rows), so a sweep killed at any moment leaves only
@@ -11,6 +12,7 @@ so no model output can make an episode's row fail to store.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import pathlib
 import sqlite3
@@ -57,6 +59,11 @@ CREATE TABLE IF NOT EXISTS module_instances (
     input_tokens INTEGER, output_tokens INTEGER,
     label_json TEXT, answer_json TEXT, error TEXT, finished_at TEXT NOT NULL,
     PRIMARY KEY (model, module, instance)
+);
+CREATE TABLE IF NOT EXISTS measurements (
+    bench TEXT NOT NULL, key TEXT NOT NULL, params_json TEXT NOT NULL,
+    figures_json TEXT NOT NULL, run_s REAL, worker TEXT, finished_at TEXT NOT NULL,
+    PRIMARY KEY (bench, key)
 );
 """
 
@@ -109,6 +116,32 @@ class ModuleInstance:
     label: Any
     answer: Any
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One measurement of a measurement benchmark (not an episode: no spec, no success).
+
+    Attributes:
+        bench: the command that made it (``bench-grasp``, ``bench-calibration``, ...).
+        params: the parameters that define it (JSON-ready: a task, a world, seeds, sizes);
+            with ``bench``, its identity (:meth:`key`), so the same measurement made again
+            replaces the stored one.
+        figures: what it measured (JSON-ready), units in the names (``_s``, ``_mm``, ...).
+        run_s: wall time of the run that made it, seconds.
+        worker: where it ran, ``host:pid``.
+    """
+
+    bench: str
+    params: dict[str, Any]
+    figures: dict[str, Any]
+    run_s: float
+    worker: str
+
+    def key(self) -> str:
+        """Stable 16-hex-digit identity of :attr:`params` (same parameters -> same key)."""
+        text = json.dumps(self.params, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 class ResultStore:
@@ -244,6 +277,27 @@ class ResultStore:
                  item.output_tokens, json.dumps(safe_data(item.label), sort_keys=True, default=str),
                  json.dumps(safe_data(item.answer), sort_keys=True, default=str),
                  _storable(item.error), _now()))
+
+    def record_measurement(self, item: Measurement) -> None:
+        """Insert one measurement, replacing the one stored under the same bench and key."""
+        with self._transaction():
+            self._conn.execute(
+                "INSERT OR REPLACE INTO measurements (bench, key, params_json, figures_json,"
+                " run_s, worker, finished_at) VALUES (?,?,?,?,?,?,?)",
+                (_storable(item.bench), item.key(),
+                 json.dumps(safe_data(item.params), sort_keys=True, default=str),
+                 json.dumps(safe_data(item.figures), sort_keys=True, default=str),
+                 item.run_s, _storable(item.worker), _now()))
+
+    def measurements(self) -> list[dict[str, Any]]:
+        """Every measurement row as a dict (``params`` and ``figures`` decoded), by bench,
+        then in the order they were stored."""
+        rows = [dict(r) for r in self._conn.execute(
+            "SELECT * FROM measurements ORDER BY bench, rowid")]
+        for row in rows:
+            row["params"] = json.loads(row.pop("params_json"))
+            row["figures"] = json.loads(row.pop("figures_json"))
+        return rows
 
     def episodes(self) -> list[dict[str, Any]]:
         """Every episode row as a dict (``success`` as bool, ``intervention``: the measures

@@ -31,6 +31,7 @@ from agentic_env.harness.paper_tables import PaperTable, parse_paper_table
 from agentic_env.reports import metrics, plots
 from agentic_env.reports.blocks import Block, Cell, Code, Figure, Heading, Link, Para, Table
 from agentic_env.reports.ledger import Prediction
+from agentic_env.reports.measurements import measurement_blocks
 from agentic_env.reports.paper_section import ledger_blocks, paper_table_section
 from agentic_env.reports.target_section import target_blocks
 from agentic_env.reports.targets import TargetTable
@@ -68,7 +69,9 @@ def write_report(db_path: str | pathlib.Path, out_dir: str | pathlib.Path,
         episodes, calls, instances = store.episodes(), store.calls(), store.module_instances()
         paper = parse_findings(store.meta("paper_findings"))
         table = parse_paper_table(store.meta("paper_table"))
-    blocks = build_blocks(episodes, calls, instances, out, paper, table, prediction, target)
+        measured = store.measurements()
+    blocks = build_blocks(episodes, calls, instances, out, paper, table, prediction, target,
+                          measured)
     title = f"Benchmark report: {db.name}"
     figure_dir = out / "plots"
     figure_dir.mkdir(parents=True, exist_ok=True)
@@ -158,13 +161,16 @@ def build_blocks(episodes: Sequence[dict[str, Any]], calls: Sequence[dict[str, A
                  instances: Sequence[dict[str, Any]], out_dir: pathlib.Path,
                  paper: Sequence[Finding] = (),
                  table: PaperTable | None = None, prediction: Prediction | None = None,
-                 target: TargetTable | None = None) -> list[Block]:
+                 target: TargetTable | None = None,
+                 measurements: Sequence[dict[str, Any]] = ()) -> list[Block]:
     """The report's content from database rows (see :class:`ResultStore`), the sweep's
-    paper findings and paper table, if it had any, the ledger's prediction it ran for and
-    that prediction's target table."""
+    paper findings and paper table, if it had any, the ledger's prediction it ran for,
+    that prediction's target table and the measurement benchmarks' rows
+    (:mod:`agentic_env.reports.measurements`)."""
     rows = _enrich(episodes, calls)
     paper_trials = prediction.paper_trials if prediction else None
-    blocks: list[Block] = [Para(_overview(rows))]
+    blocks: list[Block] = [Para(_overview(rows) if rows or not measurements else
+                                "The database holds measurements, no episodes.")]
     if table is not None:
         blocks += paper_table_section(paper_tables.compare(table, rows, paper_trials),
                                       calls, rows, prediction)
@@ -182,6 +188,7 @@ def build_blocks(episodes: Sequence[dict[str, Any]], calls: Sequence[dict[str, A
         blocks += _calls_section(calls)
     if instances:
         blocks += _module_section(instances)
+    blocks += measurement_blocks(measurements)
     if rows:
         blocks += _episodes_section(rows, out_dir)
     return blocks

@@ -10,7 +10,10 @@ of ``agentic_env/sim/realism/world.toml``, which
 :func:`agentic_env.sim.realism.calibration.draw_extrinsic_error` draws from. It never writes
 package data: the realistic world reads the packaged ``world.toml`` only, and adopting a
 measurement means copying its tables there (between the ``begin: calibration`` and ``end:
-calibration`` lines) in a reviewed change.
+calibration`` lines) in a reviewed change. Each camera's figures (and whether the images
+were the realistic sensor models) are also recorded into the results database ``--db``
+(default ``runs/bench_calibration.db``) as one measurement keyed by camera, sessions, views
+and seed; ``agentic-env report DB`` shows them.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from agentic_env.bench.calibration import (
     measure,
 )
 from agentic_env.bench.handeye import JOINT_NOISE_STD, HandEyeSimConfig, SessionResult
+from agentic_env.bench.store import measurement, record_measurements
+from agentic_env.cli.bench import add_db_argument, print_report_command
 from agentic_env.sim.realism.calibration import PARENT_FRAME, error_components
 
 
@@ -54,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="file the measurement is written to, as the [calibration] tables "
                         "of world.toml (parent folders are created; default: %(default)s); "
                         "the packaged world.toml is never written")
+    add_db_argument(parser, "bench_calibration", "measurement")
     args = parser.parse_args(argv)
     if args.sessions < 1 or args.views < 3:
         parser.error("need --sessions >= 1 and --views >= 3")
@@ -84,5 +90,13 @@ def main(argv: list[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(fragment(summaries, config, args.sessions, args.seed, sensors))
     print(f"wrote the measurement to {args.out} (the [calibration] tables of world.toml)")
-    print(f"wall time {time.perf_counter() - start:.0f} s")
+    wall = time.perf_counter() - start
+    record_measurements(args.db, [
+        measurement("bench-calibration", {"camera": camera, "sessions": args.sessions,
+                                          "views": args.views, "seed": args.seed},
+                    {**summaries[camera], "frame": PARENT_FRAME[camera], "sensors": sensors},
+                    wall)
+        for camera in CAMERAS])
+    print(f"wall time {wall:.0f} s")
+    print_report_command(args.db, "measurements")
     return 0

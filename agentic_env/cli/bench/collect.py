@@ -4,7 +4,10 @@ Collects ``--episodes`` scripted-expert episodes into a fresh dataset at the def
 resolution (640 x 360) and prints: frames recorded per second of wall time (rendering both
 cameras every control period, encoding, writing), the same per worker, and the dataset size
 per episode split into videos and Parquet. Writes the figures as JSON to ``--json``
-(:mod:`agentic_env.bench.collect`).
+(:mod:`agentic_env.bench.collect`) and records them into the results database ``--db``
+(default ``runs/bench_collect.db``) as one measurement keyed by task, setting, episodes,
+workers, resolution, depth, codec and world (recordings without an episode spec, so not
+episodes); ``agentic-env report DB`` shows them.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import json
 from pathlib import Path
 
 from agentic_env.bench.collect import run_benchmark
+from agentic_env.bench.store import measurement, record_measurements
+from agentic_env.cli.bench import add_db_argument, print_report_command
 from agentic_env.datasets.collect import CollectConfig, parse_resolution
 
 
@@ -29,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--codec", default="h264", choices=("h264", "av1"))
     parser.add_argument("--out", type=Path, default=None, help="keep the dataset here")
     parser.add_argument("--json", type=Path, default=Path("runs/bench_collect.json"))
+    add_db_argument(parser, "bench_collect", "measurement")
     args = parser.parse_args(argv)
     width, height = parse_resolution(args.resolution)
     config = CollectConfig(task=args.task, setting=args.setting, width=width, height=height,
@@ -46,5 +52,12 @@ def main(argv: list[str] | None = None) -> int:
           f"{figures['kb_per_frame']:.1f} kB per frame")
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(figures, indent=2))
+    params = {"task": config.task, "setting": config.setting, "episodes": args.episodes,
+              "workers": args.workers, "resolution": figures["resolution"],
+              "depth": config.depth, "codec": config.codec, "world": config.realism}
+    record_measurements(args.db,
+                        [measurement("bench-collect", params, figures, figures["wall_s"])])
+    print(f"JSON figures: {args.json}")
+    print_report_command(args.db, "measurements")
     return 0
 

@@ -16,6 +16,8 @@ import logging
 import time
 
 from agentic_env.bench import grasp as bench
+from agentic_env.bench.store import measurement, record_measurements
+from agentic_env.cli.bench import add_db_argument, print_report_command
 from agentic_env.sim.realism import REALISM_LEVELS
 
 
@@ -34,18 +36,29 @@ def main(argv: list[str] | None = None) -> int:
                         choices=REALISM_LEVELS, help="worlds to compare (default: both)")
     parser.add_argument("--no-attribution", action="store_true",
                         help="skip repeating the realistic world's failures per effect")
+    add_db_argument(parser, "bench_grasp", "measurement")
     parser.add_argument("-v", "--verbose", action="store_true", help="log every pick")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(message)s")
     start = time.perf_counter()
     for task in args.tasks:
-        worlds = {world: bench.run(args.layouts, args.seed, args.camera, task, world)
-                  for world in args.worlds}
+        worlds, seconds = {}, {}
+        for world in args.worlds:
+            began = time.perf_counter()
+            worlds[world] = bench.run(args.layouts, args.seed, args.camera, task, world)
+            seconds[world] = time.perf_counter() - began
         sources = None
         if "realistic" in worlds and not args.no_attribution:
             failed = [r for r in worlds["realistic"] if not r.lifted]
             sources = bench.attribute_failures(failed, args.camera, task)
         print(bench.compare_report(task, worlds, sources))
+        record_measurements(args.db, [
+            measurement("bench-grasp", {"task": task, "world": world, "layouts": args.layouts,
+                                        "seed": args.seed, "camera": args.camera},
+                        bench.figures(results, sources if world == "realistic" else None),
+                        seconds[world])
+            for world, results in worlds.items()])
     print(f"wall time {time.perf_counter() - start:.0f} s")
+    print_report_command(args.db, "measurements")
     return 0
