@@ -37,17 +37,21 @@ def latest_run(prediction: Prediction) -> tuple[Entry, Run] | None:
 def unscored(prediction: Prediction) -> list[str]:
     """Lines saying plainly what :func:`latest_run` leaves out, with what to do: the newest
     revision's last run did not finish (killed, or still running), or the newest revision
-    was never run while an older one was (empty: the newest revision's last run finished,
-    or nothing was ever run)."""
+    was never run while an older one was (even a run that did not finish); then, when no
+    run of any revision finished, that nothing can be scored (empty: the newest revision's
+    last run finished, or nothing was ever run)."""
     current, again = prediction.current, f"agentic-env predict run {prediction.id}"
+    lines: list[str] = []
     if current.runs and not current.runs[-1].complete:
         run = current.runs[-1]
-        return [f"REVISION {current.revision}'S RUN IS INCOMPLETE (started {run.at}, "
-                f"{run.db}: killed, or still running): finish it with '{again}' (the sweep "
-                "resumes where it stopped)"]
-    if not current.runs and latest_run(prediction) is not None:
-        return [f"REVISION {current.revision} WAS NEVER RUN: run it with '{again}'"]
-    return []
+        lines.append(f"REVISION {current.revision}'S RUN IS INCOMPLETE (started {run.at}, "
+                     f"{run.db}: killed, or still running): finish it with '{again}' (the "
+                     "sweep resumes where it stopped)")
+    elif not current.runs and any(entry.runs for entry in prediction.entries):
+        lines.append(f"REVISION {current.revision} WAS NEVER RUN: run it with '{again}'")
+    if lines and latest_run(prediction) is None:
+        lines.append("nothing to score: no run of any revision finished")
+    return lines
 
 
 def _fmt(value: float | None, digits: int = 2) -> str:
@@ -95,7 +99,7 @@ def scorecard(root: pathlib.Path, prediction: Prediction, scoring: str | None = 
     (computed when not given), checked against the one the run was scored with."""
     found, lines = latest_run(prediction), unscored(prediction)
     if found is None:
-        return lines or ["not run yet"]
+        return lines or [f"not run yet: run it with 'agentic-env predict run {prediction.id}'"]
     entry, run = found
     db = pathlib.Path(run.db) if pathlib.Path(run.db).is_absolute() else root / run.db
     current = prediction.current

@@ -94,8 +94,9 @@ def ask(
         budget: charged after every attempt, rejected ones included; checked before each.
         on_call: called exactly once with the call's :class:`CallRecord`, on success and on
             failure alike, before this function returns or raises; its usage includes what a
-            failed backend exchange spent (:attr:`ModelError.usage`, e.g. the seconds of an
-            emulated call that timed out), which the budget is not charged (no answer came).
+            failed backend exchange spent (:attr:`ModelError.usage`, e.g. the seconds an
+            emulated or a litellm call spent before it timed out), which the budget is not
+            charged (no answer came).
 
     Raises:
         MalformedResponseError: every attempt was malformed.

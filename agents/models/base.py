@@ -39,9 +39,9 @@ class ModelError(AgenticEnvError, RuntimeError):
 
     Attributes:
         usage: what the failed exchange spent where the backend knows it (an emulated call
-            that timed out: the seconds of all its attempts and backoffs, no tokens), booked
-            in the call's record by :func:`~agentic_env.agents.models.ask.ask`; ``None``:
-            unknown.
+            that timed out: the virtual seconds of all its attempts and backoffs; a litellm
+            call: the seconds it waited; no tokens), booked in the call's record by
+            :func:`~agentic_env.agents.models.ask.ask`; ``None``: unknown.
     """
 
     def __init__(self, *args: object, usage: Usage | None = None) -> None:

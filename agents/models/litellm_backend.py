@@ -296,7 +296,9 @@ class LiteLLMBackend:
             MissingAPIKeyError: the provider's key is not set.
             ModelTimeoutError: every attempt timed out.
             ModelError: retries ran out on rate limits or transport errors, or the request
-                was refused (bad request, authentication, unknown model...).
+                was refused (bad request, authentication, unknown model...). Either error
+                carries what the exchange spent as its ``usage`` (:meth:`_spent`), so a
+                failed call's wait counts in the episode's model time.
         """
         litellm = import_litellm()
         self.check_environment()
@@ -316,16 +318,19 @@ class LiteLLMBackend:
                 self._schema_refused = True
                 request["response_format"] = {"type": "json_object"}
                 response = self._send(litellm, request)
-        except ModelError:
+        except ModelError as exc:  # retries ran out: time-outs, rate limits, transport
+            exc.usage = self._spent(
+                started, refused=isinstance(exc.__cause__, litellm.RateLimitError))
             raise
         except litellm.AuthenticationError as exc:
             raise ModelError(
                 f"model {self.model!r} refused the API key ({exc}); check the provider's "
-                "key environment variable"
+                "key environment variable", usage=self._spent(started, refused=True)
             ) from exc
         except Exception as exc:
             raise ModelError(
-                f"model {self.model!r} refused the request: {type(exc).__name__}: {exc}"
+                f"model {self.model!r} refused the request: {type(exc).__name__}: {exc}",
+                usage=self._spent(started, refused=True)
             ) from exc
         latency = time.monotonic() - started
         choice = response.choices[0] if getattr(response, "choices", None) else None
@@ -341,6 +346,14 @@ class LiteLLMBackend:
         truncated = getattr(choice, "finish_reason", None) == "length"
         return Completion(text=text, usage=usage, tool_calls=calls, tool_mode=tool_mode,
                           truncated=truncated)
+
+    @staticmethod
+    def _spent(started: float, *, refused: bool) -> Usage:
+        """What a failed exchange spent: the seconds since ``started`` (``time.monotonic``),
+        every attempt and backoff, as an answered call's latency counts them; no tokens. Its
+        price is nothing when the provider refused the request (a rate limit included), else
+        unknown (``None``: a provider may bill work whose answer never arrived)."""
+        return Usage(latency_s=time.monotonic() - started, cost_usd=0.0 if refused else None)
 
     def _give_up(self, exc: Exception, attempts: int) -> ModelError:
         if isinstance(exc, import_litellm().Timeout):

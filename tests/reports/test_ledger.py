@@ -162,6 +162,22 @@ def test_a_finished_run_completes_its_started_record_and_a_new_revision_is_unrun
     assert lines[1].startswith("SCORING REVISION 1'S RUN")
 
 
+def test_check_names_the_newest_revision_when_no_run_of_it_or_before_it_finished(
+        tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Revision 1's only run was killed and revision 2 was frozen since: with nothing to
+    score, ``check`` still names revision 2 as unrun and the command that runs it (not a
+    bare 'not run yet' beside revision 1's incomplete run)."""
+    root = _repo(tmp_path)
+    killed = ledger.start_run(_new(root), "runs/rev1.db")
+    (root / "agentic_env/oracle/profiles/m.toml").write_text("[modules.checker]\nsuccess = 1\n")
+    ledger.save_prediction(root, ledger.freeze(root, killed, "new checker rate"))
+    assert predict_main(["--root", str(root), "check", "p"]) == 0
+    out = capsys.readouterr().out
+    assert "REVISION 2 WAS NEVER RUN: run it with 'agentic-env predict run p'" in out
+    assert "no run of any revision finished" in out
+    assert "SCORING" not in out and "newest run" not in out
+
+
 def test_a_freeze_records_the_whole_tree_and_the_settings(tmp_path: pathlib.Path) -> None:
     """Code outside ``depends`` (the harness) and a hand-edited trial count are drifts too."""
     root = _repo(tmp_path)

@@ -19,6 +19,7 @@ import pytest
 from PIL import Image
 
 from agentic_env.agents.models import (
+    CallRecord,
     LiteLLMBackend,
     MissingAPIKeyError,
     ModelError,
@@ -128,6 +129,32 @@ def test_a_slow_server_times_out_after_bounded_retries(chat_server: Any) -> None
     assert len(server.requests) == 2 and sleeps == [1.0]
 
 
+def test_a_call_that_timed_out_books_the_seconds_it_waited(chat_server: Any) -> None:
+    """Both attempts ran to the 0.3 s time-out: the failure carries those seconds (no tokens,
+    an unknown price) and ``ask`` books them in the call's record, so in the episode's model
+    time, as an answered call's wait is."""
+    server = chat_server([("sleep", 2.0), ("sleep", 2.0)])
+    backend = server.backend(timeout_s=0.3, max_retries=1, sleep=Sleeps())
+    records: list[CallRecord] = []
+    with pytest.raises(ModelTimeoutError) as failed:
+        ask(backend, query(), on_call=records.append)
+    spent = failed.value.usage
+    assert spent is not None and 2 * 0.3 <= spent.latency_s < 2 * 2.0
+    assert (spent.input_tokens, spent.output_tokens, spent.cost_usd) == (0, 0, None)
+    (record,) = records
+    assert record.reply is None and record.usage == spent
+
+
+@pytest.mark.usefixtures("openai_key")
+def test_a_refused_request_books_its_wait_and_costs_nothing() -> None:
+    error = litellm.BadRequestError("image too large", model="gpt-4o", llm_provider="openai")
+    backend = LiteLLMBackend("gpt-4o", sleep=Sleeps(), completion_kwargs={"mock_response": error})
+    with pytest.raises(ModelError) as failed:
+        backend.complete(query())
+    spent = failed.value.usage
+    assert spent is not None and spent.latency_s >= 0.0 and spent.cost_usd == 0.0
+
+
 def test_a_refused_schema_falls_back_to_plain_json(chat_server: Any) -> None:
     server = chat_server([
         ("400", "response_format json_schema is not supported"),
@@ -168,9 +195,14 @@ def test_transient_errors_exhaust_bounded_retries(error: Exception) -> None:
     backend = LiteLLMBackend(
         "gpt-4o", max_retries=2, sleep=sleeps, completion_kwargs={"mock_response": error}
     )
-    with pytest.raises(ModelError, match="failed 3 attempts.*raise max_retries"):
+    with pytest.raises(ModelError, match="failed 3 attempts.*raise max_retries") as failed:
         backend.complete(query())
     assert sleeps == [1.0, 2.0]
+    # its wait is booked; a rate-limited request was not served (not billed), a broken one
+    # may have been
+    spent = failed.value.usage
+    assert spent is not None and spent.latency_s >= 0.0
+    assert spent.cost_usd == (0.0 if isinstance(error, litellm.RateLimitError) else None)
 
 
 @pytest.mark.usefixtures("openai_key")
