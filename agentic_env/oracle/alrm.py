@@ -30,9 +30,11 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agentic_env.agents.models.base import Completion, ModelQuery, ToolCall, Usage
+from agentic_env.oracle.listing import mistyped, shown
 from agentic_env.oracle.plan_errors import look_alike, plan_error, reshaped
 from agentic_env.pddl.planning import PlanNotFoundError, PlanStep
 from agentic_env.sim.state import body_box
+from agentic_env.tasks.stacking import TABLE
 from agentic_env.tasks.subtasks import Subtask, ground_truth_subtasks, object_words
 
 if TYPE_CHECKING:
@@ -104,7 +106,7 @@ class AlrmOracle:
     def complete(self, query: ModelQuery) -> Completion:
         """The answer to one of ALRM's queries (the backend stamps its usage)."""
         if query.template == OBJECTS_TEMPLATE:
-            return Completion(json.dumps(self._objects()), Usage())
+            return Completion(json.dumps(self._objects(query)), Usage())
         if query.module == "task_planner":
             return Completion(json.dumps(self._planner()), Usage())
         subtask = self._subtask(str(query.fields.get("subtask", "")))
@@ -135,10 +137,23 @@ class AlrmOracle:
 
     # -- perception -------------------------------------------------------------------------
 
-    def _objects(self) -> dict[str, Any]:
-        """What a detector reports of the scene: names, kinds and visible properties."""
+    def _objects(self, query: ModelQuery) -> dict[str, Any]:
+        """What a detector reports of the scene: names, kinds and visible properties.
+
+        Listed and mistaken as the scene listing is (:func:`~agentic_env.oracle.listing.shown`,
+        :func:`~agentic_env.oracle.listing.mistyped`): an oracle that sees only the image
+        lists what the image sent shows, and one thing (for it, the least visible) gets
+        another of the scene's kinds at the ``detector``'s error rate, so a mistyped place
+        is set down on or in the wrong way. The table is always listed."""
         env, task = self._env, self._env.task
         objects = task.pddl_objects()  # type: ignore[attr-defined]
+        listed_names = shown(self._oracle, query, [n for n in objects if n != TABLE])
+        objects = {name: kind for name, kind in objects.items()
+                   if name in listed_names.names or name == TABLE}
+        wrong = mistyped(self._oracle, listed_names)
+        if wrong is not None:
+            others = sorted({*objects.values(), "container", "object"} - {objects[wrong]})
+            objects[wrong] = others[int(self._oracle.rng.integers(len(others)))]
         words = object_words(sorted(objects))
         items = getattr(task, "items", {})
         listed = []

@@ -12,7 +12,8 @@ its sighting in the image sent gives).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agentic_env.agents.models.base import ModelQuery
@@ -43,6 +44,55 @@ def true_kinds(objects: dict[str, str]) -> dict[str, Kind]:
             TABLE: Kind.TABLE}
 
 
+@dataclass(frozen=True)
+class Shown:
+    """The things of a scene listing that the image sent shows.
+
+    Attributes:
+        names: the things listed (every one asked about for an oracle that sees the truth;
+            for one that sees only the image, those with at least the visibility threshold's
+            pixels in it, or not measured there).
+        hardest: the least visible of them (``None`` when none was measured in the image).
+        seen: the lazy sighting of :attr:`hardest` (its pixels and the frame's quality,
+            measured only when the error draw needs it), or ``None``.
+    """
+
+    names: list[str]
+    hardest: str | None = None
+    seen: Callable[[], Sighting] | None = None
+
+
+def shown(oracle: OracleContext, query: ModelQuery, things: Sequence[str]) -> Shown:
+    """Which of ``things`` a listing answering ``query`` holds, and the sighting its error
+    follows (for an oracle that sees only the image: the least visible one's)."""
+    names = sorted(things)
+    if not oracle.sees_image_only:
+        return Shown(names)
+    size = query.images[0].pixels.shape[:2] if query.images else (0, 0)
+    counts = oracle.sight.pixels(names, str(query.fields.get("camera", "shoulder")),
+                                 (int(size[0]), int(size[1])))
+    names = [n for n in names if n not in counts or counts[n] >= oracle.sight.min_visible_px]
+    visible = {name: counts[name] for name in names if name in counts}
+    if not visible:
+        return Shown(names)
+    hardest = min(visible, key=lambda name: (visible[name], name))
+    px, frame = visible[hardest], sent_frame(query)
+
+    def sighted() -> Sighting:  # measured only when the draw needs it
+        return Sighting(px, 0, None if frame is None else measure(frame))
+
+    return Shown(names, hardest, sighted)
+
+
+def mistyped(oracle: OracleContext, listed: Shown) -> str | None:
+    """The listed thing a listing gets the kind of wrong, drawn at the ``detector``'s error
+    rate (its sighting's, for an oracle that sees only the image): the least visible thing,
+    else a random one; ``None`` when the draw says right or nothing is listed."""
+    if not listed.names or not oracle.wrong("detector", seen=listed.seen):
+        return None
+    return listed.hardest or listed.names[int(oracle.rng.integers(len(listed.names)))]
+
+
 def answer(oracle: OracleContext, query: ModelQuery) -> dict[str, Any]:
     """The listing of the episode's scene: name, true kind and words of each thing (one
     wrong kind at the ``detector``'s error rate).
@@ -52,27 +102,10 @@ def answer(oracle: OracleContext, query: ModelQuery) -> dict[str, Any]:
     :class:`~agentic_env.oracle.difficulty.Sighting`): the least visible listed thing's
     pixels and the frame's quality set the rate, and that thing is the one mistyped."""
     kinds = true_kinds(oracle.task.pddl_objects())
-    things = sorted(name for name in kinds if name != TABLE)
-    hardest: str | None = None
-    seen: Callable[[], Sighting] | None = None
-    if oracle.sees_image_only:
-        size = query.images[0].pixels.shape[:2] if query.images else (0, 0)
-        counts = oracle.sight.pixels(things, str(query.fields.get("camera", "shoulder")),
-                                     (int(size[0]), int(size[1])))
-        things = [n for n in things
-                  if n not in counts or counts[n] >= oracle.sight.min_visible_px]
-        kinds = {name: kind for name, kind in kinds.items() if name in things or name == TABLE}
-        visible = {name: counts[name] for name in things if name in counts}
-        if visible:
-            hardest = min(visible, key=lambda name: (visible[name], name))
-            px, frame = visible[hardest], sent_frame(query)
-
-            def sighted() -> Sighting:  # measured only when the draw needs it
-                return Sighting(px, 0, None if frame is None else measure(frame))
-
-            seen = sighted
-    if things and oracle.wrong("detector", seen=seen):
-        name = hardest or things[int(oracle.rng.integers(len(things)))]
+    listed = shown(oracle, query, [name for name in kinds if name != TABLE])
+    kinds = {name: kind for name, kind in kinds.items() if name in listed.names or name == TABLE}
+    name = mistyped(oracle, listed)
+    if name is not None:
         others = [k for k in Kind if k not in (kinds[name], Kind.TABLE)]
         kinds[name] = others[int(oracle.rng.integers(len(others)))]
     words = object_words(sorted(kinds))

@@ -6,15 +6,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+import numpy as np
 import pytest
 
-from agentic_env.agents.models.base import ModelQuery
+from agentic_env.agents.models.base import ModelImage, ModelQuery
 from agentic_env.agents.models.registry import parse_model_spec
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.harness.episode import EpisodeSpec
 from agentic_env.harness.runner import run_episode
-from agentic_env.oracle.alrm import AlrmOracle
+from agentic_env.oracle.alrm import PLACE_TYPES, AlrmOracle
 from agentic_env.oracle.backend import OracleContext
+from agentic_env.oracle.naming import thing_geoms
 
 TOOLS = ({"type": "function", "function": {"name": "pick", "parameters": {}}},
          {"type": "function", "function": {"name": "place", "parameters": {}}})
@@ -86,6 +88,41 @@ def test_object_list_has_properties(env: SimEnv) -> None:
         "objects"]}
     assert listed["bowl"]["place"] and not listed["lemon-1"]["place"]
     assert listed["lemon-1"]["category"] == "fruit" and listed["lemon-1"]["weight_g"] > 0
+
+
+def _objects(context: OracleContext, obs: dict | None = None) -> dict[str, dict]:
+    images = (ModelImage("shoulder_rgb", obs["shoulder_rgb"]),) if obs is not None else ()
+    query = ModelQuery("detector", "alrm_objects", "", images=images, fields={"list": True})
+    return {e["name"]: e for e in json.loads(AlrmOracle(context).complete(query).text)[
+        "objects"]}
+
+
+def test_object_list_errs_as_the_scene_listing_does(env: SimEnv) -> None:
+    """ALRM's object list is wrong at the detector's rate (it never erred before): one thing
+    gets another of the scene's kinds, and its place flag follows; an oracle that sees only
+    the image lists only what the image shows, and mistypes its least visible thing."""
+    truth = _objects(OracleContext(env, {}, 0))
+    for seed in range(5):
+        wrong = _objects(OracleContext(env, {"detector": 1.0}, seed))
+        assert wrong.keys() == truth.keys()
+        changed = [n for n in truth if truth[n]["kind"] != wrong[n]["kind"]]
+        assert len(changed) == 1 and changed[0] != "table"
+        entry = wrong[changed[0]]
+        assert entry["place"] == (entry["kind"] in PLACE_TYPES)
+    obs = env.observe()
+    pixels = {n: int(np.isin(env.segmentation("shoulder"), thing_geoms(env, n)).sum())
+              for n in truth if n != "table" and thing_geoms(env, n)}
+    hardest = min(pixels, key=lambda n: (pixels[n], n))
+    threshold = pixels[hardest] + 1
+    seeing = OracleContext(env, {"detector": 1.0}, 0, sees_image_only=True,
+                           min_visible_px=threshold)
+    listed = _objects(seeing, obs)
+    assert hardest not in listed
+    assert set(listed) == {n for n in truth if pixels.get(n, threshold) >= threshold}
+    shown = {n: px for n, px in pixels.items() if px >= threshold}
+    second = min(shown, key=lambda n: (shown[n], n))
+    assert listed[second]["kind"] != truth[second]["kind"]
+    assert all(listed[n]["kind"] == truth[n]["kind"] for n in listed if n != second)
 
 
 def test_oracle_error_rates_parse() -> None:
