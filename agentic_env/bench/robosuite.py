@@ -18,6 +18,9 @@ timing; reset time is printed too. It prints steps per second of each and the ra
 robosuite, the realistic world's against the target (:data:`ROBOSUITE_RATIO_TARGET`)::
 
     MUJOCO_GL=egl agentic-env bench-robosuite --robosuite-python rs/bin/python
+
+:func:`world_figures` splits a run's result into one measurement per world of this env (its
+steps/s beside robosuite's and the ratios), as the results database records them.
 """
 
 from __future__ import annotations
@@ -132,3 +135,28 @@ def run(python: Path, steps: int, rounds: int, seed: int) -> dict[str, Any]:
             "rounds": rounds, "simulators": simulators, "per_round": per_round,
             "ratio_to_robosuite": {realism: statistics.median(r[realism] for r in per_round)
                                    for realism in REALISM_LEVELS}}
+
+
+def world_figures(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """:func:`run`'s ``result`` per world of this env (world -> figures), as the results
+    database records them: ``steps_per_s`` (median of rounds, env steps per second) and
+    ``reset_s`` (fastest reset, seconds), robosuite's same two figures and its ``version``,
+    ``ratio_to_robosuite`` (median of the rounds' ratios) and ``ratio_per_round``, the
+    ``resolution`` (``WxH``, pixels) and ``control_hz`` (Hz); ``target`` (the smallest
+    accepted ratio) and ``passed`` for the realistic world, ``None`` for the others."""
+    robosuite = result["simulators"]["robosuite"]
+    width, height = result["resolution"]
+    figures: dict[str, dict[str, Any]] = {}
+    for realism, ratio in result["ratio_to_robosuite"].items():
+        own = result["simulators"][realism]
+        target = ROBOSUITE_RATIO_TARGET if realism == "realistic" else None
+        figures[realism] = {
+            "steps_per_s": own["steps_per_s"], "reset_s": own["reset_s"],
+            "robosuite_steps_per_s": robosuite["steps_per_s"],
+            "robosuite_reset_s": robosuite["reset_s"],
+            "robosuite_version": robosuite.get("version"),
+            "ratio_to_robosuite": ratio,
+            "ratio_per_round": [r[realism] for r in result["per_round"]],
+            "resolution": f"{width}x{height}", "control_hz": result["control_hz"],
+            "target": target, "passed": None if target is None else ratio >= target}
+    return figures

@@ -9,7 +9,8 @@ benchmark is a measurement: an episode it runs again (a later run, or the same s
 one run) replaces the one stored under its key, so the database holds what the last run
 printed.
 
-The measurement benchmarks (``bench-grasp``, ``bench-calibration``, ``bench-collect``) run no
+The measurement benchmarks (``bench``, ``bench-grasp``, ``bench-calibration``,
+``bench-collect``, ``bench-robosuite``, ``bench-sweep``, ``bench-real``, ``soak``) run no
 episodes of a spec: each records its figures as a
 :class:`~agentic_env.harness.db.Measurement` (:func:`record_measurements`), keyed by the
 benchmark and its parameters, which the same report shows in its measurements section; the

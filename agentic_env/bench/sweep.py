@@ -10,6 +10,8 @@ measured, per episode (worker spawn, dispatch, pickling, SQLite commits; immune 
 variation)::
 
     agentic-env bench-sweep [sweeps/ci.yaml] [--limit N]
+
+:meth:`HarnessBench.figures` is the run as the results database records it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import dataclasses
 import pathlib
 import tempfile
 import time
+from typing import Any
 
 from agentic_env.harness.db import ResultStore
 from agentic_env.harness.execute import load_episode_fn
@@ -49,6 +52,20 @@ class HarnessBench:
     scaling: float
     overhead_s: float
     inside_overhead_s: float
+
+    @property
+    def overhead_pct(self) -> float:
+        """The harness overhead against the direct run: ``overhead_s * episodes / direct_s``,
+        per cent of the direct run's wall time."""
+        return 100.0 * self.overhead_s * self.episodes / self.direct_s
+
+    def figures(self) -> dict[str, Any]:
+        """Every field (seconds, episodes per minute, the scaling ratio) with
+        ``direct_s_per_episode`` (seconds) and ``overhead_pct`` (per cent), as the results
+        database records them."""
+        return {**dataclasses.asdict(self),
+                "direct_s_per_episode": self.direct_s / self.episodes,
+                "overhead_pct": self.overhead_pct}
 
 
 def bench(sweep: Sweep, limit: int | None = None) -> HarnessBench:

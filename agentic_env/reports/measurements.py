@@ -1,7 +1,8 @@
 """The report's measurements section: what the measurement benchmarks recorded.
 
-``bench-grasp``, ``bench-calibration`` and ``bench-collect`` run no episodes of a spec; each
-records its figures into the results database as measurements
+``bench``, ``bench-grasp``, ``bench-calibration``, ``bench-collect``, ``bench-robosuite``,
+``bench-sweep``, ``bench-real`` and ``soak`` run no episodes of a spec; each records its
+figures into the results database as measurements
 (:class:`~agentic_env.harness.db.Measurement`, one per benchmark and parameters;
 :mod:`agentic_env.bench.store`). :func:`measurement_blocks` shows them as one compact table
 per benchmark, the figures the command prints; a benchmark this module does not know gets
@@ -73,6 +74,125 @@ def _collect(row: dict[str, Any]) -> tuple[Cell, ...]:
             _num(f.get("kb_per_frame")))
 
 
+def _at(figures: Any, *keys: str) -> Any:
+    """``figures[k1][k2]...``, ``None`` where a level is missing (an older row)."""
+    for key in keys:
+        if not isinstance(figures, dict):
+            return None
+        figures = figures.get(key)
+    return figures
+
+
+def _ms_ratio(ms: Any, ratio: Any, digits: int = 2) -> str:
+    return f"{_num(ms, digits)} ({_num(ratio, 3)})"
+
+
+def _bench(row: dict[str, Any]) -> tuple[Cell, ...]:
+    p, f = row["params"], row["figures"]
+    counts = p.get("counts") or {}
+    control, observation = f.get("control_loop") or {}, f.get("observation") or {}
+    high, world = f.get("observation_high_resolution") or {}, f.get("realistic_world") or {}
+    timing, success = f.get("pick_timing") or {}, f.get("pick_success") or {}
+    imports, targets = f.get("import") or {}, f.get("targets") or []
+    resolution = "/".join(sorted(set((observation.get("cameras") or {}).values()))) or "?"
+
+    def cost(case: dict[str, Any]) -> str:
+        return (f"{_num(case.get('cost_ratio'), 3)} ({_num(case.get('realistic_ms'))} vs "
+                f"{_num(case.get('ideal_ms'))} ms)")
+
+    heavy = ", ".join(imports.get("heavy_modules_loaded") or [])
+    wall = timing.get("mean_wall_s")
+    return (f"{'quick' if p.get('quick') else 'full'}, seed {p.get('seed')}: "
+            f"{counts.get('periods')} periods, {counts.get('picks')} picks",
+            _num(control.get("overhead_ratio"), 3),
+            f"{_num(control.get('send_rate_hz'), 0)} ({_num(control.get('env_step_rate_hz'))})",
+            f"{resolution}: " + _ms_ratio(observation.get("env_ms"),
+                                          observation.get("overhead_ratio")),
+            _ms_ratio(high.get("env_ms"), high.get("overhead_ratio")),
+            cost(world), cost(world.get("moving") or {}),
+            f"{_num(timing.get('realtime_factor'))}x "
+            f"({_num(None if wall is None else 1e3 * wall, 0)} ms)",
+            f"{success.get('succeeded')}/{success.get('picks')}",
+            _num(imports.get("best_s"), 3) + (f" ({heavy} loaded)" if heavy else ""),
+            f"{sum(bool(t.get('pass')) for t in targets)}/{len(targets)}")
+
+
+def _verdict(passed: Any) -> str:
+    return "n/a" if passed is None else "PASS" if passed else "MISS"
+
+
+def _robosuite(row: dict[str, Any]) -> tuple[Cell, ...]:
+    p, f = row["params"], row["figures"]
+    target = f.get("target")
+    rounds = " ".join(f"{float(r):.2f}" for r in f.get("ratio_per_round") or [])
+    return (str(p.get("world")), f"{p.get('steps')} x {p.get('rounds')}, seed {p.get('seed')}",
+            f"{f.get('resolution')} at {f.get('control_hz')} Hz",
+            _num(f.get("steps_per_s")), _num(f.get("reset_s"), 2),
+            f"{_num(f.get('robosuite_steps_per_s'))} ({f.get('robosuite_version')})",
+            f"{_num(f.get('ratio_to_robosuite'), 2)}x", rounds or "–",
+            "–" if target is None else f">= {float(target):g}: {_verdict(f.get('passed'))}")
+
+
+def _sweep(row: dict[str, Any]) -> tuple[Cell, ...]:
+    p, f = row["params"], row["figures"]
+    return (str(p.get("sweep")), str(p.get("episodes")),
+            _num(f.get("direct_s_per_episode"), 2), _num(f.get("per_minute_1"), 2),
+            _num(f.get("per_minute_2"), 2), f"{_num(f.get('scaling'), 2)}x",
+            f"{_num(f.get('overhead_s'), 2)} ({_num(f.get('overhead_pct'))} %)",
+            _num(f.get("inside_overhead_s"), 3))
+
+
+def _slope(value: Any) -> str:
+    return "–" if value is None else f"{float(value):+.1f}"
+
+
+def _soak(row: dict[str, Any]) -> tuple[Cell, ...]:
+    p, f = row["params"], row["figures"]
+    if p.get("part") != "sweep":
+        unit = f.get("unit", "runs")
+        label = "sweep worker" if p.get("part") == "episodes" else "MCP server"
+        size = f"{f.get('runs')} {unit}" + (f" ({p['agent']})" if p.get("agent") else "")
+        return (label, size, f"{_num(f.get('rss_start_mib'), 0)} -> "
+                f"{_num(f.get('rss_end_mib'), 0)}",
+                f"{_slope(f.get('slope_mib'))} per {int(f.get('per') or 0):,} {unit}",
+                str(f.get("crashes")), str(f.get("lost")), "–")
+    runs = f.get("runs") or []
+    rss = "; ".join(f"run {i}: {_num(r.get('rss_first_mib'), 0)} -> "
+                    f"{_num(r.get('rss_last_mib'), 0)}" for i, r in enumerate(runs, 1))
+    slopes = ", ".join(_slope(r.get("slope_mib")) for r in runs)
+    worst = [q["slope_mib"] for r in runs for q in r.get("per_process") or []
+             if q.get("slope_mib") is not None]
+    kill = 100 * float(f.get("kill_at") or 0)
+    return ("sweep killed and resumed",
+            f"{f.get('episodes')} episodes, {f.get('realism')}, {f.get('workers')} workers, "
+            f"max_actions {f.get('max_actions')}, kill at {kill:.0f} %",
+            rss or "–",
+            f"runs {slopes or '–'} per 100 episodes (bound {_num(f.get('rss_bound_mib'), 0)}: "
+            f"{_verdict(f.get('flat'))}); per process at most "
+            f"{_slope(max(worst) if worst else None)} (share "
+            f"{_num(f.get('process_bound_mib'))}: {_verdict(f.get('flat_per_process'))})",
+            f"{f.get('errors')} stored as errors",
+            f"{f.get('lost')} lost, {f.get('duplicated')} duplicated, {f.get('extra')} extra, "
+            f"{f.get('unparsable')} unparsable, {f.get('orphan_calls')} orphan calls",
+            f"integrity {f.get('integrity')}, {f.get('stored')}/{f.get('episodes')} stored: "
+            f"{_verdict(f.get('intact'))}")
+
+
+def _real(row: dict[str, Any]) -> tuple[Cell, ...]:
+    p, f = row["params"], row["figures"]
+
+    def path(name: str, p95: bool = False) -> str:
+        mean = _num(_at(f, "paths", name, "mean_ms"))
+        return f"{mean} / {_num(_at(f, 'paths', name, 'p95_ms'))}" if p95 else mean
+
+    return (str(f.get("resolution")), f"{p.get('repeats')}, seed {p.get('seed')}",
+            path("SimEnv.observe", True), path("RealEnv+twin observe", True),
+            f"{_num(f.get('overhead_ratio'), 2)}x", path("twin capture (native render)"),
+            path("frame fitting (convert, crop, resize)"),
+            path("arm state + gripper read (pty)"),
+            f"{_num(f.get('pipeline_ms'))} ({_num(f.get('pipeline_ratio'), 2)}x)")
+
+
 #: Benchmark -> (what it measures, its table's headings, a row's cells).
 _KNOWN: dict[str, tuple[str, tuple[str, ...], Callable[[dict[str, Any]], tuple[Cell, ...]]]] = {
     "bench-grasp": (
@@ -88,6 +208,38 @@ _KNOWN: dict[str, tuple[str, tuple[str, ...], Callable[[dict[str, Any]], tuple[C
         "scripted-expert demonstrations recorded as a LeRobot dataset",
         ("task/setting", "world", "images", "workers", "episodes", "frames",
          "frames/s (per worker)", "MB/episode (video / parquet)", "kB/frame"), _collect),
+    "bench": (
+        "the simulated workcell's speed, per run: robot.send against raw mj_step, "
+        "env.observe against raw mujoco.Renderer (both cameras RGB-D; ms and ratio), the "
+        "realistic world's observation against the ideal one's at 640x480, the pick "
+        "primitive's real-time factor, pick success, import time",
+        ("run", "send / mj_step", "robot.send Hz (env.step Hz)", "observe ms (/ raw)",
+         "1280x720 observe ms (/ raw)", "realistic / ideal, still",
+         "realistic / ideal, arm moving", "pick real-time factor (wall)", "pick success",
+         "import s", "targets met"), _bench),
+    "bench-robosuite": (
+        "env steps per second against robosuite's Lift (Panda), two RGB-D cameras, random "
+        "actions, per world: median of rounds, each round's ratio measured back to back",
+        ("world", "steps x rounds", "images", "steps/s", "reset s",
+         "robosuite steps/s (version)", "ratio to robosuite", "ratio per round", "target"),
+        _robosuite),
+    "bench-sweep": (
+        "the harness's throughput, a sweep's episodes run directly and on the pool with 1 "
+        "and 2 workers, and its overhead per episode",
+        ("sweep", "episodes", "direct s/episode", "episodes/min, 1 worker",
+         "episodes/min, 2 workers", "scaling 2 vs 1", "overhead vs direct s/episode (%)",
+         "overhead inside the sweep s/episode"), _sweep),
+    "bench-real": (
+        "observation latency, RealEnv over the MuJoCo twin devices against the sim env (ms, "
+        "mean / p95), RealEnv's time split into the twin's capture and its own pipeline",
+        ("cameras", "observations", "SimEnv.observe ms", "RealEnv+twin ms",
+         "RealEnv / SimEnv", "twin capture ms", "frame fitting ms", "arm + gripper read ms",
+         "pipeline ms (x SimEnv)"), _real),
+    "soak": (
+        "memory and robustness over a long run, per part: resident memory (RSS) and its "
+        "slope fitted after a warm-up, crashes, results lost; the sweep part SIGKILLed and "
+        "resumed, its database checked",
+        ("part", "size", "RSS MiB", "slope MiB", "crashes", "lost", "checks"), _soak),
 }
 
 

@@ -1,5 +1,5 @@
 """Smoke test of ``agentic_env.bench.env`` through ``agentic-env bench``: a ``--quick`` run
-writes a complete JSON report."""
+writes a complete JSON report and records it as a measurement that the report shows."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ import pytest
 
 from agentic_env.bench.env import QUICK_COUNTS
 from agentic_env.bench.env_measures import HEAVY_MODULES
+from agentic_env.bench.store import report_command
 from agentic_env.cli.bench import env as bench
+from agentic_env.cli.harness import report_main
+from agentic_env.harness.db import ResultStore
 
 
 def _positive_finite(value: object) -> bool:
@@ -21,8 +24,8 @@ def _positive_finite(value: object) -> bool:
 
 
 def test_quick_bench_writes_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "nested" / "b.json"
-    assert bench.main(["--quick", "--out", str(out)]) == 0
+    out, db = tmp_path / "nested" / "b.json", tmp_path / "bench.db"
+    assert bench.main(["--quick", "--out", str(out), "--db", str(db)]) == 0
     report = json.loads(out.read_text())
 
     assert {"machine", "control_loop", "observation", "observation_high_resolution", "pick_timing",
@@ -67,3 +70,15 @@ def test_quick_bench_writes_report(tmp_path: Path, capsys: pytest.CaptureFixture
     printed = capsys.readouterr().out
     assert "PASS" in printed or "MISS" in printed
     assert str(out) in printed
+    assert printed.strip().splitlines()[-1] == (f"measurements recorded in {db}; report: "
+                                                f"{report_command(db)}")
+
+    with ResultStore(db) as store:
+        (row,) = store.measurements()
+    assert row["bench"] == "bench" and row["figures"] == report
+    assert row["params"] == {"seed": 0, "quick": True, "counts": report["counts"]}
+    assert report_main([str(db), "--out", str(tmp_path / "report")]) == 0
+    text = (tmp_path / "report" / "report.md").read_text()
+    met = sum(target["pass"] for target in report["targets"])
+    assert "### bench:" in text and "| quick, seed 0: 150 periods, 3 picks | " in text
+    assert f" | {report['pick_success']['succeeded']}/3 | " in text and f" | {met}/7 | " in text

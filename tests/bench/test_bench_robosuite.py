@@ -26,7 +26,7 @@ def test_it_prints_both_worlds_against_robosuite_and_writes_json(
                                               "version": "9.9"}))
     out = tmp_path / "bench.json"
     status = robosuite.main(["--robosuite-python", str(fake), "--steps", "2", "--rounds", "1",
-                             "--out", str(out)])
+                             "--out", str(out), "--db", str(tmp_path / "bench.db")])
     printed = capsys.readouterr().out
     result = json.loads(out.read_text())
     assert set(result["simulators"]) == {"ideal", "realistic", "robosuite"}
@@ -46,7 +46,8 @@ def test_a_failing_robosuite_interpreter_says_how_to_install_it(
                         lambda realism, steps, seed: {"steps_per_s": 1.0, "reset_s": 0.1})
     fake = _interpreter(tmp_path, "ModuleNotFoundError: robosuite", status=1)
     assert robosuite.main(["--robosuite-python", str(fake), "--out",
-                           str(tmp_path / "x.json")]) == 2
+                           str(tmp_path / "x.json"), "--db", str(tmp_path / "x.db")]) == 2
+    assert not (tmp_path / "x.db").exists(), "nothing measured, nothing recorded"
     assert "pip install robosuite==1.5.2" in capsys.readouterr().err
 
 

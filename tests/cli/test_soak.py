@@ -1,14 +1,20 @@
 """``agentic-env soak``'s sweep part: a real ``agentic-env sweep`` subprocess SIGKILLed in the
-middle, resumed, and the database checked: every episode once, whole."""
+middle, resumed, and the database checked: every episode once, whole; and each part's summary
+figures recorded as a measurement (a real MCP part; the others' figures stubbed), which the
+report shows and a run again replaces."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from agentic_env.bench.store import report_command
 from agentic_env.cli.bench import soak
+from agentic_env.cli.harness import report_main
+from agentic_env.harness.db import ResultStore
 
 
 def test_sweep_file_runs_every_combination_once_in_turn() -> None:
@@ -84,3 +90,83 @@ def test_a_worker_fit_reads_its_floors_not_the_working_set_it_is_sampled_in() ->
     run = soak.SweepRun(0, 200, 60.0, False, 0, 0, 1, "", at, leaking.rss_mib, (leaking,))
     ((_, fit),) = run.process_fits()
     assert fit is not None and fit[2] == pytest.approx(30.0, abs=2.0)
+
+
+def _rows(db: Path) -> list[dict]:
+    with ResultStore(db) as store:
+        assert store.episodes() == []  # the soak's figures are measurements, not episodes
+        return store.measurements()
+
+
+def _report(db: Path, out: Path) -> str:
+    assert report_main([str(db), "--out", str(out)]) == 0
+    return (out / "report.md").read_text()
+
+
+def test_the_mcp_part_is_recorded_and_a_run_again_replaces_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "soak.db"
+    argv = ["--episodes", "0", "--calls", "100", "--sweep-episodes", "0", "--db", str(db)]
+    assert soak.main(argv) == 0
+    printed = capsys.readouterr().out.strip().splitlines()
+    assert printed[0].startswith("MCP server: 100 calls")
+    assert printed[-1] == f"measurements recorded in {db}; report: {report_command(db)}"
+    (row,) = _rows(db)
+    assert row["bench"] == "soak" and row["params"] == {"part": "mcp", "calls": 100, "seed": 0}
+    figures = row["figures"]
+    assert (figures["runs"], figures["per"], figures["unit"]) == (100, 1000, "calls")
+    assert figures["crashes"] == 0 and figures["lost"] == 0 and figures["rss_end_mib"] > 0
+    assert soak.main(argv) == 0
+    assert [r["key"] for r in _rows(db)] == [row["key"]]
+    text = _report(db, tmp_path / "report")
+    assert "### soak:" in text and "| MCP server | 100 calls | " in text
+    assert " per 1,000 calls | 0 | 0 | – |" in text
+
+
+def _sweep_soak() -> soak.SweepSoak:
+    """A 200-episode sweep part killed at 100: the sweep process flat, a worker growing 5 MiB
+    per 100 episodes (within its share of the bound)."""
+    runs = []
+    for start, killed in ((0, True), (100, False)):
+        at = tuple(range(start, start + 101, 2))
+        sweep = soak.ProcessRSS(1 + start, "sweep", at, (300.0,) * len(at))
+        worker = soak.ProcessRSS(2 + start, "worker", at, tuple(800.0 + 0.05 * x for x in at))
+        tracker = soak.ProcessRSS(3 + start, "other", at[:3], (20.0, 25.0, 22.0))
+        runs.append(soak.SweepRun(start, start + 100, 600.0, killed, -9 if killed else 0, 0, 3,
+                                  "(none)", at, tuple(1100.0 + 0.05 * x for x in at),
+                                  (sweep, worker, tracker)))
+    return soak.SweepSoak(200, 2, 2, "realistic", (runs[0], runs[1]), "ok", 200, *(0,) * 6)
+
+
+def test_each_part_is_recorded_with_its_summary_figures(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    episodes = soak.SoakFigures(10, 380.0, 400.0, 1.5, 100, 0, 0)
+    monkeypatch.setattr(soak, "soak_episodes", lambda n, database, agent: episodes)
+    monkeypatch.setattr(soak, "soak_sweep", lambda *args, **kwargs: _sweep_soak())
+    db = tmp_path / "soak.db"
+    assert soak.main(["--episodes", "10", "--calls", "0", "--sweep-episodes", "200",
+                      "--max-actions", "2", "--db", str(db)]) == 0
+    worker, sweep = _rows(db)
+    assert worker["params"] == {"part": "episodes", "episodes": 10, "agent": "agenticlab"}
+    assert worker["figures"] == {**asdict(episodes), "unit": "episodes"}
+    assert sweep["params"] == {"part": "sweep", "episodes": 200, "workers": 2, "kill_at": 0.5,
+                               "max_actions": 2, "realism": "realistic"}
+    figures = sweep["figures"]
+    assert figures["intact"] is True and figures["flat"] is True
+    assert figures["flat_per_process"] is True and figures["integrity"] == "ok"
+    assert figures["process_bound_mib"] == pytest.approx(soak.process_bound(2))
+    first = figures["runs"][0]
+    assert first["killed"] and first["exit_code"] == -9 and first["slope_mib"] == pytest.approx(5)
+    assert [(p["role"], p["samples"]) for p in first["per_process"]] == [("sweep", 51),
+                                                                         ("worker", 51)]
+    assert first["per_process"][1]["slope_mib"] == pytest.approx(5.0)
+    assert (first["others"], first["others_largest_mib"]) == (1, 25.0)
+    assert "at" not in first and "rss_mib" not in first, "the summary, not the samples"
+    text = _report(db, tmp_path / "report")
+    assert "| sweep worker | 10 episodes (agenticlab) | 380 -> 400 | +1.5 per 100 episodes |" \
+        in text
+    assert ("| sweep killed and resumed | 200 episodes, realistic, 2 workers, max_actions 2, "
+            "kill at 50 % | run 1: 1101 -> 1105; run 2: 1106 -> 1110 | runs +5.0, +5.0 per 100 "
+            "episodes (bound 20: PASS); per process at most +5.0 (share 6.7: PASS) | 0 stored "
+            "as errors | 0 lost, 0 duplicated, 0 extra, 0 unparsable, 0 orphan calls | "
+            "integrity ok, 200/200 stored: PASS |") in text

@@ -84,3 +84,50 @@ def test_no_measurements_no_section_and_beside_episodes_both(tmp_path: Path) -> 
     assert "holds measurements, no episodes" in only and "## Episodes" not in only
     assert "## Measurements" not in render_markdown("r", build_blocks(episodes, [], [],
                                                                        tmp_path))
+
+
+def test_the_speed_benchmarks_figures_make_their_tables(tmp_path: Path) -> None:
+    from agentic_env.bench import real
+    from agentic_env.bench.robosuite import world_figures
+    from agentic_env.bench.sweep import HarnessBench
+
+    result = {"resolution": [640, 480], "control_hz": 20, "steps": 60, "rounds": 2,
+              "simulators": {"ideal": {"steps_per_s": 16.4, "reset_s": 0.9},
+                             "realistic": {"steps_per_s": 13.1, "reset_s": 1.2},
+                             "robosuite": {"steps_per_s": 3.3, "reset_s": 3.0,
+                                           "version": "1.5.2"}},
+              "per_round": [{"ideal": 5.0, "realistic": 4.0}, {"ideal": 6.0, "realistic": 4.5}],
+              "ratio_to_robosuite": {"ideal": 5.5, "realistic": 4.25}}
+    harness = HarnessBench(episodes=4, direct_s=40.0, pool1_s=48.0, pool2_s=30.0,
+                           per_minute_1=5.0, per_minute_2=8.0, scaling=1.6, overhead_s=2.0,
+                           inside_overhead_s=0.25)
+    samples = {real.SIM: [20.0, 30.0], real.REAL: [60.0, 60.0], real.CAPTURE: [50.0, 50.0],
+               real.FITTING: [8.0, 8.0], real.READ: [0.5, 0.5]}
+    db = tmp_path / "speed.db"
+    record_measurements(db, [
+        *(measurement("bench-robosuite", {"world": world, "steps": 60, "rounds": 2, "seed": 0},
+                      figures, 90.0) for world, figures in world_figures(result).items()),
+        measurement("bench-sweep", {"sweep": "ci", "episodes": 4}, harness.figures(), 118.0),
+        measurement("bench-real", {"repeats": 2, "seed": 0},
+                    real.latency_figures(samples, (640, 360)), 3.0)])
+    with ResultStore(db) as store:
+        text = render_markdown("r", measurement_blocks(store.measurements()))
+    assert ("| ideal | 60 x 2, seed 0 | 640x480 at 20 Hz | 16.4 | 0.90 | 3.3 (1.5.2) | 5.50x | "
+            "5.00 6.00 | – |") in text
+    assert "| realistic | 60 x 2, seed 0 | 640x480 at 20 Hz | 13.1 | 1.20 | " in text
+    assert "| 4.25x | 4.00 4.50 | >= 5: MISS |" in text
+    assert harness.overhead_pct == 20.0
+    assert "| ci | 4 | 10.00 | 5.00 | 8.00 | 1.60x | 2.00 (20.0 %) | 0.250 | 118.0 |" in text
+    assert ("| 640x360 | 2, seed 0 | 25.0 / 29.5 | 60.0 / 60.0 | 2.40x | 50.0 | 8.0 | 0.5 | "
+            "8.5 (0.34x) | 3.0 |") in text
+
+
+def test_a_row_missing_figures_still_renders() -> None:
+    """An older or partial row (figures renamed since) shows dashes, not an error."""
+    rows = [{"bench": bench, "params": params, "figures": {}, "run_s": 1.0, "finished_at": "t"}
+            for bench, params in (("bench", {}), ("bench-robosuite", {}), ("bench-sweep", {}),
+                                  ("bench-real", {}), ("soak", {"part": "mcp"}),
+                                  ("soak", {"part": "sweep"}))]
+    blocks = measurement_blocks(rows)
+    tables = [b for b in blocks if isinstance(b, Table)]
+    assert len(tables) == 5 and all(len(r) == len(t.headers) for t in tables for r in t.rows)

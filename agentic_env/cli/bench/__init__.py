@@ -4,8 +4,9 @@ printing only; the measurements are :mod:`agentic_env.bench`'s.
 The benchmarks that run episodes record each into a results database (``--db``, default
 ``runs/<command>.db``; :mod:`agentic_env.bench.store`): :func:`add_db_argument` adds the
 option and :func:`print_report_command` ends their output with the command that reports it.
-The measurement benchmarks (``bench-grasp``, ``bench-calibration``, ``bench-collect``) record
-their figures into one the same way, as measurements (``what="measurement"``).
+The measurement benchmarks (``bench``, ``bench-grasp``, ``bench-calibration``,
+``bench-collect``, ``bench-robosuite``, ``bench-sweep``, ``bench-real``, ``soak``) record their
+figures into one the same way, as measurements (``what="measurement"``).
 """
 
 from __future__ import annotations

@@ -2,8 +2,10 @@
 
 The command line of :mod:`agentic_env.bench.env` (control loop, observation, pick primitive,
 pick success and import time, each figure beside its baseline and target): prints the table
-and writes the JSON report. Rendering needs a headless OpenGL backend: run with
-``MUJOCO_GL=egl`` (or ``osmesa``).
+and writes the JSON report, and records the run into the results database ``--db`` (default
+``runs/bench.db``) as one measurement keyed by seed, ``--quick`` and the counts (its figures:
+the JSON report's document); ``agentic-env report DB`` shows it. Rendering needs a headless
+OpenGL backend: run with ``MUJOCO_GL=egl`` (or ``osmesa``).
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ import argparse
 import dataclasses
 import json
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from agentic_env.bench.env import FULL_COUNTS, QUICK_COUNTS, run_benchmark
+from agentic_env.bench.store import measurement, record_measurements
+from agentic_env.cli.bench import add_db_argument, print_report_command
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -39,6 +44,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument("--strict", action="store_true",
                         help="exit with status 1 when a target is missed")
+    add_db_argument(parser, "bench", "measurement")
     args = parser.parse_args(argv)
     for name in ("picks", "periods"):
         value = getattr(args, name)
@@ -48,7 +54,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark, print the table, write the JSON report.
+    """Run the benchmark, print the table, write the JSON report and record it in ``--db``.
 
     Returns:
         0, or 1 with ``--strict`` when a target was missed.
@@ -58,11 +64,16 @@ def main(argv: list[str] | None = None) -> int:
     overrides = {name: getattr(args, name) for name in ("picks", "periods")
                  if getattr(args, name) is not None}
     counts = dataclasses.replace(counts, **overrides)
+    start = time.perf_counter()
     document = run_benchmark(counts, seed=args.seed, progress=not args.no_progress,
                              quick=args.quick)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(document, indent=2, allow_nan=False) + "\n")
     print(f"JSON report: {args.out}")
+    params = {"seed": args.seed, "quick": args.quick, "counts": dataclasses.asdict(counts)}
+    record_measurements(args.db, [measurement("bench", params, document,
+                                              time.perf_counter() - start)])
+    print_report_command(args.db, "measurements")
     return 1 if args.strict and not document["all_targets_met"] else 0
 
 

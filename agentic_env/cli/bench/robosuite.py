@@ -2,7 +2,9 @@
 
 The command line of :mod:`agentic_env.bench.robosuite` (which says how to install robosuite
 beside this project): prints the steps per second of each simulator and the ratios, and
-writes them as JSON::
+writes them as JSON, and records one measurement per world of this env (keyed by world,
+steps, rounds and seed) into the results database ``--db`` (default
+``runs/bench_robosuite.db``; ``agentic-env report DB`` shows them)::
 
     MUJOCO_GL=egl agentic-env bench-robosuite --robosuite-python rs/bin/python
 """
@@ -12,10 +14,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from agentic_env.bench.robosuite import CONTROL_HZ, RESOLUTION, ROBOSUITE_RATIO_TARGET, run
+from agentic_env.bench.robosuite import (
+    CONTROL_HZ,
+    RESOLUTION,
+    ROBOSUITE_RATIO_TARGET,
+    run,
+    world_figures,
+)
+from agentic_env.bench.store import measurement, record_measurements
+from agentic_env.cli.bench import add_db_argument, print_report_command
 from agentic_env.errors import InvalidConfigError
 
 
@@ -29,6 +40,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=3, help="turns of every simulator")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("runs/bench_robosuite.json"))
+    add_db_argument(parser, "bench_robosuite", "measurement")
     args = parser.parse_args(argv)
     if args.steps < 1 or args.rounds < 1:
         parser.error("--steps and --rounds must be at least 1")
@@ -36,8 +48,10 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the comparison, print it and write it as JSON; 1 when the target is missed."""
+    """Run the comparison, print it, write it as JSON and record it per world in ``--db``;
+    1 when the target is missed, 2 when robosuite did not run (nothing recorded)."""
     args = _parse_args(argv)
+    start = time.perf_counter()
     try:
         result = run(args.robosuite_python, args.steps, args.rounds, args.seed)
     except InvalidConfigError as error:
@@ -62,6 +76,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {args.out}")
+    wall = time.perf_counter() - start
+    record_measurements(args.db, [
+        measurement("bench-robosuite", {"world": realism, "steps": args.steps,
+                                        "rounds": args.rounds, "seed": args.seed},
+                    figures, wall)
+        for realism, figures in world_figures(result).items()])
+    print_report_command(args.db, "measurements")
     return 0 if result["ratio_to_robosuite"]["realistic"] >= ROBOSUITE_RATIO_TARGET else 1
 
 

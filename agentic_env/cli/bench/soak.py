@@ -36,6 +36,10 @@ floors, the lowest sample in each round of episodes (what it keeps between episo
 inside an episode holds its working set, which swings with the task), a statistic revised
 after the 200-episode run of ``docs/soak.md`` showed single samples swinging the slopes of two
 workers of one run to -43 and +31 MiB; the bound is unchanged.
+
+Each part's summary figures are recorded into the results database ``--db`` (default
+``runs/soak.db``; not the sweep part's own database) as one measurement per part
+(:mod:`agentic_env.cli.bench.soak_store`); ``agentic-env report DB`` shows them.
 """
 
 from __future__ import annotations
@@ -58,7 +62,10 @@ from typing import Any
 
 import numpy as np
 
+from agentic_env.bench.store import record_measurements
+from agentic_env.cli.bench import add_db_argument, print_report_command
 from agentic_env.cli.bench.procgroup import group_rss, live, rss_mib
+from agentic_env.cli.bench.soak_store import soak_measurements
 from agentic_env.cli.realism import add_realism_argument
 
 #: Tasks the episode and sweep parts run, in turn.
@@ -519,7 +526,8 @@ def _line(label: str, unit: str, figures: SoakFigures) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the parts asked for and print their figures; returns 0."""
+    """Run the parts asked for, print their figures and record each part's in ``--db``
+    (:mod:`agentic_env.cli.bench.soak_store`); returns 0."""
     parser = argparse.ArgumentParser(prog="agentic-env soak", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--episodes", type=int, default=200, help="episodes (0: skip)")
@@ -539,17 +547,22 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep the sweep file, database and run logs here (default: a "
                              "temporary folder, removed)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    add_db_argument(parser, "soak", "measurement")  # the sweep part's episodes: --sweep-dir
     args = parser.parse_args(argv)
     if args.sweep_episodes and (args.sweep_episodes < 2 or not 0 < args.kill_at < 1):
         parser.error("--sweep-episodes needs at least 2 episodes and 0 < --kill-at < 1")
     figures: dict[str, SoakFigures | SweepSoak] = {}
+    walls: dict[str, float] = {}
+    mark = time.perf_counter()
     if args.episodes:
         with tempfile.TemporaryDirectory() as folder:
             figures["episodes"] = soak_episodes(args.episodes, Path(folder) / "soak.sqlite",
                                                 args.agent)
         print(_line("sweep worker", "episodes", figures["episodes"]), flush=True)
+        walls["episodes"], mark = time.perf_counter() - mark, time.perf_counter()
     if args.calls:
         figures["mcp"] = soak_mcp(args.calls)
+        walls["mcp"], mark = time.perf_counter() - mark, time.perf_counter()
         print(_line("MCP server", "calls", figures["mcp"]), flush=True)
     if args.sweep_episodes:
         print(f"sweep killed and resumed: {args.sweep_episodes} episodes, {args.realism} world, "
@@ -561,8 +574,11 @@ def main(argv: list[str] | None = None) -> int:
             sweep = soak_sweep(args.sweep_episodes, args.sweep_dir or Path(folder),
                                args.workers, args.kill_at, args.max_actions, args.realism,
                                sample_s=args.sample_s)
-        figures["sweep"] = sweep
+        figures["sweep"], walls["sweep"] = sweep, time.perf_counter() - mark
         print("\n".join(_sweep_lines(sweep)), flush=True)
     if args.json:
         args.json.write_text(json.dumps({k: asdict(v) for k, v in figures.items()}, indent=2))
+    record_measurements(args.db, soak_measurements(figures, args, walls, RSS_BOUND_MIB,
+                                                   process_bound(args.workers)))
+    print_report_command(args.db, "measurements")
     return 0
