@@ -1,6 +1,6 @@
 """SQLite results store: one row per episode, one per model call, one per module-benchmark
-instance, one per measurement of a measurement benchmark (``bench-grasp``,
-``bench-calibration``, ``bench-collect``: figures, not episodes).
+instance, one per measurement of a measurement benchmark (``bench``, ``bench-grasp``,
+``soak``, ...: figures, not episodes).
 
 The database runs in WAL mode and every finished episode is written in a single
 transaction (its row and all its call rows), so a sweep killed at any moment leaves only
@@ -17,7 +17,7 @@ import json
 import pathlib
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -38,7 +38,7 @@ CREATE TABLE IF NOT EXISTS episodes (
     input_tokens INTEGER, output_tokens INTEGER, cost_usd REAL,
     failure TEXT, failure_detail TEXT, trace_dir TEXT, error TEXT,
     worker TEXT, finished_at TEXT NOT NULL, judge_score REAL, intervention_json TEXT,
-    judge_panel_json TEXT
+    judge_panel_json TEXT, objects_json TEXT
 );
 CREATE TABLE IF NOT EXISTS calls (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -169,6 +169,8 @@ class ResultStore:
             self._conn.execute("ALTER TABLE episodes ADD COLUMN judge_panel_json TEXT")
         if "model_s" not in columns:  # written before model time was reported
             self._conn.execute("ALTER TABLE episodes ADD COLUMN model_s REAL")
+        if "objects_json" not in columns:  # written before per-object outcomes
+            self._conn.execute("ALTER TABLE episodes ADD COLUMN objects_json TEXT")
         columns = {row[1] for row in self._conn.execute("PRAGMA table_info(calls)")}
         if "truth" not in columns:  # a database written before calls were scored
             self._conn.execute("ALTER TABLE calls ADD COLUMN truth TEXT")
@@ -232,6 +234,8 @@ class ResultStore:
             "judge_panel_json": (json.dumps({"judges": list(result.judges),
                                              "notes": list(result.judge_notes)})
                                  if result.judges else None),
+            "objects_json": (json.dumps([asdict(o) for o in result.objects])
+                             if result.objects else None),
         }
         columns = ", ".join(row)
         marks = ", ".join("?" for _ in row)
@@ -302,7 +306,9 @@ class ResultStore:
     def episodes(self) -> list[dict[str, Any]]:
         """Every episode row as a dict (``success`` as bool, ``intervention``: the measures
         or ``None``; ``judges`` and ``judge_notes``: the trace judges that scored and the
-        panel's shortcomings, lists), in insertion order."""
+        panel's shortcomings, lists; ``objects``: the per-object outcomes as dicts of
+        :class:`~agentic_env.harness.episode.ObjectOutcome` fields, ``[]`` when none were
+        stored), in insertion order."""
         rows = [dict(r) for r in self._conn.execute("SELECT * FROM episodes ORDER BY rowid")]
         for row in rows:
             row["success"] = bool(row["success"])
@@ -310,6 +316,7 @@ class ResultStore:
             row["intervention"] = None if text is None else json.loads(text)
             panel = json.loads(row.pop("judge_panel_json", None) or "{}")
             row["judges"], row["judge_notes"] = panel.get("judges", []), panel.get("notes", [])
+            row["objects"] = json.loads(row.pop("objects_json", None) or "[]")
         return rows
 
 

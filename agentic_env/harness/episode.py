@@ -211,6 +211,41 @@ class ModuleCall:
 
 
 @dataclass(frozen=True)
+class ObjectOutcome:
+    """Where one object the goal is about ended (privileged: the simulator's final facts).
+
+    Made by :func:`agentic_env.harness.objects.object_outcomes`; one per movable object that
+    a goal fact places (the fact's first argument: ``in X C``, ``on-top-of X Y``,
+    ``in-slot X S``, ``in-pose X P``, ``on-table X`` ...).
+
+    Attributes:
+        name: body (and PDDL) name, e.g. ``apple-1``.
+        object_set: one of :data:`agentic_env.harness.objects.OBJECT_SETS` (``fruit``,
+            ``food``, ``blocks``, ``toys``, ``tools``, ``other``).
+        kind: the catalogue kind it is (``apple``, ``red-cube``), ``None`` when none.
+        placed: every goal fact about it holds at the end.
+        met_at_start: every goal fact about it already held at the episode's start (a
+            sorting distractor the goal asks to stay on the table, a cube that starts on the
+            cube or plate it must end on, even if it has to be moved out of the way first).
+        facts: the goal facts about it.
+        met: how many of :attr:`facts` hold at the end.
+    """
+
+    name: str
+    object_set: str
+    kind: str | None
+    placed: bool
+    met_at_start: bool
+    facts: tuple[str, ...] = ()
+    met: int = 0
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ObjectOutcome:
+        """Inverse of :func:`dataclasses.asdict` (lists where tuples are stored)."""
+        return cls(**{**data, "facts": tuple(data.get("facts") or ())})
+
+
+@dataclass(frozen=True)
 class EpisodeResult:
     """Outcome of one episode.
 
@@ -242,6 +277,9 @@ class EpisodeResult:
             three times, a judge that is also a model under test...), ``()`` when none.
         intervention: the episode's intervention measures
             (:func:`agentic_env.harness.interventions.measure`), ``None`` for a plain trial.
+        objects: where each object the goal is about ended (:class:`ObjectOutcome`), in the
+            order of the goal facts; ``()`` when the harness had no simulator truth (a real
+            trial, a crash) or the trial asked for no motion (a refusal or an answer).
     """
 
     spec: EpisodeSpec
@@ -268,7 +306,7 @@ class EpisodeResult:
     intervention: dict[str, Any] | None = None
     judges: tuple[str, ...] = ()
     judge_notes: tuple[str, ...] = ()
-
+    objects: tuple[ObjectOutcome, ...] = ()
 
     @property
     def model_s(self) -> float:

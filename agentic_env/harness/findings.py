@@ -10,7 +10,7 @@ simulation's episodes::
         claim: "In stacking, disabling verification leads to zero task success."
         metric: success                 # one of METRICS: success (rate), score, progress,
                                         # actions, replans, wall_s, sim_s, model_s, episode_s,
-                                        # tokens
+                                        # tokens; object_success (per object, see below)
         where: {task: stacking, verification: none}   # column filters; a list = any of
         at_most: 0.2                    # a range check: the mean lies in [at_least, at_most]
       - id: score-rises-with-checks
@@ -24,6 +24,25 @@ simulation's episodes::
         margin: 0.05                    # each step must gain at least this much (default 0)
         tolerance: 0.02                 # slack for ties
         per: [disturbance]              # checked separately per group; all must agree
+
+A finding about objects (``metric: object_success``) checks the share of the objects the
+goal was about that ended where it wants them (every goal fact about the object holds at the
+end: :class:`~agentic_env.harness.episode.ObjectOutcome`). Its rows are the episodes expanded
+by :func:`object_rows`, one per listed object, with the columns ``object``, ``object_set``
+(``fruit``, ``food``, ``blocks``, ``toys``, ``tools``, ``other``:
+:data:`agentic_env.harness.objects.CATEGORY_SETS`), ``object_kind``, ``met_at_start``
+(its goal facts held from the start: a distractor asked to stay, a cube already on its
+support) and ``object_success``, beside every episode column, so ``axis``, ``where`` and
+``per`` work as for the episode metrics and ``n`` counts objects::
+
+      - id: fruit-hardest
+        source: untargeted prediction (no paper reports it)
+        claim: "Fruit end where the goal wants them less often than tools and toys."
+        metric: object_success
+        where: {task: sorting, met_at_start: false}
+        axis: object_set
+        order: [fruit, [tools, toys]]   # fruit lowest, tools and toys pooled
+        per: [model]
 
 An ``order`` level may itself be a list of values, whose episodes are pooled into one level:
 ``order: [high_level, [canonical, lexical, syntactic, semantic]]`` compares the hardest
@@ -50,10 +69,12 @@ from typing import Any
 
 from agentic_env.errors import InvalidConfigError
 
+#: Metrics measured per object, on the rows of :func:`object_rows`.
+OBJECT_METRICS: tuple[str, ...] = ("object_success",)
 #: Episode columns a finding can measure (``episode_s`` and ``tokens`` are derived: see the
-#: module docstring).
+#: module docstring), and the per-object ones (:data:`OBJECT_METRICS`).
 METRICS: tuple[str, ...] = ("success", "score", "progress", "actions", "replans", "wall_s",
-                            "sim_s", "model_s", "episode_s", "tokens")
+                            "sim_s", "model_s", "episode_s", "tokens", *OBJECT_METRICS)
 #: One level of an order check: a column value, or several pooled.
 Level = str | tuple[str, ...]
 _KEYS = ("id", "source", "claim", "metric", "where", "at_least", "at_most", "axis", "order",
@@ -189,7 +210,22 @@ def check(findings: Sequence[Finding], rows: Sequence[Mapping[str, Any]]) -> lis
     return [_check(finding, rows) for finding in findings]
 
 
+def object_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The episode rows expanded one row per object outcome (the row's ``objects``, as
+    ``ResultStore.episodes()`` reads them back): each episode column, and ``object`` (the
+    body name), ``object_set``, ``object_kind`` (catalogue kind or ``None``),
+    ``met_at_start`` and ``object_success`` (bools). An episode without outcomes gives no
+    row."""
+    return [{**row, "object": item["name"], "object_set": item["object_set"],
+             "object_kind": item.get("kind"),
+             "met_at_start": bool(item.get("met_at_start", False)),
+             "object_success": bool(item["placed"])}
+            for row in rows for item in row.get("objects") or ()]
+
+
 def _check(finding: Finding, rows: Sequence[Mapping[str, Any]]) -> Verdict:
+    if finding.metric in OBJECT_METRICS:
+        rows = object_rows(rows)
     selected = [r for r in rows if all(str(r.get(k)) in {str(v) for v in values}
                                        for k, values in finding.where)]
     groups: dict[tuple[Any, ...], list[Mapping[str, Any]]] = {}
@@ -204,7 +240,8 @@ def _check(finding: Finding, rows: Sequence[Mapping[str, Any]]) -> Verdict:
         parts.append(f"{prefix}: {text}" if prefix else text)
         results.append(ok)
     if not results:
-        return Verdict(finding, "no matching episodes", None)
+        return Verdict(finding, "no matching "
+                       + ("objects" if finding.metric in OBJECT_METRICS else "episodes"), None)
     return Verdict(finding, "; ".join(parts), all(results))
 
 

@@ -32,6 +32,7 @@ from agentic_env.reports import metrics, plots
 from agentic_env.reports.blocks import Block, Cell, Code, Figure, Heading, Link, Para, Table
 from agentic_env.reports.ledger import Prediction
 from agentic_env.reports.measurements import measurement_blocks
+from agentic_env.reports.objects import object_blocks
 from agentic_env.reports.paper_section import ledger_blocks, paper_table_section
 from agentic_env.reports.target_section import target_blocks
 from agentic_env.reports.targets import TargetTable
@@ -184,6 +185,7 @@ def build_blocks(episodes: Sequence[dict[str, Any]], calls: Sequence[dict[str, A
         blocks += _success_section(rows) + _failure_section(rows) + _ablation_section(rows)
         blocks += _options_section(rows) + _agents_section(rows) + _compounding_section(rows)
         blocks += _intervention_section(rows) + _verdict_section(calls, rows)
+        blocks += object_blocks(rows)
     if calls:
         blocks += _calls_section(calls)
     if instances:

@@ -21,7 +21,14 @@ from agentic_env.agents.base import RobotIO
 from agentic_env.agents.skills.result import SkillResult
 from agentic_env.agents.tools.registry import ToolRegistry, build_tool_set
 from agentic_env.agents.tools.robot import ToolContext
-from agentic_env.harness.episode import UNSCORED, EpisodeResult, EpisodeSpec, ModuleCall
+from agentic_env.harness.episode import (
+    UNSCORED,
+    EpisodeResult,
+    EpisodeSpec,
+    ModuleCall,
+    ObjectOutcome,
+)
+from agentic_env.harness.objects import object_outcomes
 from agentic_env.pddl.planning import PlanNotFoundError, PlanStep
 from agentic_env.tasks.base import SymbolicTask
 from agentic_env.tasks.symbolic import EpisodeScorer
@@ -42,6 +49,9 @@ class Verdict:
         score / n_done / n_extra / n_required: AgenticLab progress score and its counts.
         unscored: why the judge could not score the end state (an operator's rubric left
             unanswered), ``None`` when it did.
+        objects: where each object the goal is about ended
+            (:func:`agentic_env.harness.objects.object_outcomes`), ``()`` without simulator
+            truth.
     """
 
     success: bool
@@ -51,6 +61,7 @@ class Verdict:
     n_extra: int = 0
     n_required: int = 0
     unscored: str | None = None
+    objects: tuple[ObjectOutcome, ...] = ()
 
 
 class Judge(Protocol):
@@ -77,6 +88,8 @@ class SimJudge:
         task = env.task
         self._scorer = (EpisodeScorer(task, env.scene_state) if isinstance(task, SymbolicTask)
                         else None)
+        self._start_facts = (frozenset(task.facts(env.scene_state))
+                             if isinstance(task, SymbolicTask) else None)
 
     def reference(self) -> list[PlanStep]:
         """The reference plan's steps from the start state (``[]`` without a PDDL model)."""
@@ -98,7 +111,11 @@ class SimJudge:
                 counts = (score.score, score.n_done, score.n_extra, score.n_required)
             except PlanNotFoundError:  # no reference plan from the start state
                 pass
-        return Verdict(evaluation.success, evaluation.progress, *counts)
+        task, variant = self.env.task, self.env.schedule.variant
+        objects = (object_outcomes(task, self.env.scene_state, self._start_facts, evaluation)
+                   if isinstance(task, SymbolicTask)
+                   and (variant is None or variant.expect == "act") else ())
+        return Verdict(evaluation.success, evaluation.progress, *counts, objects=objects)
 
 
 class ToolEpisode:
@@ -182,7 +199,8 @@ class ToolEpisode:
             and log.claimed_success != verdict.success,
             actions=self.context.actions, wall_s=time.perf_counter() - self._start,
             input_tokens=input_tokens, output_tokens=output_tokens, cost_usd=cost_usd,
-            failure=failure, failure_detail=detail, calls=model_calls + calls)
+            failure=failure, failure_detail=detail, calls=model_calls + calls,
+            objects=verdict.objects)
         return self.result
 
     def store(self, store: ResultStore, worker: str = "", tag: str = "") -> str:

@@ -455,6 +455,15 @@ class CrosswordTask:
         """``in-slot`` of each slot's goal block (one of the blocks with its letter)."""
         return [f"in-slot {block} {slot}" for slot, block in self._assignment.items()]
 
+    def goal_fact_terms(self) -> dict[str, str]:
+        """Each goal fact -> the :meth:`evaluate` term that scores it: the goal block's slot
+        holds a block of its letter (any of them; per-object outcomes,
+        :mod:`agentic_env.harness.objects`)."""
+        letters = {slot: self._puzzle.letter(number)
+                   for number, slot in enumerate(self.active_slots(), start=1)}
+        return {f"in-slot {block} {slot}": f"{slot} holds {letters[slot]}"
+                for slot, block in self._assignment.items() if slot in letters}
+
     def evaluate(self, scene: SceneState) -> TaskEvaluation:
         """Success when every slot holds a block of its letter; progress = fraction that do."""
         held = {b for b in self.active_blocks() if holding(scene, b)}
