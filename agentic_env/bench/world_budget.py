@@ -18,6 +18,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from agentic_env.agents.skills.result import first_cause
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 
 #: Causes of a world failure, in the order the table lists them.
@@ -55,11 +56,13 @@ def classify_failure(source: str | None, detail: str) -> str:
         source: the first failing source (``execution``, ``detector``, ``limits``...);
             ``error`` (a crashed episode) is always ``other``.
         detail: the first failure's sentence, e.g. ``"pick of red-cube failed: the gripper
-            closed to 2.0 mm: nothing between the fingers"``.
+            closed to 2.0 mm: nothing between the fingers"``; a failed retry's sentence
+            appended to it (:func:`~agentic_env.agents.skills.result.first_cause`) is not
+            read: the first failure is the cause.
     """
     if source == "error":
         return "other"
-    text = detail.lower()
+    text = first_cause(detail).lower()
     for cause, phrases in CAUSE_PHRASES:
         if any(phrase in text for phrase in phrases):
             return cause

@@ -31,8 +31,9 @@ from agentic_env.agents.perception import GraspCandidate, PointCloud
 from agentic_env.agents.runtime.episode import Episode
 from agentic_env.agents.skills import SkillCode, SkillResult, holding, turn
 from agentic_env.agents.skills.locate import Detector, Target
-from agentic_env.agents.skills.pick import LOOK_AGAIN
+from agentic_env.agents.skills.pick import LOOK_AGAIN, LOOKED_ABOVE
 from agentic_env.agents.skills.reorient import Reorienter
+from agentic_env.agents.skills.result import after_retry
 from agentic_env.agents.skills.scene import SceneView, at_home, kinematics
 from agentic_env.contract.actions import home
 from agentic_env.primitives.types import RELEASE_OPENING, PrimitiveConfig
@@ -202,7 +203,9 @@ class Manipulator:
         """Pick the already located ``target`` with its best ``shown`` grasps in the order
         ``rank`` gives (``look_closer``: plan again from the wrist camera above it when its
         view gives none, or when the hand was blocked on its way down or closed on nothing,
-        as :func:`~agentic_env.agents.skills.pick` does: a grazing view misplaced it)."""
+        as :func:`~agentic_env.agents.skills.pick` does: a grazing view misplaced it; a
+        retry that fails too is reported by the failure before the look, its own sentence
+        appended)."""
         name = target.name
         yaw = holding.tcp_yaw(self.episode.obs["tcp_pose"]) if yaw is None else yaw
         candidates, slab, scene = skills.plan_grasps(self.episode, target, yaw, self.rng)
@@ -231,6 +234,9 @@ class Manipulator:
                 retried = self.pick_target(closer.data["target"], rank, yaw=yaw, shown=shown,
                                            why=why)
                 failures = [result.message, *retried.data.get("failures", ())]
+                if not retried.ok:  # reported by its cause, the failure before the look
+                    failures.append(retried.message)
+                    retried = after_retry(_blamed(result, "execution"), retried, LOOKED_ABOVE)
                 return SkillResult(retried.code, retried.message,
                                    {**retried.data, "failures": failures})
         if not result.ok:
@@ -253,7 +259,7 @@ class Manipulator:
                 return found
             return turn.pick_to_turn(self.episode, found.data["target"], pose,
                                      self.reorienter, judge=judge, judged=self.judged,
-                                     why=why)
+                                     why=why, detector=self.detector)
 
         # no turning grasp accepted and reachable from this arm pose (the arm's configuration
         # after a turn): from home the turn's poses may be reached

@@ -5,7 +5,8 @@ radians.
 ``pick`` plans in the view that located the target; when every judged candidate is
 rejected, or the first grasp fails (blocked on its way down, or closed on nothing: the
 shoulder camera's grazing view misplaced it), it looks from the wrist camera straight above
-the target and plans again, once. A grasp the arm cannot reach (refused before moving) gives
+the target and plans again, once; when that fails too, the first failure is reported as the
+cause, the retry's sentence appended. A grasp the arm cannot reach (refused before moving) gives
 way to the next one, and when those run out with the wrist turned away from the hand's yaw,
 planning starts again at the hand's yaw.
 """
@@ -33,7 +34,7 @@ from agentic_env.agents.skills.locate import (
     locate,
     look_from_above,
 )
-from agentic_env.agents.skills.result import SkillCode, SkillResult
+from agentic_env.agents.skills.result import SkillCode, SkillResult, after_retry
 from agentic_env.agents.skills.scene import near_box, without_robot
 from agentic_env.contract.actions import pick as pick_action
 from agentic_env.geometry.rotations import wrap_angle
@@ -46,6 +47,8 @@ YAW_PREFERENCE = np.pi / 6
 #: Failed picks after which the target is looked at again from the wrist camera: the hand
 #: was blocked on its way down, or closed on nothing.
 LOOK_AGAIN = frozenset({SkillCode.TIMEOUT, SkillCode.GRASP_FAILED, SkillCode.COLLISION})
+#: How a pick retried after one of those is named in its failure's sentence.
+LOOKED_ABOVE = "from the wrist view above it"
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,10 @@ def pick(io: SkillIO, detector: Detector, name: str, rng: np.random.Generator, *
         ``OK`` with ``data["held"]`` (a :class:`holding.HeldObject`); ``NOT_FOUND``;
         ``GRASP_FAILED`` with ``data["rejected"]`` when the judge accepted nothing; the
         code of the look or the pick that failed otherwise (``data["look"]`` for the look).
-        ``data["failures"]`` lists every failed pick attempt.
+        A pick that failed again after the wrist's look from above is reported by its
+        cause, the pick that led to the look: its code and sentence, the retry's appended
+        (:func:`~agentic_env.agents.skills.result.after_retry`). ``data["failures"]`` lists
+        every failed pick attempt.
     """
     hand_yaw = holding.tcp_yaw(io.obs["tcp_pose"])
     yaw = hand_yaw if yaw is None else yaw
@@ -122,6 +128,7 @@ def pick(io: SkillIO, detector: Detector, name: str, rng: np.random.Generator, *
         return SkillResult(SkillCode.GRASP_FAILED, f"every grasp candidate for {name} was "
                            "rejected in the shoulder and the wrist views", {"rejected": True})
     failures: list[str] = []
+    first: SkillResult | None = None  # the failed pick that sent the wrist to look above
     result = SkillResult(SkillCode.GRASP_FAILED, f"no grasp of {name} was tried")
     while grasp is not None:
         result = execute_grasp(io, grasp, why or f"pick {name}")
@@ -137,6 +144,7 @@ def pick(io: SkillIO, detector: Detector, name: str, rng: np.random.Generator, *
             looked = _wrist_grasps(io, detector, grasp.target, yaw, rng, judge, judged)
             if isinstance(looked, SkillResult):
                 break
+            first = result
             grasps, grasp, from_wrist = looked, next(looked, None), True
             continue
         grasp = next(grasps, None)
@@ -145,10 +153,13 @@ def pick(io: SkillIO, detector: Detector, name: str, rng: np.random.Generator, *
             yaw = hand_yaw  # the preferred wrist turn is out of reach here: try without
             found = locate(io, detector, name, max_moves=max_moves)
             if not found.ok:
-                return SkillResult(found.code, found.message, {"failures": failures})
+                result = found
+                break
             grasps = accepted_grasps(io, found.data["target"], yaw, rng, judge, judged)
             grasp = next(grasps, None)
-    return SkillResult(result.code, result.message, {"failures": failures})
+    if first is not None and result is not first:
+        result = after_retry(first, result, LOOKED_ABOVE)  # reported by its cause
+    return SkillResult(result.code, result.message, {**result.data, "failures": failures})
 
 
 def _wrist_grasps(io: SkillIO, detector: Detector, target: Target, yaw: float,

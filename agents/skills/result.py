@@ -9,6 +9,9 @@ from typing import Any
 
 #: Longest rendering of a result's data appended to the model's text, characters.
 MAX_DATA_CHARS = 600
+#: Joins a failure's sentence and the sentence of the retry it led to, when that failed too
+#: (:func:`after_retry`): ``"<first failure>; retried <how>: <retry's failure>"``.
+RETRY_JOIN = "; retried "
 
 
 class SkillCode(StrEnum):
@@ -95,6 +98,28 @@ class SkillResult:
         """JSON-ready form for traces: ``{"ok", "code", "message", "data"}``."""
         return {"ok": self.ok, "code": self.code.value, "message": self.message,
                 "data": dict(self.data)}
+
+
+def after_retry(first: SkillResult, retry: SkillResult, how: str) -> SkillResult:
+    """The outcome of ``retry``, made because ``first`` failed (``how``: what was done
+    before it, e.g. ``"from the wrist view above it"``).
+
+    A successful retry is returned as it is. A failed one keeps its own code and data (what
+    the agent reacts to: the state the retry left), with ``data["first_code"]`` the first
+    failure's code; its sentence is the first failure's, the retry's appended after
+    :data:`RETRY_JOIN`, so whatever classifies a failure by its cause reads the first one
+    (:func:`first_cause`).
+    """
+    if retry.ok:
+        return retry
+    return SkillResult(retry.code, f"{first.message}{RETRY_JOIN}{how}: {retry.message}",
+                       {**retry.data, "first_code": first.code.value})
+
+
+def first_cause(message: str) -> str:
+    """The first failure's sentence of a failed result's ``message`` (or of a report that
+    quotes it): the text before :data:`RETRY_JOIN`, all of it when nothing was retried."""
+    return message.split(RETRY_JOIN, 1)[0]
 
 
 def ok(message: str, **data: Any) -> SkillResult:
