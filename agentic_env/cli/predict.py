@@ -187,6 +187,12 @@ def _run(root: pathlib.Path, args: argparse.Namespace) -> int:
     from agentic_env.reports.targets import target_for
 
     prediction = ledger.load_prediction(root, args.id)
+    elsewhere = provenance.code_elsewhere(root)
+    if elsewhere:
+        print(f"refused: this interpreter imports {'; '.join(elsewhere)} from outside {root}, "
+              "so the run would execute code the ledger does not hash; run it with an "
+              f"environment installed from {root} (pip install -e {root})")
+        return 2
     changed = ledger.check_current(root, prediction)
     if changed:
         if not args.revise:

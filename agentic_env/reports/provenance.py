@@ -35,6 +35,10 @@ TREE_ROOTS: tuple[str, ...] = ("agentic_env", "agents", "scenes", "assets",
 SCORING_ROOTS: tuple[str, ...] = ("agentic_env/reports", "agentic_env/harness/findings.py",
                                   "agentic_env/harness/paper_tables.py",
                                   "agentic_env/stats.py")
+#: The packages a run imports the tree's code through (the editable install maps the last
+#: four to the repository's top-level folders).
+CODE_PACKAGES: tuple[str, ...] = ("agentic_env", "agentic_env.agents", "agentic_env.assets",
+                                  "agentic_env.real", "agentic_env.scenes")
 _SKIP_PARTS = ("__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache")
 _SKIP_SUFFIXES = (".pyc", ".pyo", ".tmp")
 _HASH_CHARS = 16
@@ -156,6 +160,25 @@ def combined(digests: dict[str, str]) -> str:
 def scoring_digest(root: pathlib.Path) -> str:
     """One digest of the scoring code (:data:`SCORING_ROOTS`) as it is now."""
     return combined(tree_digests(root, SCORING_ROOTS))
+
+
+def code_elsewhere(root: pathlib.Path,
+                   packages: Sequence[str] = CODE_PACKAGES) -> list[str]:
+    """Those of ``packages`` this interpreter would import from outside ``root``, each as
+    ``"package (folder)"``: a run would then execute code the ledger did not hash (an
+    editable install of another checkout maps ``agentic_env.agents`` to that checkout's
+    ``agents/`` even when ``agentic_env`` itself comes from ``root``)."""
+    import importlib.util
+
+    root = root.resolve()
+    elsewhere = []
+    for name in packages:
+        spec = importlib.util.find_spec(name)
+        folders = list(spec.submodule_search_locations or []) if spec is not None else []
+        outside = [f for f in folders if not pathlib.Path(f).resolve().is_relative_to(root)]
+        if spec is None or outside or not folders:
+            elsewhere.append(f"{name} ({', '.join(outside) or 'not found'})")
+    return elsewhere
 
 
 def file_sha256(path: pathlib.Path) -> str:

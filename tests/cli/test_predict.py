@@ -12,7 +12,7 @@ import pytest
 from agentic_env.cli.predict import main as predict_main
 from agentic_env.harness.db import Finished, ResultStore
 from agentic_env.harness.episode import EpisodeResult
-from agentic_env.reports import ledger, ledger_history
+from agentic_env.reports import ledger, ledger_history, provenance
 
 SWEEP = "sweeps/s.yaml"
 
@@ -23,8 +23,10 @@ def _git(root: pathlib.Path, *args: str) -> str:
 
 
 @pytest.fixture()
-def repo(tmp_path: pathlib.Path) -> pathlib.Path:
-    """A git repository with a sweep, a profile, some harness and scoring code."""
+def repo(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
+    """A git repository with a sweep, a profile, some harness and scoring code (its runs
+    execute this checkout's code, which stands in for the scratch tree's)."""
+    monkeypatch.setattr(provenance, "code_elsewhere", lambda root: [])
     (tmp_path / "sweeps").mkdir()
     (tmp_path / SWEEP).write_text("name: s\ngrid: {tasks: [sorting], models: [sim-oracle]}\n")
     for path, text in (("agentic_env/oracle/profiles/m.toml", "[modules.checker]\nx = 1\n"),
@@ -136,3 +138,18 @@ def test_code_changed_under_a_run_is_on_record(
     prediction = ledger.load_prediction(repo, "p")
     assert prediction.current.runs[-1].code_changed is True
     assert "CODE CHANGED DURING THE RUN" in "\n".join(ledger_history.history(prediction))
+
+
+def test_a_run_of_code_imported_from_another_checkout_is_refused(
+        repo: pathlib.Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The scratch tree is not the code this interpreter imports (this checkout's editable
+    install): a run would execute code the ledger never hashed, so it is refused before
+    anything is booked."""
+    monkeypatch.undo()  # the real check
+    assert _freeze(repo, "--no-commit") == 0
+    before = (repo / "predictions" / "p.yaml").read_text()
+    assert predict_main(["--root", str(repo), "run", "p"]) == 2
+    out = capsys.readouterr().out
+    assert "refused" in out and "agentic_env.agents" in out and "pip install -e" in out
+    assert (repo / "predictions" / "p.yaml").read_text() == before

@@ -77,3 +77,15 @@ def test_git_state_and_a_commit_of_one_file_alone(tmp_path: pathlib.Path) -> Non
     assert "M  scenes/lab.toml" in git(root, "status", "--porcelain")  # still staged
     assert provenance.committed(root, ledger_file) is True
     assert len(provenance.file_sha256(ledger_file)) == 64
+
+
+def test_code_imported_from_outside_the_root_is_named(tmp_path: pathlib.Path) -> None:
+    """A run must execute the tree it hashes: every package the code is imported through
+    comes from this checkout, and from any other root all of them are named."""
+    here = pathlib.Path(provenance.__file__).resolve().parents[2]
+    assert provenance.code_elsewhere(here) == []
+    elsewhere = provenance.code_elsewhere(tmp_path)
+    assert [entry.split(" ")[0] for entry in elsewhere] == list(provenance.CODE_PACKAGES)
+    assert all(str(here) in entry for entry in elsewhere)
+    assert provenance.code_elsewhere(here, ("agentic_env.no_such_package",)) == [
+        "agentic_env.no_such_package (not found)"]
