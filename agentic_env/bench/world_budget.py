@@ -25,13 +25,15 @@ from agentic_env.harness.episode import EpisodeResult, EpisodeSpec
 CAUSES: tuple[str, ...] = ("no detection", "depth hole", "false obstacle", "calibration offset",
                            "slip", "collision", "other")
 #: Phrases of the skills' and primitives' failure sentences (lower case) and the cause each
-#: names, tried in this order (the first phrase found decides): a robot contact; an object
+#: names, tried in this order (the first phrase found decides): a robot contact, or a move
+#: that stopped short of its target (the primitives' "did not settle": the arm or what it holds
+#: was blocked on the way, its contact not with the robot's own links); an object
 #: lost from the fingers (a slip while lifting, an empty hand at the place); no depth where
 #: the target was seen; a place refused for something the depth shows standing there; a
 #: grasp that closed on nothing (the object is not where the calibration put it); a target
 #: the detector did not find.
 CAUSE_PHRASES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("collision", ("robot contact between", "simulation diverged")),
+    ("collision", ("robot contact between", "simulation diverged", "did not settle")),
     ("slip", ("slipped", "nothing to place")),
     ("depth hole", ("no 3d points", "no point of", "no points at the planned")),
     ("false obstacle", ("something stands at", "no free spot")),
