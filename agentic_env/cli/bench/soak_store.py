@@ -3,7 +3,7 @@ part it ran (:mod:`agentic_env.bench.store`), the summary it prints, not its RSS
 
 * the episode part (``part = episodes``, keyed by episodes and agent) and the MCP part
   (``part = mcp``, keyed by calls and seed): the part's
-  :class:`~agentic_env.cli.bench.soak.SoakFigures` (runs, RSS at the first and last sample
+  :class:`~agentic_env.cli.bench.soak_figures.SoakFigures` (runs, RSS at the first and last sample
   and the fitted slope, MiB, the slope's unit ``per`` runs, crashes, results lost) and
   ``unit`` (``episodes``, ``calls``);
 * the sweep part (``part = sweep``, keyed by episodes, workers, ``kill_at``, ``max_actions``
@@ -15,13 +15,11 @@ from __future__ import annotations
 import argparse
 from collections.abc import Mapping
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from agentic_env.bench.store import measurement
+from agentic_env.cli.bench.soak_figures import SoakFigures, SweepRun, SweepSoak
 from agentic_env.harness.db import Measurement
-
-if TYPE_CHECKING:
-    from agentic_env.cli.bench.soak import SoakFigures, SweepRun, SweepSoak
 
 #: Seed of the MCP part's hostile calls (``soak_mcp``'s default, the one the command runs).
 MCP_SEED = 0
