@@ -10,10 +10,17 @@ import pytest
 
 from agentic_env.cli.predict import main as predict_main
 from agentic_env.errors import InvalidConfigError
-from agentic_env.reports import ledger, ledger_history
+from agentic_env.reports import ledger, ledger_history, provenance
 from agentic_env.reports.scorecard import scorecard
 
 SWEEP = "sweeps/s.yaml"
+
+
+@pytest.fixture(autouse=True)
+def _code_from_the_scratch_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scratch repositories' runs execute this checkout's code, which stands in for
+    theirs (``predict run`` would refuse it: :func:`provenance.code_elsewhere`)."""
+    monkeypatch.setattr(provenance, "code_elsewhere", lambda root: [])
 
 
 def _repo(tmp_path: pathlib.Path) -> pathlib.Path:
