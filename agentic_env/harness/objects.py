@@ -110,10 +110,17 @@ def _is_fact(text: str, names: dict[str, str]) -> bool:
     return len(words) >= 2 and all(word in names for word in words[1:])
 
 
-def object_outcomes(task: SymbolicTask, scene: SceneState,
+def start_facts(task: object, scene: SceneState) -> frozenset[str] | None:
+    """The task's true facts in ``scene`` (taken as an episode starts, for
+    :func:`object_outcomes`), ``None`` for a task without a PDDL model."""
+    return frozenset(task.facts(scene)) if isinstance(task, SymbolicTask) else None
+
+
+def object_outcomes(task: object, scene: SceneState,
                     start_facts: frozenset[str] | set[str] | None = None,
                     evaluation: TaskEvaluation | None = None) -> tuple[ObjectOutcome, ...]:
-    """Where each free body that a goal fact places ended, in the goal facts' order.
+    """Where each free body that a goal fact places ended, in the goal facts' order (``()``
+    for a task without a PDDL model).
 
     Args:
         task: the episode's task.
@@ -122,6 +129,8 @@ def object_outcomes(task: SymbolicTask, scene: SceneState,
             whose goal facts held from the start (``None``: none counts as such).
         evaluation: ``task.evaluate(scene)`` if the caller has it.
     """
+    if not isinstance(task, SymbolicTask):
+        return ()
     truth = goal_truth(task, scene, evaluation)
     movable = set(free_body_names(scene.model))
     about: dict[str, list[str]] = {}

@@ -38,7 +38,7 @@ from agentic_env.errors import InvalidConfigError
 from agentic_env.harness.episode import EpisodeResult, EpisodeSpec, ModuleCall
 from agentic_env.harness.evaluations import build_evaluations
 from agentic_env.harness.interventions import kind_success, measure
-from agentic_env.harness.objects import object_outcomes
+from agentic_env.harness.objects import object_outcomes, start_facts
 from agentic_env.harness.robot_io import EnvRobotIO
 from agentic_env.harness.sealed import sealed
 from agentic_env.harness.trace import EpisodeTrace, call_verdict
@@ -46,7 +46,6 @@ from agentic_env.oracle import SimOracle, oracle_factories
 from agentic_env.oracle.name_book import name_book, new_name_book
 from agentic_env.oracle.plan_errors import errors_drawn
 from agentic_env.pddl.planning import load_domain
-from agentic_env.tasks.base import SymbolicTask
 from agentic_env.text import blank, readable
 
 
@@ -249,7 +248,7 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
             if spec.instruction_category is not None:
                 options["instruction_category"] = spec.instruction_category
             obs, info = env.reset(seed=spec.seed, options=options)
-            start_facts = _start_facts(env)
+            facts_at_start = start_facts(env.task, env.scene_state)
             for evaluation in evaluations:
                 evaluation.start(env, info["instruction"])
             if trace_root is not None:
@@ -260,7 +259,7 @@ def run_episode(spec: EpisodeSpec, *, trace_root: Path | None = None,
                                         TaskContext(load_domain(env.task.domain),
                                                     spec.task))
         result = _score(spec, env, report, stopped, calls, time.perf_counter() - start,
-                        str(trace.folder) if trace else None, robot.actions, start_facts)
+                        str(trace.folder) if trace else None, robot.actions, facts_at_start)
         for evaluation in evaluations:
             result = evaluation.finish(result, report)
         if trace is not None:
@@ -285,16 +284,9 @@ def _start_trace(env: SimEnv, folder: Path, video: bool) -> EpisodeTrace:
     return trace
 
 
-def _start_facts(env: SimEnv) -> frozenset[str] | None:
-    """The task's true facts as the episode starts (privileged), ``None`` for a task
-    without a PDDL model."""
-    task = env.task
-    return frozenset(task.facts(env.scene_state)) if isinstance(task, SymbolicTask) else None
-
-
 def _score(spec: EpisodeSpec, env: SimEnv, report: AgentReport, stopped: str,
            calls: list[CallRecord], wall_s: float, trace_dir: str | None,
-           motions: int, start_facts: frozenset[str] | None = None) -> EpisodeResult:
+           motions: int, facts_at_start: frozenset[str] | None = None) -> EpisodeResult:
     """The episode's result from the final state; with the task's facts at the start, the
     per-object outcomes (:mod:`agentic_env.harness.objects`) of a trial that asks to act."""
     evaluation = env.task.evaluate(env.scene_state)
@@ -311,9 +303,9 @@ def _score(spec: EpisodeSpec, env: SimEnv, report: AgentReport, stopped: str,
         score=counts, goal_checker_error=goal_checker_error,
         failure=attribute_failure(report, success, stopped), wall_s=wall_s,
         sim_s=float(env.data.time), trace_dir=trace_dir)
-    if expect == "act" and isinstance(env.task, SymbolicTask):
+    if expect == "act":
         result = replace(result, objects=object_outcomes(env.task, env.scene_state,
-                                                         start_facts, evaluation))
+                                                         facts_at_start, evaluation))
     if spec.kind == "task" and not schedule.runner.specs:
         return result
     return replace(result, intervention=measure(

@@ -28,7 +28,7 @@ from agentic_env.harness.episode import (
     ModuleCall,
     ObjectOutcome,
 )
-from agentic_env.harness.objects import object_outcomes
+from agentic_env.harness.objects import object_outcomes, start_facts
 from agentic_env.pddl.planning import PlanNotFoundError, PlanStep
 from agentic_env.tasks.base import SymbolicTask
 from agentic_env.tasks.symbolic import EpisodeScorer
@@ -88,8 +88,7 @@ class SimJudge:
         task = env.task
         self._scorer = (EpisodeScorer(task, env.scene_state) if isinstance(task, SymbolicTask)
                         else None)
-        self._start_facts = (frozenset(task.facts(env.scene_state))
-                             if isinstance(task, SymbolicTask) else None)
+        self._start_facts = start_facts(task, env.scene_state)
 
     def reference(self) -> list[PlanStep]:
         """The reference plan's steps from the start state (``[]`` without a PDDL model)."""
@@ -113,8 +112,7 @@ class SimJudge:
                 pass
         task, variant = self.env.task, self.env.schedule.variant
         objects = (object_outcomes(task, self.env.scene_state, self._start_facts, evaluation)
-                   if isinstance(task, SymbolicTask)
-                   and (variant is None or variant.expect == "act") else ())
+                   if variant is None or variant.expect == "act" else ())
         return Verdict(evaluation.success, evaluation.progress, *counts, objects=objects)
 
 
