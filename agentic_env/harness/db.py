@@ -12,7 +12,6 @@ so no model output can make an episode's row fail to store.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import pathlib
 import sqlite3
@@ -21,7 +20,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from agentic_env.harness.episode import EpisodeResult
+from agentic_env.harness.episode import EpisodeResult, json_key
 from agentic_env.harness.sweep import disturbance_label, model_label
 from agentic_env.text import safe_data, safe_text
 
@@ -140,8 +139,7 @@ class Measurement:
 
     def key(self) -> str:
         """Stable 16-hex-digit identity of :attr:`params` (same parameters -> same key)."""
-        text = json.dumps(self.params, sort_keys=True, default=str)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        return json_key(self.params)
 
 
 class ResultStore:

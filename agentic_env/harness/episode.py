@@ -166,8 +166,15 @@ class EpisodeSpec:
                               ("judges", []), ("realism", "ideal")):
             if data[name] == default:
                 del data[name]
-        text = json.dumps(data, sort_keys=True)
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        return json_key(data)
+
+
+def json_key(data: Any) -> str:
+    """Stable 16-hex-digit identity of JSON-ready ``data`` (its sorted-key JSON's SHA-256;
+    a value JSON cannot hold is written as its ``str``): the key of an episode's spec and of
+    a measurement's parameters."""
+    text = json.dumps(data, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def freeze_events(events: Any) -> tuple[tuple[tuple[str, Any], ...], ...]:
