@@ -118,7 +118,8 @@ def run(python: Path, steps: int, rounds: int, seed: int) -> dict[str, Any]:
     robosuite (``per_round``: measured back to back, under the same load), their median
     (``ratio_to_robosuite``: one outlier round, e.g. a background burst during one
     simulator's turn, moves it little), and each simulator's median steps/s and fastest
-    reset (``simulators``)."""
+    reset (``simulators``); each round's steps/s per simulator (``steps_per_round``: an
+    outlier ratio says which side it came from)."""
     measured: list[dict[str, dict[str, Any]]] = []
     for _ in range(rounds):
         turn = {realism: _own_steps(realism, steps, seed) for realism in REALISM_LEVELS}
@@ -126,6 +127,8 @@ def run(python: Path, steps: int, rounds: int, seed: int) -> dict[str, Any]:
         measured.append(turn)
     per_round = [{realism: turn[realism]["steps_per_s"] / turn["robosuite"]["steps_per_s"]
                   for realism in REALISM_LEVELS} for turn in measured]
+    steps_per_round = [{name: figures["steps_per_s"] for name, figures in turn.items()}
+                       for turn in measured]
     simulators = {name: {**measured[0][name],
                          "steps_per_s": statistics.median(t[name]["steps_per_s"]
                                                           for t in measured),
@@ -133,6 +136,7 @@ def run(python: Path, steps: int, rounds: int, seed: int) -> dict[str, Any]:
                   for name in measured[0]}
     return {"resolution": list(RESOLUTION), "control_hz": CONTROL_HZ, "steps": steps,
             "rounds": rounds, "simulators": simulators, "per_round": per_round,
+            "steps_per_round": steps_per_round,
             "ratio_to_robosuite": {realism: statistics.median(r[realism] for r in per_round)
                                    for realism in REALISM_LEVELS}}
 

@@ -66,3 +66,6 @@ def test_one_outlier_round_moves_the_median_ratio_little(
     assert [r["realistic"] for r in result["per_round"]] == [2.5, 0.125, 2.5]
     assert result["ratio_to_robosuite"] == {"ideal": 5.0, "realistic": 2.5}
     assert result["simulators"]["robosuite"]["steps_per_s"] == 2.0
+    # the outlier round's own rates say which side it came from
+    assert result["steps_per_round"][1] == {"ideal": 10.0, "realistic": 5.0,
+                                            "robosuite": 40.0}

@@ -64,9 +64,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         label = f"robosuite {version} Lift (Panda)" if name == "robosuite" else f"this env, {name}"
         print(f"  {label:<36} {figures['steps_per_s']:7.1f} steps/s   reset "
               f"{figures['reset_s']:.2f} s")
-    for number, ratios in enumerate(result["per_round"], start=1):
+    for number, (ratios, steps) in enumerate(
+            zip(result["per_round"], result["steps_per_round"], strict=True), start=1):
         print(f"  round {number}: " + ", ".join(f"{realism} / robosuite {ratio:.2f}x"
-                                                for realism, ratio in ratios.items()))
+                                                for realism, ratio in ratios.items())
+              + " (steps/s: " + ", ".join(f"{name} {value:.1f}"
+                                          for name, value in steps.items()) + ")")
     for realism, ratio in result["ratio_to_robosuite"].items():
         check = ""
         if realism == "realistic":
