@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 #: the small set of names that results are tabled by. Toy blocks are ``blocks``, apart from
 #: the other toys (the sorting rules pool them as toys: :data:`~agentic_env.tasks.sorting.
 #: rules.CLASSES`), so that cubes of every task compare with one another. An object without
-#: a catalogue entry takes its task's set from :data:`TASK_SETS`, else :data:`OTHER`.
+#: a catalogue entry takes its own set from :data:`PROP_SETS`, else its task's from
+#: :data:`TASK_SETS`, else :data:`OTHER`.
 CATEGORY_SETS: dict[str, str] = {
     "fruit": "fruit",
     "food": "food",
@@ -46,8 +47,12 @@ CATEGORY_SETS: dict[str, str] = {
 #: Object set of a task's objects that have no catalogue entry: the stacking cubes and the
 #: crossword's letter blocks.
 TASK_SETS: dict[str, str] = {"stacking": "blocks", "crossword": "blocks"}
-#: The set of an object found in neither (kitchen items not in the catalogue, the
-#: reorientation task's bottles, boxes and mugs).
+#: Object set of the kitchen's own props that have no catalogue entry
+#: (:mod:`agentic_env.tasks.kitchen.props`), by name without its index: its food (the spice
+#: bottle, the chicken leg, the tomato). The sponge is in none of the sets.
+PROP_SETS: dict[str, str] = {"spice-bottle": "food", "chicken-leg": "food", "tomato": "food"}
+#: The set of an object found in none of these (the sponge, the reorientation task's
+#: bottles, boxes and mugs).
 OTHER = "other"
 #: Every object set, in the order reports show them.
 OBJECT_SETS: tuple[str, ...] = ("fruit", "food", "blocks", "toys", "tools", OTHER)
@@ -60,11 +65,16 @@ def catalogue_entry(name: str) -> CatalogueEntry | None:
     with one after a ``-`` (the kitchen's ``blue-snack-pack-1`` is a ``snack-pack``; the
     longest such kind wins).
     """
-    stem = re.sub(r"-\d+$", "", name)
+    stem = _stem(name)
     if stem in CATALOGUE:
         return CATALOGUE[stem]
     ending = [kind for kind in CATALOGUE if stem.endswith(f"-{kind}")]
     return CATALOGUE[max(ending, key=len)] if ending else None
+
+
+def _stem(name: str) -> str:
+    """A body's name without its index (``apple-1`` -> ``apple``)."""
+    return re.sub(r"-\d+$", "", name)
 
 
 def object_set(task: str, name: str) -> tuple[str, str | None]:
@@ -73,7 +83,8 @@ def object_set(task: str, name: str) -> tuple[str, str | None]:
     entry = catalogue_entry(name)
     if entry is not None:
         return CATEGORY_SETS.get(entry.category, OTHER), entry.kind
-    return TASK_SETS.get(task, OTHER), None
+    prop = PROP_SETS.get(_stem(name))
+    return prop or TASK_SETS.get(task, OTHER), None
 
 
 def goal_truth(task: SymbolicTask, scene: SceneState,

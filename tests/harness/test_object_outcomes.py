@@ -116,7 +116,9 @@ def test_every_catalogue_category_has_an_object_set() -> None:
     kitchen = {name: object_set("kitchen", name) for name in kitchen_items()}
     assert kitchen["blue-snack-pack-1"] == ("food", "snack-pack")  # a catalogue kind
     assert kitchen["sponge-1"] == ("other", None)
-    assert catalogue_entry("tomato-1") is None
+    assert catalogue_entry("tomato-1") is None  # the kitchen's own props: food, by name
+    assert {kitchen[name][0] for name in ("tomato-1", "chicken-leg-1", "spice-bottle-1")} == {
+        "food"}
 
 
 def test_a_crossword_block_counts_as_placed_when_its_slot_holds_its_letter() -> None:
