@@ -15,7 +15,10 @@ The rule for what is held: a pick that succeeds holds its object; a place that s
 holds nothing; after a failed place the object counts as still held while the pads are
 neither shut (it slipped out) nor opened past half the release opening beyond their
 distance right after the pick (it was let go): a blocked descent that squeezed the pads a
-few millimetres still holds it.
+few millimetres still holds it. A pick of the object the pads still grip by that rule (a
+step retried after a checker judged a good pick failed) moves nothing and succeeds: the
+object hangs in the hand, where no camera sees it as it lies on the table, and grasping
+again would only drop it.
 """
 
 from __future__ import annotations
@@ -107,6 +110,7 @@ class Manipulator:
         self.grasp: np.ndarray | None = None
         self.turning: turn.TurningGrip | None = None
         self._hold_width = 0.0
+        self._turn_goal: str | None = None  # the pose a turning pick's grip is for
         self._reorienter: Reorienter | None = None
         #: (x, y) of releases that failed, by container: a retry tries another spot.
         self._failed_spots: dict[str, list[np.ndarray]] = {}
@@ -125,15 +129,40 @@ class Manipulator:
         return holding.HeldObject(name, *UNKNOWN_HELD)
 
     def _picked(self, result: SkillResult, grasp: np.ndarray | None,
-                turning: turn.TurningGrip | None = None) -> None:
+                turning: turn.TurningGrip | None = None, goal: str | None = None) -> None:
         self.held, self.grasp, self.turning = result.data["held"], grasp, turning
+        self._turn_goal = goal
         self._hold_width = self._width()
 
     def _released(self, result: SkillResult) -> None:
         """Apply the hold rule after a place."""
-        width = self._width()
-        if result.ok or width < SHUT or width > self._hold_width + HOLD_TOLERANCE:
+        if result.ok or not self._gripped():
             self.held = self.grasp = self.turning = None
+
+    def _gripped(self) -> bool:
+        """Whether the pads still grip what was picked (the gripper's own width, no
+        camera): neither shut (it slipped out) nor opened past :data:`HOLD_TOLERANCE` beyond
+        their distance right after the pick (it was let go)."""
+        return SHUT <= self._width() <= self._hold_width + HOLD_TOLERANCE
+
+    def _already_held(self, name: str, goal: str | None = None) -> SkillResult | None:
+        """The result of a pick of ``name`` when the hand holds it already (by the hold
+        rule, :meth:`_gripped`; ``goal``: held by a turning pick for that pose): ``OK``
+        with what is held and nothing sent; ``None`` when it has to be picked. Held
+        objects whose pads have shut since are forgotten (they slipped out)."""
+        if not self.holding(name):
+            return None
+        if not self._gripped():
+            self.held = self.grasp = self.turning = None
+            return None
+        if goal is not None and (self.turning is None or self._turn_goal != goal):
+            return None
+        width = self._width()
+        self.episode.event("already_held", target=name, gripper_width=round(width, 4))
+        return SkillResult(SkillCode.OK, f"{name} is already in the gripper (pads "
+                           f"{width * 1000:.0f} mm apart): not picked again",
+                           {"held": self.held, "grasp": self.grasp, "already_held": True,
+                            **({"grip": self.turning} if self.turning is not None else {})})
 
     def _width(self) -> float:
         return float(np.asarray(self.episode.obs["gripper_width"]).ravel()[0])
@@ -169,7 +198,11 @@ class Manipulator:
         """Locate and pick ``name`` top-down, judged by the agent's grasp judgement; a grasp
         the arm cannot reach gives way to the next; grasps are planned again from the wrist
         camera when the shoulder view gives none. ``from_drawer``: it lies in that drawer (the
-        wrist's bulk is turned out of the cabinet)."""
+        wrist's bulk is turned out of the cabinet). ``name`` already in the gripper is not
+        picked again (:meth:`_already_held`)."""
+        held = self._already_held(name)
+        if held is not None:
+            return held
         if from_drawer is not None:
             outward = self.outward_yaw(from_drawer)
             if not outward.ok:
@@ -191,7 +224,11 @@ class Manipulator:
                     shown: int = 5, why: str = "") -> SkillResult:
         """Locate ``name``, plan its grasps (from the wrist camera above it when the shoulder
         view gives none) and try the best ``shown`` in the order ``rank`` gives; a grasp the
-        arm cannot reach gives way to the next."""
+        arm cannot reach gives way to the next. ``name`` already in the gripper is not
+        picked again (:meth:`_already_held`)."""
+        held = self._already_held(name)
+        if held is not None:
+            return held
         found = self.locate(name)
         if not found.ok:
             return found
@@ -248,7 +285,11 @@ class Manipulator:
                      why: str = "") -> SkillResult:
         """Locate and pick ``name`` with a grasp from which a place can turn it into
         ``pose`` (``upright``, ``on-side``, ``handle-left``...); ``judge`` overrides the
-        agent's grasp judgement."""
+        agent's grasp judgement. ``name`` already held by a turning pick for ``pose`` is
+        not picked again (:meth:`_already_held`)."""
+        held = self._already_held(name, pose)
+        if held is not None:
+            return held
         why = why or f"pick {name} to turn it {pose}"
         if judge is None and self.judge_for is not None:
             judge = self.judge_for(name, why)
@@ -268,7 +309,7 @@ class Manipulator:
         if "blame" in result.data:  # the target was not found
             return result
         if result.ok:
-            self._picked(result, None, result.data["grip"])
+            self._picked(result, None, result.data["grip"], pose)
             return result
         rejected = result.data.get("rejected") and not result.data.get("failures")
         return _blamed(result, "grasp" if rejected else "execution")

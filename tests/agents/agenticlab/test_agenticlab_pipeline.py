@@ -193,6 +193,46 @@ def test_rejected_grasps_fall_back_to_the_wrist_camera(sorting_env: SimEnv) -> N
     assert report.failure == "grasp"
 
 
+class FirstPickJudgedFailed(ScriptedBackend):
+    """The sim-oracle, except for two checker errors on the first pick, which in fact
+    succeeds: its effects are judged failed, and the retry's preconditions (the hand empty,
+    the object on the table) judged to hold."""
+
+    def __init__(self, inner: SimOracle) -> None:
+        super().__init__(inner)
+        self.errors = ["effects", "preconditions"]
+
+    def complete(self, query: ModelQuery) -> Completion:
+        completion = super().complete(query)
+        fields = query.fields
+        if (query.module != "checker" or not self.errors or fields.get("kind") != self.errors[0]
+                or not str(fields.get("action", "")).startswith("(pick")):
+            return completion
+        wrong = self.errors.pop(0) == "effects"
+        answer = json.loads(completion.text)
+        answer.update(success=not wrong,
+                      failed_conditions=list(fields["conditions"]) if wrong else [])
+        return Completion(json.dumps(answer), completion.usage)
+
+
+def test_a_good_pick_judged_failed_is_not_grasped_again(sorting_env: SimEnv) -> None:
+    """The retried pick finds its object in the gripper (the pads still grip it): nothing
+    is looked for or moved, the effects are checked again and the plan goes on; the
+    detector is not blamed for missing an object that hangs in the hand (before, the retry
+    searched the table for it, parking the arm, and found it only at the top edge of the
+    shoulder image, without depth)."""
+    report, _ = _run(sorting_env, FirstPickJudgedFailed, AgentConfig(
+        limits=Limits(max_replans=0)))
+    kinds = _kinds(report)
+    rejected = next(i for i, e in enumerate(report.events) if e["kind"] == "effect_check"
+                    and not e["success"])
+    assert kinds[rejected + 1:rejected + 5] == ["precondition_check", "step", "already_held",
+                                                "effect_check"]
+    assert report.events[rejected + 4]["success"] and report.events[rejected + 4]["executed"]
+    assert "grounding_failed" not in kinds and report.replans == 0
+    assert report.failure is None and report.believes_done
+
+
 class _Collector(HTMLParser):
     def __init__(self) -> None:
         super().__init__()

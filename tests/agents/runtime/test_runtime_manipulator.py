@@ -58,6 +58,57 @@ def test_a_failed_place_keeps_the_object_only_while_the_pads_still_grip_it(
     assert result.data["blame"] == "execution"
 
 
+def _no_search(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record each search the manipulator starts (a pick's or a locate's), finding
+    nothing."""
+    searches: list[str] = []
+    for name in ("pick", "locate"):
+        monkeypatch.setattr(manipulator_module.skills, name,
+                            lambda *args, _name=name, **kwargs: searches.append(_name)
+                            or SkillResult(SkillCode.NOT_FOUND, "not seen"))
+    return searches
+
+
+def test_a_pick_of_what_the_pads_still_grip_is_not_made_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plan step retried after the checker judged a good pick failed: the object hangs in
+    the hand (the gripper's width says so), no camera sees it on the table, so the pick
+    succeeds without a search or a motion instead of failing on the detector."""
+    searches = _no_search(monkeypatch)
+    hands = _holding(0.04)
+    for pick in (lambda: hands.pick("peach-1"),
+                 lambda: hands.pick_ranked("peach-1", lambda *args: [0])):
+        result = pick()
+        assert result.ok and result.data["already_held"], result.render()
+        assert "blame" not in result.data and result.data["held"].name == "peach-1"
+    assert searches == [] and hands.episode.report.actions == 0
+    assert hands.holding("peach-1")
+    assert [e["kind"] for e in hands.episode.report.events] == ["already_held"] * 2
+
+
+@pytest.mark.parametrize("width", [0.001, 0.07])
+def test_a_pick_after_the_pads_shut_or_opened_searches_for_the_object(
+        monkeypatch: pytest.MonkeyPatch, width: float) -> None:
+    """Pads shut (it slipped out) or opened (let go): the object is no longer held and is
+    looked for on the table."""
+    searches = _no_search(monkeypatch)
+    hands = _holding(width)
+    result = hands.pick("peach-1")
+    assert searches == ["pick"] and result.data["blame"] == "detector"
+    assert not hands.holding()
+
+
+def test_a_turning_pick_is_kept_only_for_the_pose_it_was_made_for(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    searches = _no_search(monkeypatch)
+    hands = _holding(0.04)
+    grip = object.__new__(manipulator_module.turn.TurningGrip)
+    hands._picked(SkillResult(SkillCode.OK, "picked", {
+        "held": HeldObject("peach-1", 0.03, 0.03)}), None, grip, "upright")
+    assert hands.pick_to_turn("peach-1", "upright").data["already_held"]
+    assert not hands.pick_to_turn("peach-1", "on-side").ok and searches == ["locate"]
+
+
 @pytest.mark.parametrize(("mode", "skill"), [
     (Place.IN, "place_in"), (Place.SLOT, "place_in_slot"), (Place.ON, "place_on"),
     (Place.ON_LOOSE, "place_on"), (Place.TABLE, "place_at")])
