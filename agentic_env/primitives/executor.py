@@ -7,7 +7,11 @@ simulated and the real robot.
 
 Outcomes are reported as :class:`PrimitiveOutcome`; failure reasons are the values of
 :class:`FailureReason`. A failed primitive stops the arm where it is (references set to the
-measured state); a pick that closed on nothing reopens and backs off along its approach.
+measured state); a pick that closed on nothing reopens and backs off along its approach; a
+primitive stopped by a contact then backs out the way it came, :data:`BACK_OUT_DISTANCE` of
+its TCP path (:meth:`PrimitiveExecutor._back_out`), so that the next primitive does not start
+in the contact (every one of its moves would stop at its first control period). The real
+robot reports no contact: its protective stop is a latched fault that ends the episode.
 
 ``open_drawer`` / ``close_drawer`` grasp a drawer handle at the given TCP grasp pose (z into
 the cabinet, the closing axis across the bar) and move it straight along the pose's z axis:
@@ -76,6 +80,11 @@ STOPPED_SPEED = 0.01
 HOME_HEIGHT_TOLERANCE = 0.02
 HOME_BACK_OFF = 0.1
 POINTING_DOWN = 0.9
+#: How far back along its own path a primitive stopped by a contact backs out: TCP travel,
+#: metres, or the largest joint's travel, radians, whichever comes first (a few times the
+#: millimetres an arm stopping at its first contact goes on into it).
+BACK_OUT_DISTANCE = 0.02
+BACK_OUT_ROTATION = 0.05
 #: Primitives that grasp a drawer handle and pull or push it.
 DRAWER_PRIMITIVES: tuple[str, ...] = ("open_drawer", "close_drawer")
 #: Sideways TCP error ignored by the compliant drawer stroke, metres.
@@ -115,6 +124,8 @@ class PrimitiveExecutor:
         self.config = config
         self.on_step = on_step
         self._deadline = np.inf
+        #: joint targets sent in the current primitive, oldest first (for :meth:`_back_out`)
+        self._trail: list[np.ndarray] = []
         self._handlers: dict[str, Callable[[np.ndarray | None, float, float], None]] = {
             "home": self._home,
             "move_to": self._move_to,
@@ -142,6 +153,7 @@ class PrimitiveExecutor:
             return PrimitiveOutcome(name, False, rejected.reason.value, str(rejected), 0.0)
         start = self.robot.time
         self._deadline = start + self.config.timeout
+        self._trail = [np.array(self.robot.joint_positions())]
         default_distance = (self.config.drawer_distance if name in DRAWER_PRIMITIVES
                             else self.config.approach_distance)
         try:
@@ -149,6 +161,8 @@ class PrimitiveExecutor:
         except PrimitiveError as failure:
             if failure.reason != FailureReason.SIM_DIVERGED:
                 self._hold()
+            if failure.reason == FailureReason.COLLISION:
+                self._back_out()
             return PrimitiveOutcome(
                 name, False, failure.reason.value, str(failure), self.robot.time - start
             )
@@ -440,6 +454,7 @@ class PrimitiveExecutor:
 
     def _send(self, joint_target: np.ndarray, width_target: float) -> StepStatus:
         status = self.robot.send(joint_target, width_target)
+        self._trail.append(np.array(joint_target))
         if self.on_step is not None:
             self.on_step(joint_target, width_target, status)
         if status.diverged:
@@ -510,6 +525,37 @@ class PrimitiveExecutor:
             if still >= 3:
                 break
         return self.robot.gripper_width()
+
+    def _back_out(self) -> None:
+        """After a contact stopped the arm: go back to the newest joint target this primitive
+        sent at least :data:`BACK_OUT_DISTANCE` m of TCP travel (or
+        :data:`BACK_OUT_ROTATION` rad of any joint) from where the arm stopped, else to where
+        the primitive began, on a straight joint-space line at the motion limits; contacts do
+        not stop it (it starts in one; the arm came that way clear of them). Nothing happens
+        when that line would dip below the table clearance; the gripper keeps its
+        reference."""
+        kinematics = self.robot.kinematics
+        q = self.robot.joint_positions()
+        tcp = kinematics.forward(q)[:3, 3]
+        target = self._trail[0]
+        for previous in reversed(self._trail):
+            if (np.max(np.abs(previous - q)) >= BACK_OUT_ROTATION
+                    or np.linalg.norm(kinematics.forward(previous)[:3, 3] - tcp)
+                    >= BACK_OUT_DISTANCE):
+                target = previous
+                break
+        try:
+            path = plan_joint_path(kinematics, q, target, self.config.motion)
+        except MotionPlanningError:
+            return
+        width_target = self.robot.gripper_reference()
+        for joint_target in time_parameterize(path, self.robot.control_dt, self.config.motion):
+            status = self.robot.send(joint_target, width_target)
+            if self.on_step is not None:
+                self.on_step(joint_target, width_target, status)
+            if status.diverged:
+                return
+        self._hold()
 
     def _hold(self) -> None:
         """Stop where the arm is: hold the joints measured now until they stop moving.

@@ -16,6 +16,7 @@ from support.single_object_task import BIN_NAME, OBJECT_NAME, SingleObjectTask
 from agentic_env.contract.actions import (
     box_top_grasp_yaw,
     close_gripper,
+    home,
     move_to,
     pick,
     place,
@@ -328,6 +329,23 @@ def test_collision_during_motion(make_env):
     assert "robot contact" in outcome["message"] and BIN_NAME in outcome["message"]
     wall_y = -0.3 + 0.12 + 0.008  # the wall's near face: inner half width + thickness
     assert tcp_position(env)[1] > wall_y, "the arm went on through the wall"
+
+
+def test_a_primitive_stopped_by_a_contact_backs_out_of_it(make_env):
+    """After the collision stop, the arm has backed out along the path it came (BACK_OUT_DISTANCE
+    of TCP travel): it touches nothing, and the next primitives (back beside the wall, home)
+    run instead of stopping at their first control period in the same contact."""
+    task = SingleObjectTask("box", CUBE_SIZE, (0.35, 0.25), bin_position=(0.5, -0.3))
+    env = make_env(task)
+    env.reset(seed=0)
+    assert env.step(move_to(top_down_pose([0.5, -0.1, 0.03])))[4]["primitive"]["ok"]
+    expect_failure(env, move_to(top_down_pose([0.5, -0.3, 0.03])), "collision")
+    assert env.robot.unexpected_contact() is None
+    wall_y = -0.3 + 0.12 + 0.008
+    assert tcp_position(env)[1] > wall_y + 0.015, "it did not back away from the wall"
+    for action in (move_to(top_down_pose([0.5, -0.1, 0.03])), home()):
+        info = env.step(action)[4]
+        assert info["primitive"]["ok"], info["primitive"]
 
 
 # -- rollouts ------------------------------------------------------------------------------
