@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import functools
 import gc
 import json
 import math
@@ -27,6 +28,7 @@ import mujoco
 import numpy as np
 from tqdm import tqdm
 
+from agentic_env.agents.perception import camera_profile, filter_depth
 from agentic_env.contract.spaces import PRIMITIVES
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.experts import expert_actions
@@ -296,6 +298,42 @@ def bench_world_cost(envs: dict[str, SimEnv], count: int, repeats: int,
         **{f"{name}_ms": timing.best[name] * 1e3 for name in envs},
         "cost_ratio": timing.best["realistic"] / timing.best["ideal"],
         "cost_ratio_per_repeat": [t["realistic"] / t["ideal"] for t in timing.per_repeat],
+    }
+
+
+def bench_depth_filter(envs: dict[str, SimEnv], count: int, repeats: int) -> dict[str, Any]:
+    """Time the agents' depth post-processing against an observation, interleaved.
+
+    The filter is :func:`agentic_env.agents.perception.filter_depth` with each camera's
+    :func:`~agentic_env.agents.perception.camera_profile`, on that camera's depth of one
+    realistic-world observation (the device's noise and holes it is made for); its baseline
+    is the ideal world's ``env.observe()`` of the same workcell (both cameras rendered).
+
+    Args:
+        envs: the envs of :func:`bench_world_cost`, ``ideal`` and ``realistic``.
+        count: calls of each body per repeat.
+        repeats: timed repeats (the best one is kept).
+
+    Returns:
+        Milliseconds per filtered frame of each camera (``<camera>_ms``), of both
+        (``filter_ms``) and of the ideal observation (``ideal_observation_ms``), and the
+        ratio of both cameras' filtering to the observation.
+    """
+    observation = envs["realistic"].observe()
+    bodies: dict[str, Callable[[], object]] = {"ideal": envs["ideal"].observe}
+    for cam in envs["realistic"].cameras:
+        profile = camera_profile(cam.name, cam.intrinsics)
+        depth = observation[f"{cam.name}_depth"]
+        bodies[cam.name] = functools.partial(filter_depth, depth, cam.intrinsics,
+                                             profile.noise, profile.smooth)
+    timing = _interleaved(bodies, count, chunk=1, repeats=repeats)
+    cameras = [name for name in bodies if name != "ideal"]
+    both = sum(timing.best[name] for name in cameras)
+    return {
+        **{f"{name}_ms": timing.best[name] * 1e3 for name in cameras},
+        "filter_ms": both * 1e3,
+        "ideal_observation_ms": timing.best["ideal"] * 1e3,
+        "filter_ratio": both / timing.best["ideal"],
     }
 
 

@@ -58,7 +58,7 @@ def test_quick_bench_writes_report(tmp_path: Path, capsys: pytest.CaptureFixture
     assert report["import"]["heavy_modules_checked"] == list(HEAVY_MODULES)
 
     metrics = [target["metric"] for target in report["targets"]]
-    assert len(metrics) == 7
+    assert len(metrics) == 8
     world = report["realistic_world"]
     # ratios of timings, not compared with anything: a quick run on a loaded machine may time
     # the realistic world's still scene (its frames reused) at or below the ideal one's
@@ -66,6 +66,11 @@ def test_quick_bench_writes_report(tmp_path: Path, capsys: pytest.CaptureFixture
     assert world["arm_moving"] is False and world["moving"]["arm_moving"] is True
     assert _positive_finite(world["moving"]["cost_ratio"])
     assert sum("observation time, arm moving" in metric for metric in metrics) == 1
+    filtering = world["depth_filter"]
+    assert all(_positive_finite(filtering[key]) for key in (
+        "shoulder_ms", "wrist_ms", "filter_ms", "ideal_observation_ms", "filter_ratio"))
+    assert filtering["filter_ms"] == pytest.approx(filtering["shoulder_ms"]
+                                                   + filtering["wrist_ms"])
     for target in report["targets"]:
         assert math.isfinite(target["value"]) and isinstance(target["pass"], bool)
 
@@ -83,4 +88,5 @@ def test_quick_bench_writes_report(tmp_path: Path, capsys: pytest.CaptureFixture
     text = (tmp_path / "report" / "report.md").read_text()
     met = sum(target["pass"] for target in report["targets"])
     assert "### bench:" in text and "| quick, seed 0: 150 periods, 3 picks | " in text
-    assert f" | {report['pick_success']['succeeded']}/3 | " in text and f" | {met}/7 | " in text
+    assert f" | {report['pick_success']['succeeded']}/3 | " in text
+    assert f" | {met}/{len(metrics)} | " in text

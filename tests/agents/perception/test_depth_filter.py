@@ -1,10 +1,9 @@
 """The agents' depth post-processing on synthetic depth with the devices' noise: outliers go,
 small holes are filled and large ones are not, depth edges keep no flying pixel, exact depth
-is left nearly as it is, and a 640x480 frame filters in milliseconds."""
+is left nearly as it is. What a 640x480 frame costs is measured by ``agentic-env bench``
+(the depth filter against the observation, in one run)."""
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 import pytest
@@ -140,28 +139,6 @@ def test_bad_depth_reads_as_no_return_and_bad_input_is_refused() -> None:
         filter_depth(depth[None], INTRINSICS, profile.noise)
     with pytest.raises(InvalidConfigError, match="valid: shoulder, wrist"):
         camera_profile("overhead", INTRINSICS)
-
-
-def test_a_640x480_frame_filters_in_milliseconds() -> None:
-    """Both profiles on a noisy 640x480 plane with 2 % holes and 1 % salt; the best of five
-    runs' processor time (this process only; the smoothing stereo profile does more)."""
-    rng = np.random.default_rng(2)
-    times = {}
-    for camera, centre in CAMERAS.items():
-        profile = _profile(camera)
-        exact = _tilted_plane(centre)
-        depth = exact + profile.noise.std(exact) * rng.standard_normal(exact.shape).astype(
-            np.float32)
-        depth[rng.random(depth.shape) < 0.02] = 0.0
-        salt = rng.random(depth.shape) < 0.01
-        depth[salt] = rng.uniform(0.2, 2.0, np.count_nonzero(salt))
-        runs = []
-        for _ in range(5):
-            start = time.process_time()
-            filter_depth(depth, INTRINSICS, profile.noise, profile.smooth)
-            runs.append(time.process_time() - start)
-        times[camera] = min(runs)
-    assert times["shoulder"] < 0.02 and times["wrist"] < 0.03, times
 
 
 def test_clouds_read_the_filtered_frame_once() -> None:
