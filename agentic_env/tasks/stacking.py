@@ -67,8 +67,8 @@ class StackingTask:
 
     **Randomizations.** Cube count (3 or 4) and colours (from green, orange, blue, yellow,
     purple), the target plate and the order; plate positions (three slots along y, each jittered
-    by +-2 cm, shuffled); which plate each cube starts on and the order of each pile (uniform);
-    each cube's yaw (+-20 deg); the instruction's paraphrase category.
+    by +-2 cm, shuffled); which plate each cube starts on and the order of each pile (uniform,
+    never the goal itself); each cube's yaw (+-20 deg); the instruction's paraphrase category.
 
     **Success conditions.** ``on-top-of`` holds for the target plate and the first cube, and for
     each consecutive pair of cubes in the order (tolerances in
@@ -122,12 +122,22 @@ class StackingTask:
         plate_xy = {colour: np.asarray(cfg.plate_slots[slot])
                     + rng.uniform(-cfg.plate_jitter, cfg.plate_jitter, 2)
                     for colour, slot in zip(self.plates, slots, strict=True)}
-        piles: dict[str, list[str]] = {plate: [] for plate in self.plates}
-        for colour in rng.permutation(self._active):
-            piles[self.plates[int(rng.integers(len(self.plates)))]].append(str(colour))
+        piles = self.sample_piles(rng)
         self._place_fixtures(scene, plate_xy)
         self._place_piles(scene, plate_xy, piles, rng)
         self._instruction = choose_instruction(self.instructions(), rng, instruction_category)
+
+    def sample_piles(self, rng: np.random.Generator) -> dict[str, list[str]]:
+        """The cubes of each plate, bottom to top: each active cube on a uniformly drawn
+        plate, the piles in uniform order; drawn again while they already are the goal (every
+        cube on the target plate in the instruction's order: an episode with nothing to do,
+        about 1 in 160 layouts with three cubes)."""
+        while True:
+            piles: dict[str, list[str]] = {plate: [] for plate in self.plates}
+            for colour in rng.permutation(self._active):
+                piles[self.plates[int(rng.integers(len(self.plates)))]].append(str(colour))
+            if piles[self._target] != self._order:
+                return piles
 
     def _place_fixtures(self, scene: SceneState, plate_xy: dict[str, np.ndarray]) -> None:
         for colour, xy in plate_xy.items():

@@ -12,7 +12,7 @@ from agentic_env.contract.workcell import SceneConfig
 from agentic_env.envs.sim_env import SimEnv
 from agentic_env.experts import expert_actions
 from agentic_env.geometry.camera import azure_kinect_color, realsense_d405
-from agentic_env.tasks.stacking import TABLE
+from agentic_env.tasks.stacking import TABLE, StackingTask
 
 SMALL = SceneConfig(shoulder_camera=azure_kinect_color(64, 36),
                     wrist_camera=realsense_d405(64, 36))
@@ -57,6 +57,26 @@ def test_goal_facts_follow_the_order(env: SimEnv) -> None:
     for colour in goal["order"]:
         assert colour in env.task.instruction().text.lower() or \
             env.task.instruction().category == "high_level"
+
+
+def test_no_layout_starts_as_the_goal() -> None:
+    """Over 3000 draws of the piles (three cubes: about 19 would be the goal by chance, one
+    in 162), none puts every cube on the target plate in the instruction's order; and a reset
+    on the seed whose layout was the goal before (77000) leaves a stack to build."""
+    task = StackingTask()
+    task._active, task._order, task._target = ["green", "blue", "purple"], [
+        "blue", "green", "purple"], "cream"
+    rng = np.random.default_rng(0)
+    piles = [task.sample_piles(rng) for _ in range(3000)]
+    assert all(p["cream"] != task._order for p in piles)
+    assert any(p["cream"] == ["blue", "green"] for p in piles)  # a near miss stays possible
+
+
+def test_a_reset_leaves_a_stack_to_build(make_sim_env: Callable[..., SimEnv]) -> None:
+    env = make_sim_env(task="stacking", scene=SMALL)
+    for seed in (77000, 0, 1, 2):
+        env.reset(seed=seed)
+        assert not env.task.evaluate(env.scene_state).success, seed
 
 
 @pytest.mark.parametrize("seed", [0, 1])
