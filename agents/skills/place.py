@@ -28,14 +28,13 @@ from agentic_env.agents.skills.scene import SceneView, at_home
 from agentic_env.contract.actions import home, place, top_down_pose
 from agentic_env.geometry.rotations import yaw_of
 
-#: Points of a container's box at most this high (m) above the table (as its camera sees it)
-#: are the table around it, not its floor.
-FLOOR_MIN = 0.002
 #: Largest gap (m) between neighbouring points of one board in the thinned shoulder cloud (far
 #: from the camera, neighbouring pixels of a flat board lie over 1 cm apart).
 BOARD_GAP = 0.02
 #: Points of an open drawer's box more than this (m) below its detected floor lie under it.
 BELOW_CLUSTER = 0.01
+#: How far (m) beyond the held object's radius a slot's mark may reach from its middle.
+MARK_MARGIN = 0.01
 
 
 def place_on(io: SkillIO, held: HeldObject, target: Target, *, align_faces: bool = False,
@@ -60,10 +59,12 @@ def place_on(io: SkillIO, held: HeldObject, target: Target, *, align_faces: bool
 def place_in_slot(io: SkillIO, detector: Detector, held: HeldObject, target: Target, *,
                   view: SceneView | None = None, why: str = "") -> SkillResult:
     """Set ``held`` into the board slot ``target`` (a flat mark, not a shape): centred on the
-    mark's middle, its faces lined up with the whole board's. When something stands by the
-    mark (a block in a neighbouring slot hides part of it at the shoulder camera's slant,
-    so the visible part's middle lies off the mark's), the wrist camera looks at the mark
-    from straight above first (``detector`` finds it there)."""
+    mark's middle, its faces lined up with the whole board's. When something standing by the
+    mark hides part of it from the shoulder camera (a block in a neighbouring slot, at the
+    camera's slant: :meth:`SceneView.hides` within the held object's radius plus
+    :data:`MARK_MARGIN`, the mark being the block's size), so that the visible part's middle
+    lies off the mark's, the wrist camera looks at the mark from straight above first
+    (``detector`` finds it there)."""
     view = view or SceneView(io.obs)
     point = lift_pixel(io.obs, target.camera, target.detection.point)
     if point is None:
@@ -72,7 +73,7 @@ def place_in_slot(io: SkillIO, detector: Detector, held: HeldObject, target: Tar
                                       seen_table_height(io.obs, "shoulder")),
                          point, radius=BOARD_GAP)
     centre = point[:2]
-    if view.standing_near(point):
+    if view.hides(point, held.radius + MARK_MARGIN):
         seen = wrist_point(io, detector, target.name, point)
         io.event("slot_refined", target=target.name, seen=seen is not None,
                  shift=None if seen is None else round(float(
@@ -96,7 +97,9 @@ def place_in(io: SkillIO, held: HeldObject, target: Target, *, yaw: float | None
     if target.detection.box is not None:  # the whole box: floor and walls, not one cluster
         # (below a drawer's detected floor the box shows the table or the cabinet under it)
         cloud = box_cloud(io.obs, target.camera, target.detection.box)
-        floor_min = seen_table_height(io.obs, target.camera) + FLOOR_MIN
+        # points of the box up to the table's band above its seen level are the table
+        # around the container, not its floor (which stands a wall's thickness higher)
+        floor_min = seen_table_height(io.obs, target.camera) + spots.TABLE_BAND
         if target.part == "interior":
             lowest = float(target.cloud.points[:, 2].min()) if len(target.cloud) else 0.0
             cloud = cloud.select(cloud.points[:, 2] > max(floor_min, lowest - BELOW_CLUSTER))

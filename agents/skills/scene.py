@@ -100,13 +100,24 @@ class SceneView:
             self._obstacles[camera] = without_robot(self.cloud(camera), self.obs)
         return self._obstacles[camera]
 
-    def standing_near(self, point: np.ndarray, radius: float = 0.06,
-                      height: float = 0.015) -> bool:
-        """Whether something stands more than ``height`` m above ``point`` (3,) within
-        ``radius`` m of it horizontally (the shoulder camera's obstacles)."""
-        scene = self.obstacles()
-        near = np.linalg.norm(scene.points[:, :2] - point[:2], axis=1) < radius
-        return bool(np.any(scene.points[near, 2] > point[2] + height))
+    def hides(self, point: np.ndarray, radius: float, camera: str = "shoulder",
+              height: float = 0.015) -> bool:
+        """Whether something standing more than ``height`` m above ``point`` (3,) hides
+        part of the flat mark within ``radius`` m of it from ``camera``: the camera's ray
+        through one of its points (the camera's obstacles, seen) meets the horizontal plane
+        of ``point`` within ``radius`` of it. A neighbour that hides the mark's near part
+        moves the visible part's middle away from itself, so a test by distance from the
+        visible middle misses the worst cases; the ray's shadow does not."""
+        points = self.obstacles(camera).points
+        tall = points[points[:, 2] > point[2] + height]
+        if not len(tall):
+            return False
+        origin = np.asarray(self.obs[f"{camera}_extrinsics"], float)[:3, 3]
+        if origin[2] <= tall[:, 2].max():  # a ray that does not come down to the plane
+            return True
+        reach = (origin[2] - point[2]) / (origin[2] - tall[:, 2])
+        shadow = origin[:2] + (tall[:, :2] - origin[:2]) * reach[:, None]
+        return bool(np.any(np.linalg.norm(shadow - point[:2], axis=1) < radius))
 
     def arm_clear(self, pose: np.ndarray, held_radius: float = 0.0,
                   above: float = ARM_ABOVE_TCP, margin: float = ARM_MARGIN) -> bool:
