@@ -452,11 +452,16 @@ class PrimitiveExecutor:
         return JointPath(path.waypoints[::-1], path.poses[::-1], path.linear_length,
                          path.angular_length)
 
-    def _send(self, joint_target: np.ndarray, width_target: float) -> StepStatus:
+    def _step(self, joint_target: np.ndarray, width_target: float) -> StepStatus:
+        """One control period towards the targets, reported to ``on_step``; nothing checked."""
         status = self.robot.send(joint_target, width_target)
-        self._trail.append(np.array(joint_target))
         if self.on_step is not None:
             self.on_step(joint_target, width_target, status)
+        return status
+
+    def _send(self, joint_target: np.ndarray, width_target: float) -> StepStatus:
+        status = self._step(joint_target, width_target)
+        self._trail.append(np.array(joint_target))
         if status.diverged:
             raise PrimitiveError(FailureReason.SIM_DIVERGED, "the simulation diverged")
         collision = self.robot.unexpected_contact()
@@ -550,10 +555,7 @@ class PrimitiveExecutor:
             return
         width_target = self.robot.gripper_reference()
         for joint_target in time_parameterize(path, self.robot.control_dt, self.config.motion):
-            status = self.robot.send(joint_target, width_target)
-            if self.on_step is not None:
-                self.on_step(joint_target, width_target, status)
-            if status.diverged:
+            if self._step(joint_target, width_target).diverged:
                 return
         self._hold()
 
@@ -564,9 +566,7 @@ class PrimitiveExecutor:
         """
         joint_target, width_target = self.robot.joint_positions(), self.robot.gripper_reference()
         for _ in range(int(np.ceil(self.config.settle_time / self.robot.control_dt))):
-            status = self.robot.send(joint_target, width_target)
-            if self.on_step is not None:
-                self.on_step(joint_target, width_target, status)
+            status = self._step(joint_target, width_target)
             if status.diverged or np.max(np.abs(self.robot.joint_velocities())) < STOPPED_SPEED:
                 return
 
